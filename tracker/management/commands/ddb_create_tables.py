@@ -1,0 +1,36 @@
+"""Create every missing DynamoDB table and index, then wait until they are ACTIVE."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from ddbmodels import tables
+
+
+class Command(BaseCommand):
+    help = "Create missing DynamoDB tables and indexes (idempotent) and wait until ACTIVE."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--billing-mode",
+            choices=[tables.PAY_PER_REQUEST, tables.PROVISIONED],
+            default=settings.DYNAMODB_BILLING_MODE,
+            help="on-demand (default from DYNAMODB_BILLING_MODE) or provisioned",
+        )
+        parser.add_argument("--rcu", type=int, default=5, help="read units per table and index (provisioned)")
+        parser.add_argument("--wcu", type=int, default=5, help="write units per table and index (provisioned)")
+        parser.add_argument("--no-wait", action="store_true", help="do not wait for ACTIVE")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        reports = tables.create_all(
+            billing_mode=options["billing_mode"],
+            rcu=options["rcu"],
+            wcu=options["wcu"],
+            wait=not options["no_wait"],
+        )
+        for report in reports:
+            verb = "created" if report.created else "exists "
+            self.stdout.write(f"{verb} {report.name} {report.status}".rstrip())

@@ -1,0 +1,96 @@
+"""Load demo data: 3 tenants, users with known passwords, projects and a few hundred issues."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from tqdm import tqdm
+
+from ddbmodels import issue_ops, projects
+from ddbmodels.issues import PRIORITIES, STATUSES, TRANSITIONS
+from tracker.models import Membership, Tenant
+from tracker.services.projects import project_counts_refresh
+
+DEMO_PASSWORD = "tracker-demo"
+TENANTS = {
+    "acme": ("Acme Corp", {"WEB": ("Website", 120), "API": ("Public API", 60), "OPS": ("Operations", 30)}),
+    "globex": ("Globex", {"APP": ("Mobile app", 50), "DATA": ("Data platform", 25)}),
+    "initech": ("Initech", {"TPS": ("TPS reports", 40)}),
+}
+# username → (staff?, {tenant: role})
+USERS = {
+    "admin": (True, {}),
+    "alice": (False, {"acme": "owner", "globex": "member"}),
+    "bob": (False, {"acme": "member"}),
+    "carol": (False, {"acme": "viewer", "initech": "member"}),
+    "dave": (False, {"globex": "owner"}),
+    "erin": (False, {"initech": "owner"}),
+}
+VERBS = ["Fix", "Add", "Improve", "Remove", "Investigate", "Document", "Refactor", "Speed up"]
+THINGS = ["login form", "search results", "CSV export", "billing page", "rate limiter", "dark mode",
+          "email digest", "audit log", "signup flow", "API pagination", "webhooks", "dashboard"]
+LABELS = ["bug", "feature", "ux", "backend", "frontend", "security", "perf", "docs"]
+
+
+class Command(BaseCommand):
+    help = "Load demo tenants, users, projects and issues; what already exists is left alone."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--seed", type=int, default=7, help="random seed for the issue contents")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        rng = random.Random(options["seed"])
+        User = get_user_model()
+        for username, (staff, _) in USERS.items():
+            user, created = User.objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
+            if created:
+                user.set_password(DEMO_PASSWORD)
+                user.is_staff = user.is_superuser = staff
+                user.save()
+        for slug, (name, _) in TENANTS.items():
+            Tenant.objects.get_or_create(slug=slug, defaults={"name": name})
+        for username, (_, roles) in USERS.items():
+            for slug, role in roles.items():
+                Membership.objects.get_or_create(
+                    user=User.objects.get(username=username), tenant=Tenant.objects.get(slug=slug), defaults={"role": role}
+                )
+        todo = [
+            (slug, key, title, count)
+            for slug, (_, keys) in TENANTS.items()
+            for key, (title, count) in keys.items()
+            if projects.project_get(tenant=slug, key=key) is None
+        ]
+        if not todo:
+            self.stdout.write("Demo data already loaded.")
+            return
+        total = sum(count for *_, count in todo)
+        with tqdm(total=total, desc="demo issues", unit="issue", disable=None) as bar:
+            for slug, key, title, count in todo:
+                self._project(rng, slug, key, title, count, bar)
+        self.stdout.write(self.style.SUCCESS(f"Loaded {len(todo)} projects and {total} issues."))
+
+    def _project(self, rng: random.Random, slug: str, key: str, title: str, count: int, bar: tqdm) -> None:
+        owner = next(u for u, (_, roles) in USERS.items() if roles.get(slug) == "owner")
+        people = [u for u, (_, roles) in USERS.items() if roles.get(slug) in ("owner", "member")]
+        projects.project_create(
+            tenant=slug, key=key, name=title, description=f"Demo project: {title.lower()}.", created_by=owner
+        )
+        for _ in range(count):
+            claimed = issue_ops.issue_create(
+                tenant=slug,
+                project_key=key,
+                title=f"{rng.choice(VERBS)} {rng.choice(THINGS)}",
+                description=f"Steps to reproduce:\n1. Open the {rng.choice(THINGS)}\n2. Look closely.",
+                priority=rng.choice(PRIORITIES),
+                assignee=rng.choice([*people, None]),
+                labels=rng.sample(LABELS, rng.randint(0, 3)),
+                reporter=rng.choice(people),
+            )
+            target = rng.choice(STATUSES)
+            if target != "open" and target in TRANSITIONS["open"]:
+                issue_ops.issue_change_status(claimed.item, to=target)
+            bar.update(1)
+        project_counts_refresh(tenant=slug, key=key)

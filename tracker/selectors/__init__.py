@@ -1,0 +1,1 @@
+"""Reads: fetch (and authorize) what views show. Writes live in tracker.services."""

@@ -1,0 +1,60 @@
+"""Issues as views see them: one issue, or one page of a project's issues with cursors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import Http404
+
+from ddbmodels import issue_ops
+from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
+from tracker import cursors
+
+PAGE_SIZE = 25
+
+
+@dataclass(frozen=True)
+class IssueListPage:
+    issues: list[IssueItem]
+    next_cursor: str | None
+    previous_cursor: str | None
+
+
+def issue_access(*, project: ProjectItem, number: int, consistent: bool = False) -> IssueItem:
+    """The project's issue, or Http404 (missing, tombstoned, or not this project's)."""
+    issue = issue_ops.issue_get(
+        tenant=project.tenant, project_key=project.project_key, number=number, consistent=consistent
+    )
+    if issue is None or issue.is_tombstone:
+        raise Http404("No such issue.")
+    return issue
+
+
+def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | None) -> IssueListPage:
+    """One page of live issues, newest first; cursors are signed and bound to this listing.
+
+    Raises BadCursor for a cursor that is tampered with or belongs to another listing.
+    """
+    if status not in (None, "", *STATUSES):
+        raise ValueError(f"unknown status {status!r}")
+    listing = f"{project.pk}|{status or ''}"
+    position = cursors.decode(cursor, listing=listing)
+    page = issue_ops.issue_page(
+        tenant=project.tenant,
+        project_key=project.project_key,
+        status=status or None,
+        size=PAGE_SIZE,
+        after=position.after if position else None,
+        direction=position.direction if position else "older",
+    )
+
+    def link(after: int | None, direction: str) -> str | None:
+        if after is None:
+            return None
+        return cursors.encode(listing=listing, after=after, direction=direction)
+
+    return IssueListPage(
+        issues=page.items,
+        next_cursor=link(page.older_than, "older"),
+        previous_cursor=link(page.newer_than, "newer"),
+    )

@@ -1,0 +1,32 @@
+"""Tenants and memberships: who may see what."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import Http404
+
+from tracker.models import Membership, Tenant
+
+
+def membership_access(*, user: AbstractBaseUser | AnonymousUser, tenant_slug: str) -> Membership:
+    """The user's membership of the tenant, or Http404 — the same answer as a missing tenant."""
+    if not user.is_authenticated:
+        raise Http404("No such tenant.")
+    membership = (
+        Membership.objects.select_related("tenant", "user")
+        .filter(user=user, tenant__slug=tenant_slug)
+        .first()
+    )
+    if membership is None:
+        raise Http404("No such tenant.")
+    return membership
+
+
+def tenant_usernames(*, tenant: Tenant, min_role: str = "member") -> list[str]:
+    """Usernames of the tenant's members with at least ``min_role`` (assignable people)."""
+    allowed = {"owner": ["owner"], "member": ["owner", "member"], "viewer": ["owner", "member", "viewer"]}
+    return list(
+        Membership.objects.filter(tenant=tenant, role__in=allowed[min_role])
+        .order_by("user__username")
+        .values_list("user__username", flat=True)
+    )

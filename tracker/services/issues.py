@@ -1,0 +1,106 @@
+"""Issue writes: members create and edit, owners delete (tombstone); counts refresh async."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from django.core.cache import cache
+
+from ddbmodels import issue_ops
+from ddbmodels.errors import StaleWrite
+from ddbmodels.issues import IssueItem, ProjectItem
+from tracker.models import Membership
+from tracker.services.permissions import require_role
+
+log = logging.getLogger(__name__)
+COUNTS_DEBOUNCE_SECONDS = 2
+
+
+def issue_create(
+    *,
+    membership: Membership,
+    project: ProjectItem,
+    title: str,
+    description: str = "",
+    priority: str = "medium",
+    assignee: str | None = None,
+    labels: Iterable[str] = (),
+) -> IssueItem:
+    """Take the project's next number and write the issue (members and owners)."""
+    require_role(membership, "member")
+    claimed = issue_ops.issue_create(
+        tenant=project.tenant,
+        project_key=project.project_key,
+        title=title,
+        description=description,
+        priority=priority,
+        assignee=assignee,
+        labels=labels,
+        reporter=membership.user.get_username(),
+    )
+    _schedule_counts(project)
+    return claimed.item
+
+
+def _check_version(issue: IssueItem, expected_version: int) -> None:
+    # The form carries the version the editor loaded; a newer one means somebody saved since.
+    # The UpdateItem below is conditioned on the same version, so a save racing this check
+    # is refused by DynamoDB too.
+    if int(issue.version or 0) != expected_version:
+        raise StaleWrite("changed since it was loaded", number=issue.number)
+
+
+def issue_update(
+    *,
+    membership: Membership,
+    issue: IssueItem,
+    expected_version: int,
+    title: str,
+    description: str,
+    priority: str,
+    assignee: str | None,
+    labels: Iterable[str],
+) -> IssueItem:
+    """Save an edit made on version ``expected_version``; StaleWrite if it is no longer current."""
+    require_role(membership, "member")
+    _check_version(issue, expected_version)
+    return issue_ops.issue_update(
+        issue, title=title, description=description, priority=priority, assignee=assignee, labels=labels
+    )
+
+
+def issue_change_status(
+    *, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int, to: str
+) -> IssueItem:
+    """Move the issue along the workflow; InvalidTransition or StaleWrite change nothing."""
+    require_role(membership, "member")
+    _check_version(issue, expected_version)
+    issue = issue_ops.issue_change_status(issue, to=to)
+    _schedule_counts(project)
+    return issue
+
+
+def issue_delete(
+    *, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int
+) -> IssueItem:
+    """Tombstone the issue (owners only): its content goes, its number stays taken."""
+    require_role(membership, "owner")
+    _check_version(issue, expected_version)
+    issue = issue_ops.issue_tombstone(issue, by=membership.user.get_username())
+    _schedule_counts(project)
+    return issue
+
+
+def _schedule_counts(project: ProjectItem) -> None:
+    """Queue one counts refresh per project per debounce window; never fail the request."""
+    from tracker.tasks import refresh_project_counts
+
+    pending = f"counts-pending:{project.pk}"
+    try:
+        if cache.add(pending, 1, COUNTS_DEBOUNCE_SECONDS * 5):
+            refresh_project_counts.apply_async(
+                (project.tenant, project.project_key), countdown=COUNTS_DEBOUNCE_SECONDS, retry=False
+            )
+    except Exception:  # noqa: BLE001  (the nightly refresh catches up)
+        log.warning("could not queue counts refresh for %s", project.pk, exc_info=True)

@@ -1,0 +1,137 @@
+"""Settings shared by every environment. Values come from the environment through ``env``."""
+
+from __future__ import annotations
+
+from tracker.env import ROOT, env
+
+# ---------------------------------------------------------------------------------------------
+# Core
+# ---------------------------------------------------------------------------------------------
+SECRET_KEY = env("SECRET_KEY")
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=[])
+ROOT_URLCONF = "tracker.urls"
+WSGI_APPLICATION = "tracker.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "tracker",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [ROOT / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "tracker.context_processors.tenancy",
+            ],
+        },
+    },
+]
+
+# ---------------------------------------------------------------------------------------------
+# Relational database: Django's own tables, tenants and memberships — never tracker data
+# ---------------------------------------------------------------------------------------------
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{ROOT / 'var' / 'db.sqlite3'}")}
+
+# ---------------------------------------------------------------------------------------------
+# Auth
+# ---------------------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+# ---------------------------------------------------------------------------------------------
+# Static files
+# ---------------------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATICFILES_DIRS = [ROOT / "static"]
+STATIC_ROOT = ROOT / "var" / "static"
+
+# ---------------------------------------------------------------------------------------------
+# Redis: the cache (hot DynamoDB reads) and Celery's broker
+# ---------------------------------------------------------------------------------------------
+REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6380/0")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "tracker",
+        "TIMEOUT": 300,
+    }
+}
+# Seconds a cached project (metadata, list) lives; every write invalidates it sooner.
+PROJECT_CACHE_SECONDS = env.int("PROJECT_CACHE_SECONDS", default=300)
+
+# ---------------------------------------------------------------------------------------------
+# DynamoDB (ddbmodels reads the same variables; settings pass them on in AppConfig.ready)
+# ---------------------------------------------------------------------------------------------
+DYNAMODB_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL", default=None) or None
+AWS_DEFAULT_REGION = env("AWS_DEFAULT_REGION", default="us-east-1")
+DYNAMODB_TABLE_PREFIX = env("DYNAMODB_TABLE_PREFIX", default="tracker-")
+DYNAMODB_BILLING_MODE = env("DYNAMODB_BILLING_MODE", default="PAY_PER_REQUEST")
+
+# ---------------------------------------------------------------------------------------------
+# Celery
+# ---------------------------------------------------------------------------------------------
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(ROOT / "var" / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    "refresh-project-counts-nightly": {
+        "task": "tracker.tasks.refresh_all_project_counts",
+        "schedule": 24 * 60 * 60,
+    },
+}
+
+# ---------------------------------------------------------------------------------------------
+# Logging
+# ---------------------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # PynamoDB announces at INFO that it found no global settings file, on every start.
+    "loggers": {"pynamodb": {"level": "WARNING"}},
+}

@@ -1,0 +1,10 @@
+"""Development settings for ``make run``: debug on, a throwaway secret, loopback hosts."""
+
+from tracker.env import env
+
+env.ENVIRON.setdefault("SECRET_KEY", "dev-only-not-secret-3f1c9a0e8b7d4c21a6e5")
+env.ENVIRON.setdefault("DEBUG", "true")
+
+from tracker.settings.base import *  # noqa: E402,F403  (settings modules extend base)
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])

@@ -1,0 +1,1 @@
+"""Views: thin — parse input with a form, call a selector or a service, render."""

@@ -1,0 +1,212 @@
+"""Issue pages: list (filter, cursors), create, detail, edit, status change, delete."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST
+
+from ddbmodels.errors import InvalidTransition, StaleWrite
+from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
+from tracker.exceptions import BadCursor
+from tracker.forms import STATUS_LABELS, DeleteForm, IssueForm, StatusFilterForm, StatusForm
+from tracker.models import Membership
+from tracker.selectors.issues import issue_access, issue_list_page
+from tracker.selectors.projects import project_access
+from tracker.selectors.tenants import tenant_usernames
+from tracker.services import issues as issue_services
+from tracker.views.base import tenant_view
+
+STALE_MESSAGE = (
+    "This issue was changed by someone else since you opened it. "
+    "Your changes were not saved: review the current version below and apply them again."
+)
+
+
+def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
+    return HttpResponseBadRequest(render_to_string("400.html", {"message": message}, request=request))
+
+
+@tenant_view
+def issue_list(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    filters = StatusFilterForm(request.GET)
+    if not filters.is_valid():
+        return _bad_request(request, "Unknown status filter.")
+    status = filters.cleaned_data["status"] or None
+    try:
+        page = issue_list_page(project=project_item, status=status, cursor=request.GET.get("cursor"))
+    except BadCursor as error:
+        return _bad_request(request, str(error))
+    return render(
+        request,
+        "tracker/issue_list.html",
+        {
+            "membership": membership,
+            "project": project_item,
+            "page": page,
+            "filters": filters,
+            "status": status or "",
+            "status_labels": STATUS_LABELS,
+        },
+    )
+
+
+@tenant_view
+def issue_create(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot create issues.")
+    form = IssueForm(request.POST or None, assignees=tenant_usernames(tenant=membership.tenant))
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        issue = issue_services.issue_create(
+            membership=membership,
+            project=project_item,
+            title=data["title"],
+            description=data["description"],
+            priority=data["priority"],
+            assignee=data["assignee"] or None,
+            labels=data["labels"],
+        )
+        messages.success(request, f"Created {issue.reference}.")
+        return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+    return render(
+        request, "tracker/issue_form.html", {"form": form, "project": project_item, "membership": membership}
+    )
+
+
+def issue_url_name() -> str:
+    return "issue_detail"
+
+
+def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, object]:
+    return {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
+
+
+def _detail_context(membership: Membership, project: ProjectItem, issue: IssueItem) -> dict[str, object]:
+    allowed = sorted(TRANSITIONS.get(issue.status, ()), key=list(STATUS_LABELS).index)
+    return {
+        "membership": membership,
+        "project": project,
+        "issue": issue,
+        "status_labels": STATUS_LABELS,
+        "next_statuses": [(s, STATUS_LABELS[s]) for s in allowed],
+        "labels": sorted(issue.labels or ()),
+    }
+
+
+@tenant_view
+def issue_detail(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    issue = issue_access(project=project_item, number=number)
+    return render(request, "tracker/issue_detail.html", _detail_context(membership, project_item, issue))
+
+
+@tenant_view
+def issue_edit(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot edit issues.")
+    issue = issue_access(project=project_item, number=number, consistent=True)
+    assignees = tenant_usernames(tenant=membership.tenant)
+    initial = {
+        "title": issue.title,
+        "description": issue.description or "",
+        "priority": issue.priority,
+        "assignee": issue.assignee or "",
+        "labels": ", ".join(sorted(issue.labels or ())),
+        "version": int(issue.version or 0),
+    }
+    form = IssueForm(request.POST or None, initial=initial, assignees=assignees)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        if data["version"] is None:
+            form.add_error(None, "The form is missing its version; reload the page.")
+        else:
+            try:
+                issue_services.issue_update(
+                    membership=membership,
+                    issue=issue,
+                    expected_version=data["version"],
+                    title=data["title"],
+                    description=data["description"],
+                    priority=data["priority"],
+                    assignee=data["assignee"] or None,
+                    labels=data["labels"],
+                )
+            except StaleWrite:
+                form.add_error(None, STALE_MESSAGE)
+                # Show what is there now; keep the editor's text so nothing typed is lost.
+                fresh = issue_access(project=project_item, number=number, consistent=True)
+                form.data = form.data.copy()
+                form.data["version"] = str(int(fresh.version or 0))
+                return render(
+                    request,
+                    "tracker/issue_form.html",
+                    {"form": form, "project": project_item, "membership": membership, "issue": issue, "current": fresh},
+                    status=409,
+                )
+            else:
+                messages.success(request, f"Saved {issue.reference}.")
+                return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+    return render(
+        request,
+        "tracker/issue_form.html",
+        {"form": form, "project": project_item, "membership": membership, "issue": issue},
+    )
+
+
+@tenant_view
+@require_POST
+def issue_status(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    issue = issue_access(project=project_item, number=number, consistent=True)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot change issues.")
+    form = StatusForm(request.POST)
+    if not form.is_valid():
+        return _bad_request(request, "Unknown status.")
+    try:
+        issue_services.issue_change_status(
+            membership=membership,
+            project=project_item,
+            issue=issue,
+            expected_version=form.cleaned_data["version"],
+            to=form.cleaned_data["to"],
+        )
+    except InvalidTransition:
+        messages.error(
+            request,
+            f"{issue.reference} is {STATUS_LABELS[issue.status]}; it cannot move to "
+            f"{STATUS_LABELS[form.cleaned_data['to']]}.",
+        )
+    except StaleWrite:
+        messages.error(request, "This issue changed since you opened it; nothing was changed. Look again.")
+    else:
+        messages.success(request, f"{issue.reference} is now {STATUS_LABELS[issue.status]}.")
+    return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+
+
+@tenant_view
+@require_POST
+def issue_delete(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    issue = issue_access(project=project_item, number=number, consistent=True)
+    if not membership.allows("owner"):
+        raise PermissionDenied("Only owners delete issues.")
+    form = DeleteForm(request.POST)
+    if not form.is_valid():
+        return _bad_request(request, "The form is missing its version; reload the page.")
+    try:
+        issue_services.issue_delete(
+            membership=membership, project=project_item, issue=issue, expected_version=form.cleaned_data["version"]
+        )
+    except StaleWrite:
+        messages.error(request, "This issue changed since you opened it; it was not deleted.")
+        return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+    messages.success(request, f"Deleted {issue.reference}; its number stays taken.")
+    return redirect("issue_list", tenant=membership.tenant.slug, project=project_item.project_key)
