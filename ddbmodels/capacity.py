@@ -23,9 +23,7 @@ from typing import Any
 from botocore import handlers
 
 READ_OPERATIONS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"})
-WRITE_OPERATIONS = frozenset(
-    {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
-)
+WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
 
 
 @dataclass
@@ -74,9 +72,7 @@ class CapacityMeter:
 
 
 GLOBAL = CapacityMeter()
-_active: contextvars.ContextVar[tuple[CapacityMeter, ...]] = contextvars.ContextVar(
-    "ddb_capacity_meters", default=()
-)
+_active: contextvars.ContextVar[tuple[CapacityMeter, ...]] = contextvars.ContextVar("ddb_capacity_meters", default=())
 
 
 @contextmanager

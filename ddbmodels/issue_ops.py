@@ -74,9 +74,7 @@ def issue_get(*, tenant: str, project_key: str, number: int, consistent: bool = 
     if number <= PROJECT_SK:
         return None
     try:
-        item = CollectionItem.get(
-            collection_key(tenant, project_key), number, consistent_read=consistent
-        )
+        item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=consistent)
     except DoesNotExist:
         return None
     return item if isinstance(item, IssueItem) else None

@@ -115,7 +115,7 @@ class ProjectItem(CollectionItem, discriminator="project"):
     issue_counts = MapAttribute(attr_name="ic", null=True)  # type: ignore[var-annotated]
     counted_at = UTCDateTimeAttribute(attr_name="cn", null=True)
 
-    def count(self, status: str | None = None) -> int:
+    def live_count(self, status: str | None = None) -> int:
         counts = self.issue_counts.as_dict() if self.issue_counts is not None else {}
         if status is None:
             return int(sum(counts.values()))

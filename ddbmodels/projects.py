@@ -20,9 +20,7 @@ from ddbmodels.issues import (
 )
 
 
-def project_create(
-    *, tenant: str, key: str, name: str, description: str = "", created_by: str
-) -> ProjectItem:
+def project_create(*, tenant: str, key: str, name: str, description: str = "", created_by: str) -> ProjectItem:
     """PutItem SK=0 if attribute_not_exists(pk) — 1 WCU (+1 WCU for the sparse index entry).
 
     Raises AlreadyExists when the tenant already has a project with this key.
@@ -67,9 +65,7 @@ def project_keys(*, tenant: str) -> list[str]:
     keys: list[str] = []
     start_key = None
     while True:
-        page = connection.query(
-            tenant, index_name=ProjectsIndex.Meta.index_name, exclusive_start_key=start_key
-        )
+        page = connection.query(tenant, index_name=ProjectsIndex.Meta.index_name, exclusive_start_key=start_key)
         keys.extend(entry["gk"]["S"] for entry in page.get("Items", []))
         start_key = page.get("LastEvaluatedKey")
         if not start_key:
@@ -81,9 +77,7 @@ def project_list(*, tenant: str) -> list[ProjectItem]:
     keys = project_keys(tenant=tenant)
     found = {
         item.project_key: item
-        for item in CollectionItem.batch_get(
-            [(collection_key(tenant, key), PROJECT_SK) for key in keys]
-        )
+        for item in CollectionItem.batch_get([(collection_key(tenant, key), PROJECT_SK) for key in keys])
         if isinstance(item, ProjectItem)
     }
     return [found[key] for key in keys if key in found]
@@ -108,7 +102,7 @@ def project_counts_refresh(*, tenant: str, key: str) -> dict[str, int]:
     try:
         connection.update_item(
             pk,
-            PROJECT_SK,
+            str(PROJECT_SK),  # the low-level API takes key values serialized, as DynamoDB's JSON does
             actions=[
                 ProjectItem.issue_counts.set({s: counts.get(s, 0) for s in STATUSES}),
                 ProjectItem.counted_at.set(now),

@@ -56,9 +56,7 @@ def create_all(
             created = True
         reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else ""))
     if wait:
-        reports = [
-            TableReport(r.base, r.name, r.created, wait_active(registered()[r.base])) for r in reports
-        ]
+        reports = [TableReport(r.base, r.name, r.created, wait_active(registered()[r.base])) for r in reports]
     return reports
 
 

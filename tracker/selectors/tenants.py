@@ -13,9 +13,7 @@ def membership_access(*, user: AbstractBaseUser | AnonymousUser, tenant_slug: st
     if not user.is_authenticated:
         raise Http404("No such tenant.")
     membership = (
-        Membership.objects.select_related("tenant", "user")
-        .filter(user=user, tenant__slug=tenant_slug)
-        .first()
+        Membership.objects.select_related("tenant", "user").filter(user_id=user.pk, tenant__slug=tenant_slug).first()
     )
     if membership is None:
         raise Http404("No such tenant.")

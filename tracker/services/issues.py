@@ -81,9 +81,7 @@ def issue_change_status(
     return issue
 
 
-def issue_delete(
-    *, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int
-) -> IssueItem:
+def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int) -> IssueItem:
     """Tombstone the issue (owners only): its content goes, its number stays taken."""
     require_role(membership, "owner")
     _check_version(issue, expected_version)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -73,17 +75,11 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
             labels=data["labels"],
         )
         messages.success(request, f"Created {issue.reference}.")
-        return redirect(issue_url_name(), **issue_kwargs(membership, issue))
-    return render(
-        request, "tracker/issue_form.html", {"form": form, "project": project_item, "membership": membership}
-    )
+        return redirect("issue_detail", **issue_kwargs(membership, issue))
+    return render(request, "tracker/issue_form.html", {"form": form, "project": project_item, "membership": membership})
 
 
-def issue_url_name() -> str:
-    return "issue_detail"
-
-
-def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, object]:
+def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, Any]:
     return {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
 
 
@@ -139,11 +135,14 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
                     labels=data["labels"],
                 )
             except StaleWrite:
-                form.add_error(None, STALE_MESSAGE)
-                # Show what is there now; keep the editor's text so nothing typed is lost.
+                # Show what is there now; keep the editor's text so nothing typed is lost, and
+                # carry the current version so that saving again is a deliberate overwrite.
                 fresh = issue_access(project=project_item, number=number, consistent=True)
-                form.data = form.data.copy()
-                form.data["version"] = str(int(fresh.version or 0))
+                data = request.POST.copy()
+                data["version"] = str(int(fresh.version or 0))
+                form = IssueForm(data, assignees=assignees)
+                form.is_valid()
+                form.add_error(None, STALE_MESSAGE)
                 return render(
                     request,
                     "tracker/issue_form.html",
@@ -152,7 +151,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
                 )
             else:
                 messages.success(request, f"Saved {issue.reference}.")
-                return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+                return redirect("issue_detail", **issue_kwargs(membership, issue))
     return render(
         request,
         "tracker/issue_form.html",
@@ -188,7 +187,7 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
         messages.error(request, "This issue changed since you opened it; nothing was changed. Look again.")
     else:
         messages.success(request, f"{issue.reference} is now {STATUS_LABELS[issue.status]}.")
-    return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+    return redirect("issue_detail", **issue_kwargs(membership, issue))
 
 
 @tenant_view
@@ -207,6 +206,6 @@ def issue_delete(request: HttpRequest, membership: Membership, project: str, num
         )
     except StaleWrite:
         messages.error(request, "This issue changed since you opened it; it was not deleted.")
-        return redirect(issue_url_name(), **issue_kwargs(membership, issue))
+        return redirect("issue_detail", **issue_kwargs(membership, issue))
     messages.success(request, f"Deleted {issue.reference}; its number stays taken.")
     return redirect("issue_list", tenant=membership.tenant.slug, project=project_item.project_key)

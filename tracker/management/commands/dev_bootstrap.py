@@ -38,9 +38,12 @@ class Command(BaseCommand):
         call_command("seed_demo")
         READY_FILE.parent.mkdir(parents=True, exist_ok=True)
         READY_FILE.write_text(str(time.time()))
+
+        def role_text(staff: bool, roles: dict[str, str]) -> str:
+            return "staff (admin)" if staff else ", ".join(f"{role} of {tenant}" for tenant, role in roles.items())
+
         logins = "\n".join(
-            f"    {name:<6} {DEMO_PASSWORD}   {'staff (admin)' if staff else ', '.join(f'{r} of {t}' for t, r in roles.items())}"
-            for name, (staff, roles) in USERS.items()
+            f"    {name:<6} {DEMO_PASSWORD}   {role_text(staff, roles)}" for name, (staff, roles) in USERS.items()
         )
         self.stdout.write(
             self.style.SUCCESS("\n  Tracker is up: http://127.0.0.1:8000/\n")

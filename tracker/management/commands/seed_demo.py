@@ -14,7 +14,7 @@ from ddbmodels.issues import PRIORITIES, STATUSES, TRANSITIONS
 from tracker.models import Membership, Tenant
 from tracker.services.projects import project_counts_refresh
 
-DEMO_PASSWORD = "tracker-demo"
+DEMO_PASSWORD = "tracker-demo"  # noqa: S105  (published demo logins, printed by make run)
 TENANTS = {
     "acme": ("Acme Corp", {"WEB": ("Website", 120), "API": ("Public API", 60), "OPS": ("Operations", 30)}),
     "globex": ("Globex", {"APP": ("Mobile app", 50), "DATA": ("Data platform", 25)}),
@@ -30,8 +30,20 @@ USERS = {
     "erin": (False, {"initech": "owner"}),
 }
 VERBS = ["Fix", "Add", "Improve", "Remove", "Investigate", "Document", "Refactor", "Speed up"]
-THINGS = ["login form", "search results", "CSV export", "billing page", "rate limiter", "dark mode",
-          "email digest", "audit log", "signup flow", "API pagination", "webhooks", "dashboard"]
+THINGS = [
+    "login form",
+    "search results",
+    "CSV export",
+    "billing page",
+    "rate limiter",
+    "dark mode",
+    "email digest",
+    "audit log",
+    "signup flow",
+    "API pagination",
+    "webhooks",
+    "dashboard",
+]
 LABELS = ["bug", "feature", "ux", "backend", "frontend", "security", "perf", "docs"]
 
 
@@ -55,7 +67,9 @@ class Command(BaseCommand):
         for username, (_, roles) in USERS.items():
             for slug, role in roles.items():
                 Membership.objects.get_or_create(
-                    user=User.objects.get(username=username), tenant=Tenant.objects.get(slug=slug), defaults={"role": role}
+                    user=User.objects.get(username=username),
+                    tenant=Tenant.objects.get(slug=slug),
+                    defaults={"role": role},
                 )
         todo = [
             (slug, key, title, count)

