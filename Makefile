@@ -50,7 +50,7 @@ run: deps .env  ## start everything (DynamoDB Local, Redis, worker, beat, web) o
 lint:  ## ruff lint and format check, mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy ddbmodels tracker devtools
+	$(VENV)/bin/mypy ddbmodels tracker devtools bench
 
 format:  ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from ddbmodels.errors import InvalidTransition, StaleWrite
+from ddbmodels.errors import InvalidTransition, SequenceContention, StaleWrite
 from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
 from tracker.exceptions import BadCursor
 from tracker.forms import STATUS_LABELS, DeleteForm, IssueForm, StatusFilterForm, StatusForm
@@ -65,15 +65,25 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
     form = IssueForm(request.POST or None, assignees=tenant_usernames(tenant=membership.tenant))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        issue = issue_services.issue_create(
-            membership=membership,
-            project=project_item,
-            title=data["title"],
-            description=data["description"],
-            priority=data["priority"],
-            assignee=data["assignee"] or None,
-            labels=data["labels"],
-        )
+        try:
+            issue = issue_services.issue_create(
+                membership=membership,
+                project=project_item,
+                title=data["title"],
+                description=data["description"],
+                priority=data["priority"],
+                assignee=data["assignee"] or None,
+                labels=data["labels"],
+            )
+        except SequenceContention:
+            # Every retry lost the race for the next number; nothing was written.
+            form.add_error(None, "This project is very busy right now and no number was free. Please submit again.")
+            return render(
+                request,
+                "tracker/issue_form.html",
+                {"form": form, "project": project_item, "membership": membership},
+                status=503,
+            )
         messages.success(request, f"Created {issue.reference}.")
         return redirect("issue_detail", **issue_kwargs(membership, issue))
     return render(request, "tracker/issue_form.html", {"form": form, "project": project_item, "membership": membership})
