@@ -175,6 +175,8 @@ def issue_page(
 
     The status filter reads the issues it discards too: fine for collections of thousands.
     """
+    if after is not None and after <= PROJECT_SK + 1 and direction != NEWER:
+        return Page(items=[], older_than=None, newer_than=None)  # nothing is older than issue 1
     live: Any = IssueItem.deleted_at.does_not_exist()
     if status:
         live &= IssueItem.status == status

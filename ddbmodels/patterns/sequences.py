@@ -91,6 +91,8 @@ def put_next(
         except PutError as error:
             if not is_conditional_failure(error):
                 raise
+            if attempt == max_attempts:
+                break
             # Full jitter (AWS Architecture Blog): spreads the losers so they stop colliding.
             sleep(rng.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt)))
             continue

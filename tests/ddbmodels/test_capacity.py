@@ -1,0 +1,142 @@
+"""The capacity meter on DynamoDB Local: what the access patterns cost, per context."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from ddbmodels import AlreadyExists, StaleWrite, capacity, issue_ops, projects
+from ddbmodels.issues import CollectionItem, IssueItem, ProjectItem, collection_key
+from ddbmodels.patterns.sequences import put_next
+from tests.ddbmodels.conftest import REPORTER, load
+
+pytestmark = pytest.mark.ddblocal
+
+MakeProject = Callable[..., ProjectItem]
+MakeIssues = Callable[..., list[IssueItem]]
+
+
+def test_creating_one_small_issue_costs_exactly_one_rcu_and_one_wcu(tenant: str, make_project: MakeProject) -> None:
+    make_project()
+
+    with capacity.measure() as first:
+        issue_ops.issue_create(tenant=tenant, project_key="WEB", title="small", reporter=REPORTER)
+    with capacity.measure() as second:
+        issue_ops.issue_create(tenant=tenant, project_key="WEB", title="small too", reporter=REPORTER)
+
+    for meter in (first, second):  # the first reads the static item as the maximum, the second an issue
+        assert (meter.rcu, meter.wcu) == (1.0, 1.0)
+        assert meter.requests == 2
+        assert dict(meter.by_operation) == {"Query": 1, "PutItem": 1}
+        assert meter.conditional_failures == 0
+
+
+def test_creating_a_project_costs_two_wcu_for_the_table_and_the_sparse_index(tenant: str) -> None:
+    with capacity.measure() as meter:
+        projects.project_create(tenant=tenant, key="WEB", name="Web", created_by=REPORTER)
+
+    assert (meter.rcu, meter.wcu, meter.requests) == (0.0, 2.0, 1)
+    assert dict(meter.by_operation) == {"PutItem": 1}
+
+
+def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, make_project: MakeProject) -> None:
+    make_project("ONE")
+    make_project("TWO")
+    both_measuring = threading.Barrier(2, timeout=30)
+    meters: dict[str, capacity.CapacityMeter] = {}
+    errors: list[BaseException] = []
+
+    def create(key: str, count: int) -> None:
+        try:
+            with capacity.measure() as meter:
+                both_measuring.wait()  # both meters are open before either thread calls DynamoDB
+                for _ in range(count):
+                    issue_ops.issue_create(tenant=tenant, project_key=key, title=key, reporter=REPORTER)
+                both_measuring.wait()  # …and stay open until both have finished
+            meters[key] = meter
+        except BaseException as error:
+            errors.append(error)
+            both_measuring.abort()
+            raise
+
+    with capacity.measure() as main_thread:
+        threads = [threading.Thread(target=create, args=args) for args in (("ONE", 1), ("TWO", 3))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+
+    assert not errors
+    assert (meters["ONE"].requests, meters["ONE"].rcu, meters["ONE"].wcu) == (2, 1.0, 1.0)
+    assert (meters["TWO"].requests, meters["TWO"].rcu, meters["TWO"].wcu) == (6, 3.0, 3.0)
+    assert main_thread.requests == 0  # a new thread starts outside the meters of the one that started it
+
+
+def test_nested_meters_both_count_the_inner_calls(tenant: str, make_project: MakeProject) -> None:
+    make_project()
+    with capacity.measure() as outer:
+        issue_ops.issue_create(tenant=tenant, project_key="WEB", title="outer", reporter=REPORTER)
+        with capacity.measure() as inner:
+            issue_ops.issue_create(tenant=tenant, project_key="WEB", title="inner", reporter=REPORTER)
+        issue_ops.issue_get(tenant=tenant, project_key="WEB", number=1)
+
+    assert (inner.requests, inner.rcu, inner.wcu) == (2, 1.0, 1.0)
+    assert (outer.requests, outer.rcu, outer.wcu) == (5, 2.5, 2.0)  # + an eventually consistent GetItem
+
+
+def test_the_global_meter_counts_every_call(tenant: str, make_project: MakeProject) -> None:
+    make_project()
+    before = capacity.GLOBAL.requests
+    issue_ops.issue_create(tenant=tenant, project_key="WEB", title="x", reporter=REPORTER)
+    assert capacity.GLOBAL.requests - before == 2
+
+
+def test_a_refused_project_create_is_counted_as_a_conditional_failure(tenant: str, make_project: MakeProject) -> None:
+    make_project()
+
+    with capacity.measure() as meter, pytest.raises(AlreadyExists):
+        make_project()
+
+    assert (meter.requests, meter.conditional_failures) == (1, 1)
+    assert meter.wcu == 0.0  # DynamoDB charges it, but its error answer carries no ConsumedCapacity
+
+
+def test_a_stale_write_is_counted_as_a_conditional_failure(
+    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+) -> None:
+    make_project()
+    make_issues(1)
+    fresh, stale = load(tenant, 1), load(tenant, 1)
+    issue_ops.issue_change_status(fresh, to="closed")
+
+    with capacity.measure() as meter, pytest.raises(StaleWrite):
+        issue_ops.issue_change_status(stale, to="resolved")
+
+    assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (1, 1, {"UpdateItem": 1})
+
+
+def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, make_project: MakeProject) -> None:
+    make_project()
+    pk = collection_key(tenant, "WEB")
+    competitor_done: list[int] = []
+
+    def build(last: int | None) -> IssueItem:
+        number = (last or 0) + 1
+        if not competitor_done:
+            # Another writer takes the number between our read and our write (its PutItem is metered too).
+            IssueItem(pk=pk, number=number, title="competitor", reporter=REPORTER).save(
+                condition=CollectionItem.number.does_not_exist()
+            )
+            competitor_done.append(number)
+        return IssueItem(pk=pk, number=number, title="mine", reporter=REPORTER)
+
+    with capacity.measure() as meter:
+        claimed = put_next(CollectionItem, pk, build, sleep=lambda _: None)
+
+    assert (claimed.number, claimed.attempts) == (2, 2)
+    # 2 Queries + the competitor's PutItem + our failed PutItem + our winning PutItem.
+    assert dict(meter.by_operation) == {"Query": 2, "PutItem": 3}
+    assert meter.conditional_failures == 1
+    assert (meter.rcu, meter.wcu) == (2.0, 2.0)  # the failed write's charge is not in its answer
