@@ -88,7 +88,10 @@ def configure(
         changes["region"] = region
     if table_prefix is not None:
         changes["table_prefix"] = table_prefix
-    _settings = replace(_settings, **changes)  # type: ignore[arg-type]
+    new = replace(_settings, **changes)  # type: ignore[arg-type]
+    if new == _settings:
+        return _settings  # nothing moved: keep the cached connections (and their HTTP pools)
+    _settings = new
     for model in _registry.values():
         _apply(model, _settings)
     return _settings

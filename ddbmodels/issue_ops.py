@@ -28,6 +28,7 @@ from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
 from ddbmodels.patterns.sequences import Claimed, put_next
 
 V = TypeVar("V", bound=CollectionItem)
+MAX_ISSUE_NUMBER = 10**15 - 1  # far beyond any real project; keeps look-ups inside DynamoDB's N range
 
 
 def issue_create(
@@ -71,7 +72,7 @@ def issue_create(
 
 def issue_get(*, tenant: str, project_key: str, number: int, consistent: bool = False) -> IssueItem | None:
     """GetItem pk, SK=number — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing or SK 0."""
-    if number <= PROJECT_SK:
+    if not PROJECT_SK < number <= MAX_ISSUE_NUMBER:
         return None
     try:
         item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=consistent)

@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from django import forms
-from django.core.validators import RegexValidator
 
 from ddbmodels.issues import (
     DESCRIPTION_MAX,
@@ -26,14 +25,16 @@ LABEL_RE = re.compile(r"^[\w.-]+$")
 class ProjectForm(forms.Form):
     key = forms.CharField(
         max_length=10,
-        help_text="2–10 capitals and digits, starting with a letter, e.g. WEB. It prefixes every issue number.",
-        validators=[RegexValidator(PROJECT_KEY_RE, "2–10 capital letters or digits, starting with a letter.")],
+        help_text="2–10 letters and digits, starting with a letter, e.g. WEB. It prefixes every issue number.",
     )
     name = forms.CharField(max_length=100)
     description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
     def clean_key(self) -> str:
-        return self.cleaned_data["key"].strip()
+        key = self.cleaned_data["key"].strip().upper()
+        if not PROJECT_KEY_RE.match(key):
+            raise forms.ValidationError("2–10 letters or digits, starting with a letter.")
+        return key
 
 
 class IssueForm(forms.Form):

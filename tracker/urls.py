@@ -16,17 +16,30 @@ class ProjectKeyConverter:
         return value
 
 
+class IssueNumberConverter:
+    """1 to 15 digits: anything longer cannot be an issue number (and DynamoDB caps N at 38 digits)."""
+
+    regex = "[1-9][0-9]{0,14}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(int(value))
+
+
 register_converter(ProjectKeyConverter, "pkey")
+register_converter(IssueNumberConverter, "num")
 
 tenant_patterns = [
     path("", projects.project_list, name="project_list"),
     path("projects/new/", projects.project_create, name="project_create"),
     path("p/<pkey:project>/", issues.issue_list, name="issue_list"),
     path("p/<pkey:project>/new/", issues.issue_create, name="issue_create"),
-    path("p/<pkey:project>/<int:number>/", issues.issue_detail, name="issue_detail"),
-    path("p/<pkey:project>/<int:number>/edit/", issues.issue_edit, name="issue_edit"),
-    path("p/<pkey:project>/<int:number>/status/", issues.issue_status, name="issue_status"),
-    path("p/<pkey:project>/<int:number>/delete/", issues.issue_delete, name="issue_delete"),
+    path("p/<pkey:project>/<num:number>/", issues.issue_detail, name="issue_detail"),
+    path("p/<pkey:project>/<num:number>/edit/", issues.issue_edit, name="issue_edit"),
+    path("p/<pkey:project>/<num:number>/status/", issues.issue_status, name="issue_status"),
+    path("p/<pkey:project>/<num:number>/delete/", issues.issue_delete, name="issue_delete"),
 ]
 
 urlpatterns = [

@@ -178,7 +178,8 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
         raise PermissionDenied("Viewers cannot change issues.")
     form = StatusForm(request.POST)
     if not form.is_valid():
-        return _bad_request(request, "Unknown status.")
+        problem = "Unknown status." if "to" in form.errors else "The form is missing its version; reload the page."
+        return _bad_request(request, problem)
     try:
         issue_services.issue_change_status(
             membership=membership,

@@ -1,0 +1,106 @@
+"""Project metadata is served from Redis after the first read, and every project write invalidates it."""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.test.utils import override_settings
+
+from ddbmodels import capacity
+from ddbmodels import projects as ddb_projects
+from tests.tracker.conftest import World
+from tests.tracker.helpers import new_issue, references, text
+from tracker.selectors.projects import project_cache_key, project_list, project_list_cache_key
+
+
+def test_the_project_list_page_is_served_from_redis_after_the_first_view(world: World) -> None:
+    client = world.client_for(world.member)
+    assert cache.get(project_list_cache_key(world.slug)) is None
+    with capacity.measure() as first:
+        one = client.get(world.url())
+    with capacity.measure() as second:
+        two = client.get(world.url())
+    assert one.status_code == two.status_code == 200
+    assert ">WEB</strong>" in text(one)
+    assert ">WEB</strong>" in text(two)
+    assert first.by_operation == {"Query": 1, "BatchGetItem": 1}
+    assert second.requests < first.requests
+    assert second.requests == 0
+    assert cache.get(project_list_cache_key(world.slug)) is not None
+
+
+def test_the_cached_list_really_is_what_is_shown(world: World) -> None:
+    """A project written behind the service's back stays invisible until the entry is dropped."""
+    client = world.client_for(world.member)
+    client.get(world.url())
+    ddb_projects.project_create(tenant=world.slug, key="BEHIND", name="Behind", created_by="x")
+    assert "BEHIND" not in text(client.get(world.url()))
+    cache.delete(project_list_cache_key(world.slug))
+    assert "BEHIND" in text(client.get(world.url()))
+
+
+def test_project_metadata_for_issue_pages_is_read_from_dynamodb_once(world: World) -> None:
+    new_issue(world)
+    client = world.client_for(world.member)
+    with capacity.measure() as first:
+        assert client.get(world.project_url()).status_code == 200
+    with capacity.measure() as second:
+        assert client.get(world.project_url()).status_code == 200
+    assert first.by_operation["GetItem"] == 1  # the project's static item
+    assert cache.get(project_cache_key(world.slug, "WEB")) is not None
+    assert second.by_operation["GetItem"] == 0
+    assert second.by_operation["Query"] == first.by_operation["Query"] == 1  # issues are never cached
+    assert second.requests < first.requests
+    with capacity.measure() as detail:
+        restored = client.get(world.project_url("1/"))
+    assert restored.status_code == 200
+    assert ">WEB</a> › WEB-1</nav>" in text(restored)  # the project restored from Redis renders
+    assert detail.by_operation == {"GetItem": 1}  # the issue only
+
+
+def test_creating_a_project_shows_it_in_the_list_at_once(world: World) -> None:
+    client = world.client_for(world.owner)
+    assert "API" not in text(client.get(world.url()))  # now cached
+    response = client.post(world.url("projects/new/"), {"key": "API", "name": "Public API"})
+    assert response.status_code == 302
+    with capacity.measure() as meter:
+        page = text(client.get(world.url()))
+    assert ">API</strong>" in page
+    assert ">WEB</strong>" in page
+    assert meter.by_operation["Query"] == 1  # the list was read again, not served stale
+
+
+def test_a_project_visited_before_it_existed_is_reachable_once_created(world: World) -> None:
+    client = world.client_for(world.owner)
+    with capacity.measure() as first:
+        assert client.get(world.url("p/LATER/")).status_code == 404
+    with capacity.measure() as second:
+        assert client.get(world.url("p/LATER/")).status_code == 404
+    assert first.by_operation["GetItem"] == 1
+    assert second.requests == 0  # "no such project" is cached as well
+    assert client.post(world.url("projects/new/"), {"key": "LATER", "name": "Later"}).status_code == 302
+    assert client.get(world.url("p/LATER/")).status_code == 200
+
+
+def test_one_tenants_cached_projects_never_show_in_another(world: World, other_world: World) -> None:
+    ddb_projects.project_create(tenant=other_world.slug, key="OTHER", name="Other only", created_by="x")
+    mine = world.client_for(world.owner)
+    theirs = other_world.client_for(other_world.owner)
+    assert "OTHER" not in text(mine.get(world.url()))
+    assert "OTHER" in text(theirs.get(other_world.url()))
+    assert "OTHER" not in text(mine.get(world.url()))
+    with capacity.measure() as meter:  # both lists are cached now, each under its own tenant's key
+        assert [p.project_key for p in project_list(tenant=world.tenant)] == ["WEB"]
+        assert [p.project_key for p in project_list(tenant=other_world.tenant)] == ["OTHER", "WEB"]
+    assert meter.requests == 0
+
+
+def test_pages_still_work_when_redis_is_down(world: World) -> None:
+    new_issue(world, "Still here")
+    dead = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}}
+    with override_settings(CACHES=dead):
+        client = world.client_for(world.member)
+        assert ">WEB</strong>" in text(client.get(world.url()))
+        assert references(client.get(world.project_url())) == [1]
+        response = client.post(world.project_url("new/"), {"title": "Written without Redis", "priority": "low"})
+        assert response.status_code == 302
+    assert references(world.client_for(world.member).get(world.project_url())) == [2, 1]

@@ -1,0 +1,17 @@
+"""Template filters: human labels for stored status and priority codes."""
+
+from django import template
+
+from tracker.forms import PRIORITY_LABELS, STATUS_LABELS
+
+register = template.Library()
+
+
+@register.filter
+def status_label(code: str) -> str:
+    return STATUS_LABELS.get(code, code)
+
+
+@register.filter
+def priority_label(code: str) -> str:
+    return PRIORITY_LABELS.get(code, code)
