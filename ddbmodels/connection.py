@@ -9,10 +9,13 @@ talks to its own DynamoDB Local. Nothing here imports Django.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
+import botocore.config
+import botocore.session
 from pynamodb.models import Model
 
 DEFAULT_REGION = "us-east-1"
@@ -114,3 +117,33 @@ def _apply(model: type[Model], settings: DynamoSettings) -> None:
         cls = stack.pop()
         cls._connection = None
         stack.extend(cls.__subclasses__())
+
+
+_clients: dict[DynamoSettings, Any] = {}
+_clients_lock = threading.Lock()
+
+# Throttling and 5xx answers are retried by botocore's "standard" mode: exponential backoff
+# with full jitter, bounded — unlike a fixed one-second sleep forever.
+CLIENT_RETRIES = {"mode": "standard", "total_max_attempts": 10}
+
+
+def client() -> Any:
+    """A low-level botocore DynamoDB client for the current settings (any table, not only ours).
+
+    One client per settings, shared by threads (botocore clients are thread-safe). Its calls go
+    through the capacity meter like PynamoDB's.
+    """
+    settings = _settings
+    with _clients_lock:
+        if settings not in _clients:
+            session = botocore.session.get_session()
+            local_keys = settings.is_local and not os.environ.get("AWS_ACCESS_KEY_ID")
+            _clients[settings] = session.create_client(
+                "dynamodb",
+                region_name=settings.region,
+                endpoint_url=settings.endpoint_url,
+                aws_access_key_id="local" if local_keys else None,
+                aws_secret_access_key="local" if local_keys else None,
+                config=botocore.config.Config(retries=CLIENT_RETRIES, max_pool_connections=32),  # type: ignore[arg-type]
+            )
+        return _clients[settings]
