@@ -13,7 +13,7 @@ from typing import Any
 
 from pynamodb.models import Model
 
-from ddbmodels import issues  # noqa: F401  (registers the issues table)
+from ddbmodels import issues, jobs  # noqa: F401  (importing a table module registers it)
 from ddbmodels.connection import registered
 
 PAY_PER_REQUEST = "PAY_PER_REQUEST"

@@ -1,4 +1,4 @@
-"""App config: points ddbmodels at the DynamoDB the settings name."""
+"""App config: points ddbmodels at the DynamoDB the settings name; installs default schedules."""
 
 from django.apps import AppConfig
 
@@ -9,11 +9,15 @@ class TrackerConfig(AppConfig):
 
     def ready(self) -> None:
         from django.conf import settings
+        from django.db.models.signals import post_migrate
 
         import ddbmodels
+        from tracker.schedules import install_defaults
 
         ddbmodels.configure(
             endpoint_url=settings.DYNAMODB_ENDPOINT_URL,
             region=settings.AWS_DEFAULT_REGION,
             table_prefix=settings.DYNAMODB_TABLE_PREFIX,
         )
+        # After every migrate (the beat tables exist by then): add the default schedules that are missing.
+        post_migrate.connect(install_defaults, sender=self, dispatch_uid="tracker.install_default_schedules")

@@ -28,7 +28,7 @@ def redis_cache(redis_server: Service) -> Iterator[str]:
     caches = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url, "KEY_PREFIX": "test"}
     }
-    override = override_settings(CACHES=caches, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
+    override = override_settings(CACHES=caches, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
     override.enable()
     app.conf.update(broker_url=url, result_backend=url)
     yield url

@@ -23,6 +23,8 @@ def celery_worker(ddblocal: ddbmodels.DynamoSettings, redis_server: Service) -> 
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tracker.settings.test",
         "REDIS_URL": f"{redis_server.url}/0",
+        # The test database is in-memory and per process: results go to Redis here.
+        "CELERY_RESULT_BACKEND": f"{redis_server.url}/1",
         "DYNAMODB_ENDPOINT_URL": ddblocal.endpoint_url or "",
         "DYNAMODB_TABLE_PREFIX": ddblocal.table_prefix,
     }

@@ -25,6 +25,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django_celery_beat",
+    "django_celery_results",
     "tracker",
 ]
 
@@ -80,6 +82,35 @@ STATICFILES_DIRS = [ROOT / "static"]
 STATIC_ROOT = ROOT / "var" / "static"
 
 # ---------------------------------------------------------------------------------------------
+# File storage: uploads (default) and archives of dropped event tables ("archive")
+# ---------------------------------------------------------------------------------------------
+ARCHIVE_S3_BUCKET = env("ARCHIVE_S3_BUCKET", default="")
+if ARCHIVE_S3_BUCKET:
+    _archive_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": ARCHIVE_S3_BUCKET,
+            "location": env("ARCHIVE_S3_PREFIX", default="tracker-archive"),
+            "endpoint_url": env("ARCHIVE_S3_ENDPOINT_URL", default=None) or None,
+            "file_overwrite": True,
+            "default_acl": None,
+        },
+    }
+else:
+    _archive_storage = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": env("ARCHIVE_DIR", default=str(ROOT / "var" / "archive")), "allow_overwrite": True},
+    }
+STORAGES = {
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": env("MEDIA_ROOT", default=str(ROOT / "var" / "media"))},
+    },
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "archive": _archive_storage,
+}
+
+# ---------------------------------------------------------------------------------------------
 # Redis: the cache (hot DynamoDB reads) and Celery's broker
 # ---------------------------------------------------------------------------------------------
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6380/0")
@@ -102,11 +133,26 @@ AWS_DEFAULT_REGION = env("AWS_DEFAULT_REGION", default="us-east-1")
 DYNAMODB_TABLE_PREFIX = env("DYNAMODB_TABLE_PREFIX", default="tracker-")
 DYNAMODB_BILLING_MODE = env("DYNAMODB_BILLING_MODE", default="PAY_PER_REQUEST")
 
+# Activity events: one table per period (<prefix>events-2026-11 for months), rotated and archived.
+EVENTS_PERIOD = env("EVENTS_PERIOD", default="month")  # day | week | month
+EVENTS_RETENTION = env.int("EVENTS_RETENTION", default=3)  # past periods kept in DynamoDB
+EVENTS_SHARDS = env.int("EVENTS_SHARDS", default=4)  # write shards of the by-day index
+EVENTS_BILLING_MODE = env("EVENTS_BILLING_MODE", default=DYNAMODB_BILLING_MODE)
+EVENTS_HOT_THROUGHPUT = (env.int("EVENTS_HOT_RCU", default=10), env.int("EVENTS_HOT_WCU", default=10))
+EVENTS_COLD_THROUGHPUT = (env.int("EVENTS_COLD_RCU", default=1), env.int("EVENTS_COLD_WCU", default=1))
+EVENTS_ARCHIVE_SEGMENTS = env.int("EVENTS_ARCHIVE_SEGMENTS", default=4)
+
 # ---------------------------------------------------------------------------------------------
 # Celery
 # ---------------------------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
-CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL)
+# Results in Django's database (django-celery-results) so staff see them in the admin.
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="django-db")
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_TRACK_STARTED = True
+# Schedules in Django's database (django-celery-beat), editable in the admin; defaults are
+# installed after migrate by tracker.schedules.install_defaults (never overwriting edits).
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -115,14 +161,6 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE_FILENAME = str(ROOT / "var" / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE = {
-    "refresh-project-counts-nightly": {
-        "task": "tracker.tasks.refresh_all_project_counts",
-        "schedule": 24 * 60 * 60,
-    },
-}
-
 # ---------------------------------------------------------------------------------------------
 # Logging
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ MIDDLEWARE = [
     *MIDDLEWARE[1:],
 ]
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    **STORAGES,  # noqa: F405  (default and archive storages from base)
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
