@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -111,7 +112,9 @@ def start(name: str, port: int | None = None, data_dir: Path | None = None) -> S
         raise ValueError(name)
     if data_dir:
         data_dir.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # DynamoDB Local writes a metadata file into its working directory: keep it out of the tree.
+    workdir = data_dir or Path(tempfile.gettempdir())
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir)
     try:
         wait_port(port, process)
     except BaseException:
@@ -146,7 +149,7 @@ def _run(command: list[str]) -> int:
 def _serve_dynamodb(port: int, db_path: Path) -> int:
     """Foreground DynamoDB Local with data on disk, for the Procfile."""
     db_path.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(dynamodb_local_command(port, db_path))
+    process = subprocess.Popen(dynamodb_local_command(port, db_path), cwd=db_path)
     signal.signal(signal.SIGTERM, lambda *_: process.terminate())
     try:
         return process.wait()

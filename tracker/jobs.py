@@ -72,10 +72,11 @@ def run_job(
     name: str,
     work: Callable[[JobRun], dict[str, Any]],
     *,
-    ttl: int = 3600,
+    ttl: int | None = None,
     on_progress: Progress = _no_progress,
 ) -> dict[str, Any]:
     """Run ``work`` as job ``name`` unless another run holds it; report what it did and used."""
+    ttl = ttl or settings.JOB_LOCK_SECONDS
     run_id = uuid.uuid4().hex[:12]
     lock = redis_client().lock(f"tracker:job-lock:{name}", timeout=ttl, blocking=False)
     if not lock.acquire(blocking=False):

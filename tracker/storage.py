@@ -6,6 +6,7 @@ adapter gives them ``storages["archive"]`` from the ``STORAGES`` setting.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import tempfile
 from collections.abc import Iterator
@@ -44,13 +45,13 @@ class DjangoArchiveStore:
     def delete(self, name: str) -> None:
         self.storage.delete(name)
 
-    def list(self, prefix: str) -> list[str]:
+    def list(self, prefix: str) -> builtins.list[str]:
         """Names under ``prefix`` (a folder), recursively, sorted."""
-        found: list[str] = []
+        found: builtins.list[str] = []
         self._walk(prefix.rstrip("/"), found)
         return sorted(found)
 
-    def _walk(self, folder: str, found: list[str]) -> None:
+    def _walk(self, folder: str, found: builtins.list[str]) -> None:
         try:
             dirs, files = self.storage.listdir(folder)
         except FileNotFoundError:

@@ -1,26 +1,123 @@
-"""Celery tasks: thin — they call services, which the management commands call too."""
+"""Celery tasks: thin — lock, meter and report through ``run_job``, work in tracker.services.
+
+Long jobs are idempotent and run with ``acks_late`` + ``reject_on_worker_lost`` (a killed worker
+gives the message back to the broker) and prefetch 1 (settings). Transient DynamoDB/network
+errors are retried with exponential backoff and jitter; anything else fails the task visibly.
+"""
 
 from __future__ import annotations
 
-from celery import shared_task
-from django.core.cache import cache
+import random
+from collections.abc import Callable
+from typing import Any
 
-from ddbmodels.projects import all_project_keys
+from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import HTTPClientError
+from celery import Task, shared_task
+from django.core.cache import cache
+from pynamodb.exceptions import PynamoDBException
+
+from tracker.jobs import JobRun, run_job
+from tracker.services import maintenance
 from tracker.services.projects import project_counts_refresh
 
+TRANSIENT_CODES = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "LimitExceededException",
+}
+JOB_OPTIONS: dict[str, Any] = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": 5}
 
-@shared_task(acks_late=True, autoretry_for=(ConnectionError,), retry_backoff=True, max_retries=5)
+
+def is_transient(error: BaseException) -> bool:
+    """Worth retrying later: network trouble, throttling, or a 5xx after botocore's own retries."""
+    if isinstance(error, BotoConnectionError | HTTPClientError | ConnectionError):
+        return True
+    if isinstance(error, PynamoDBException):
+        return error.cause_response_code in TRANSIENT_CODES or is_transient(error.cause)  # type: ignore[arg-type]
+    code = getattr(error, "response", {}).get("Error", {}).get("Code") if hasattr(error, "response") else None
+    return code in TRANSIENT_CODES
+
+
+def _run(task: Task, name: str, work: Callable[[JobRun], dict[str, Any]]) -> dict[str, Any]:
+    # Progress may come from a job's worker threads, where task.request (thread-local) is empty.
+    task_id = task.request.id
+
+    def progress(meta: dict[str, Any]) -> None:
+        if task_id:
+            task.update_state(task_id=task_id, state="PROGRESS", meta=meta)
+
+    try:
+        return run_job(name, work, on_progress=progress)
+    except Exception as error:
+        if is_transient(error):
+            # Exponential backoff with jitter: 2, 4, 8 … s (capped at 5 min), randomized ±50 %.
+            delay = min(300, 2 ** (task.request.retries + 1))
+            raise task.retry(exc=error, countdown=delay * (0.5 + random.random())) from error
+        raise
+
+
+@shared_task(acks_late=True)
 def refresh_project_counts(tenant: str, key: str) -> dict[str, int]:
     """Recount one project's issues by status (debounced by the writes that queue it)."""
     cache.delete(f"counts-pending:{tenant}#{key}")
     return project_counts_refresh(tenant=tenant, key=key)
 
 
-@shared_task(bind=True, acks_late=True)
-def refresh_all_project_counts(self) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    """Nightly: every project of every tenant, enumerated from the sparse projects index."""
-    keys = all_project_keys()
-    for done, (tenant, key) in enumerate(keys, start=1):
-        project_counts_refresh(tenant=tenant, key=key)
-        self.update_state(state="PROGRESS", meta={"done": done, "total": len(keys)})
-    return {"projects": len(keys)}
+@shared_task(**JOB_OPTIONS)
+def distinct_keys(self: Task, table: str, method: str = "auto", segments: int = 1, index: str | None = None) -> dict:
+    """Distinct partition keys of any table (seed 000): scan, gsi, skip-scan or auto."""
+    return _run(
+        self,
+        f"distinct_keys:{table}",
+        lambda run: maintenance.distinct_keys_job(run, table=table, method=method, segments=segments, index=index),
+    )
+
+
+@shared_task(**JOB_OPTIONS)
+def enumerate_projects(self: Task, method: str = "auto", segments: int = 1) -> dict:
+    """Every project collection of the issues table, by the cheapest method."""
+    return _run(
+        self,
+        "enumerate_projects",
+        lambda run: maintenance.enumerate_projects_job(run, method=method, segments=segments),
+    )
+
+
+@shared_task(**JOB_OPTIONS)
+def backfill_project_counts(self: Task, method: str = "auto", segments: int = 1) -> dict:
+    """Refresh every project's static item (resumable from its checkpoint)."""
+    return _run(
+        self,
+        "backfill_project_counts",
+        lambda run: maintenance.backfill_project_counts_job(run, method=method, segments=segments),
+    )
+
+
+@shared_task(**JOB_OPTIONS)
+def rotate_event_tables(self: Task) -> dict:
+    """Daily: next period's events table ahead of time; hot/cold throughput."""
+    return _run(self, "rotate_event_tables", maintenance.rotate_event_tables_job)
+
+
+@shared_task(**JOB_OPTIONS)
+def archive_event_tables(self: Task, dry_run: bool = False) -> dict:
+    """Daily: archive, verify and drop events tables past retention (never dropped unverified)."""
+    return _run(
+        self,
+        "archive_event_tables",
+        lambda run: maintenance.archive_event_tables_job(run, dry_run=dry_run),
+    )
+
+
+@shared_task(**JOB_OPTIONS)
+def restore_event_table(self: Task, archive: str, table: str | None = None) -> dict:
+    """Recreate an events table from its archive."""
+    return _run(
+        self,
+        f"restore_event_table:{archive}",
+        lambda run: maintenance.restore_event_table_job(run, archive=archive, table=table),
+    )

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -12,8 +17,10 @@ from django.core.cache import cache
 from django.test import Client
 from django.test.utils import override_settings
 
+import ddbmodels
 from ddbmodels import projects as ddb_projects
 from devtools.services import Service
+from tracker.env import ROOT
 from tracker.models import Membership, Tenant
 
 _counter = itertools.count(1)
@@ -28,10 +35,18 @@ def redis_cache(redis_server: Service) -> Iterator[str]:
     caches = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url, "KEY_PREFIX": "test"}
     }
-    override = override_settings(CACHES=caches, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
+    results = f"{redis_server.url}/1"
+    override = override_settings(CACHES=caches, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=results)
     override.enable()
-    app.conf.update(broker_url=url, result_backend=url)
+    app.conf.update(broker_url=url, result_backend=results)
     yield url
+    # AsyncResult.get() subscribed to Redis; stop listening before the session's Redis goes away.
+    # (Results that are garbage-collected later unsubscribe only while _pubsub is set.)
+    consumer = getattr(app.backend, "result_consumer", None)
+    if consumer is not None and getattr(consumer, "_pubsub", None) is not None:
+        consumer.stop()
+        consumer._pubsub = None
+        consumer.subscribed_to.clear()
     override.disable()
 
 
@@ -98,3 +113,65 @@ def world(make_world: Callable[..., World]) -> World:
 @pytest.fixture
 def other_world(make_world: Callable[..., World]) -> World:
     return make_world()
+
+
+WorkerFactory = Callable[..., subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def start_worker(ddblocal: ddbmodels.DynamoSettings, redis_server: Service, tmp_path: Path) -> Iterator[WorkerFactory]:
+    """Factory: a real Celery worker process on the session's Redis and DynamoDB Local.
+
+    Results go to Redis (the test database is in-memory, per process); archives to ``tmp_path``.
+    Extra keyword arguments become environment variables of the worker.
+    """
+    workers: list[subprocess.Popen[bytes]] = []
+
+    def start(concurrency: int = 1, **extra_env: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tracker.settings.test",
+            "REDIS_URL": f"{redis_server.url}/0",
+            "CELERY_RESULT_BACKEND": f"{redis_server.url}/1",
+            "DYNAMODB_ENDPOINT_URL": ddblocal.endpoint_url or "",
+            "DYNAMODB_TABLE_PREFIX": ddblocal.table_prefix,
+            "ARCHIVE_DIR": str(tmp_path / "archive"),
+            **extra_env,
+        }
+        pool = ["--pool", "solo"] if concurrency == 1 else ["--pool", "prefork", "--concurrency", str(concurrency)]
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "tracker",
+                "worker",
+                *pool,
+                "--loglevel",
+                "WARNING",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
+
+
+@pytest.fixture
+def celery_worker(start_worker: WorkerFactory) -> subprocess.Popen[bytes]:
+    return start_worker()

@@ -132,9 +132,9 @@ def test_ddb_create_tables_is_idempotent() -> None:
         tables.delete_all()
         ddbmodels.configure(table_prefix=previous.table_prefix)
     assert runs == [
-        f"created {prefix}issues ACTIVE\n",
-        f"exists  {prefix}issues ACTIVE\n",
-        f"exists  {prefix}issues ACTIVE\n",
+        f"created {prefix}issues ACTIVE\ncreated {prefix}jobs ACTIVE\n",
+        f"exists  {prefix}issues ACTIVE\nexists  {prefix}jobs ACTIVE\n",
+        f"exists  {prefix}issues ACTIVE\nexists  {prefix}jobs ACTIVE\n",
     ]
     assert described["TableStatus"] == "ACTIVE"
     assert [i["IndexName"] for i in described["GlobalSecondaryIndexes"]] == ["projects"]

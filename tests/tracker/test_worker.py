@@ -2,40 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
-import ddbmodels
 from ddbmodels import projects as ddb_projects
-from devtools.services import Service
 from tests.tracker.conftest import World
-from tracker.env import ROOT
-
-
-@pytest.fixture
-def celery_worker(ddblocal: ddbmodels.DynamoSettings, redis_server: Service) -> Iterator[subprocess.Popen[bytes]]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tracker.settings.test",
-        "REDIS_URL": f"{redis_server.url}/0",
-        # The test database is in-memory and per process: results go to Redis here.
-        "CELERY_RESULT_BACKEND": f"{redis_server.url}/1",
-        "DYNAMODB_ENDPOINT_URL": ddblocal.endpoint_url or "",
-        "DYNAMODB_TABLE_PREFIX": ddblocal.table_prefix,
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "tracker", "worker", "--pool", "solo", "--loglevel", "WARNING"],
-        cwd=ROOT,
-        env=env,
-    )
-    yield worker
-    worker.terminate()
-    worker.wait(20)
 
 
 @pytest.mark.slow

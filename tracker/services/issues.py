@@ -11,6 +11,7 @@ from ddbmodels import issue_ops
 from ddbmodels.errors import StaleWrite
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.models import Membership
+from tracker.services import activity
 from tracker.services.permissions import require_role
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def issue_create(
         reporter=membership.user.get_username(),
     )
     _schedule_counts(project)
+    activity.record(claimed.item, kind="issue.created", actor=membership.user.get_username(), data={"title": title})
     return claimed.item
 
 
@@ -65,9 +67,14 @@ def issue_update(
     """Save an edit made on version ``expected_version``; StaleWrite if it is no longer current."""
     require_role(membership, "member")
     _check_version(issue, expected_version)
-    return issue_ops.issue_update(
+    before = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
+    issue = issue_ops.issue_update(
         issue, title=title, description=description, priority=priority, assignee=assignee, labels=labels
     )
+    after = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
+    changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
+    activity.record(issue, kind="issue.edited", actor=membership.user.get_username(), data={"changed": changed})
+    return issue
 
 
 def issue_change_status(
@@ -76,8 +83,10 @@ def issue_change_status(
     """Move the issue along the workflow; InvalidTransition or StaleWrite change nothing."""
     require_role(membership, "member")
     _check_version(issue, expected_version)
+    before = issue.status
     issue = issue_ops.issue_change_status(issue, to=to)
     _schedule_counts(project)
+    activity.record(issue, kind="issue.status", actor=membership.user.get_username(), data={"from": before, "to": to})
     return issue
 
 
@@ -87,6 +96,7 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     _check_version(issue, expected_version)
     issue = issue_ops.issue_tombstone(issue, by=membership.user.get_username())
     _schedule_counts(project)
+    activity.record(issue, kind="issue.deleted", actor=membership.user.get_username())
     return issue
 
 

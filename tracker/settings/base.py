@@ -161,6 +161,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A job's Redis lock expires this long after the job's last sign of life (progress extends it),
+# so a killed run blocks its job only briefly; the fencing token guards the rest.
+JOB_LOCK_SECONDS = env.int("JOB_LOCK_SECONDS", default=300)
 # ---------------------------------------------------------------------------------------------
 # Logging
 # ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from tracker.models import Membership
 from tracker.selectors.issues import issue_access, issue_list_page
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
+from tracker.services import activity
 from tracker.services import issues as issue_services
 from tracker.views.base import tenant_view
 
@@ -102,6 +103,7 @@ def _detail_context(membership: Membership, project: ProjectItem, issue: IssueIt
         "status_labels": STATUS_LABELS,
         "next_statuses": [(s, STATUS_LABELS[s]) for s in allowed],
         "labels": sorted(issue.labels or ()),
+        "activity": activity.issue_activity(issue),
     }
 
 

@@ -35,6 +35,7 @@ class Command(BaseCommand):
                     wait_port(parts.port, timeout=120)
         call_command("ddb_create_tables")
         call_command("migrate", interactive=False, verbosity=0)
+        call_command("rotate_event_tables")  # the current and next periods' events tables
         call_command("seed_demo")
         READY_FILE.parent.mkdir(parents=True, exist_ok=True)
         READY_FILE.write_text(str(time.time()))

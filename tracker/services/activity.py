@@ -1,0 +1,48 @@
+"""Issue activity: events written to the current period's table, read from the last two periods.
+
+Events are written after the issue write they describe, best-effort: a failure is logged and
+never fails the user's request (the issue itself is already safely written).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+
+from ddbmodels import events
+from ddbmodels.issues import IssueItem
+
+log = logging.getLogger(__name__)
+
+
+def issue_stream(issue: IssueItem) -> str:
+    return f"{issue.pk}#{int(issue.number)}"
+
+
+def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | None = None) -> None:
+    """PutItem one event (≈ 1 WCU + 1 WCU for the by-day index); logged, never raised."""
+    try:
+        events.event_put(
+            stream=issue_stream(issue),
+            kind=kind,
+            actor=actor,
+            tenant=issue.tenant,
+            data=data or {},
+            period=settings.EVENTS_PERIOD,
+            shards=settings.EVENTS_SHARDS,
+            billing_mode=settings.EVENTS_BILLING_MODE,
+            throughput=settings.EVENTS_HOT_THROUGHPUT,
+        )
+    except Exception:  # noqa: BLE001  (activity is a log: losing one line must not fail a write)
+        log.warning("could not record %s on %s", kind, issue_stream(issue), exc_info=True)
+
+
+def issue_activity(issue: IssueItem, *, limit: int = 50) -> list[events.Event]:
+    """The issue's events, newest first, from the current and previous periods' tables."""
+    try:
+        return events.stream_events(stream=issue_stream(issue), limit=limit, period=settings.EVENTS_PERIOD)
+    except Exception:  # noqa: BLE001  (the page still shows the issue)
+        log.warning("could not read activity of %s", issue_stream(issue), exc_info=True)
+        return []
