@@ -22,14 +22,10 @@ held (all items archived, verified, restored), 1 when not, 2 when refused.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import secrets
 import sys
 import tempfile
 import time
-import traceback
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -42,6 +38,7 @@ if str(ROOT) not in sys.path:  # run as a script (`python bench/archive.py`): fi
 from ddbmodels import capacity, connection, events  # noqa: E402
 from ddbmodels.archive import LocalDirStore  # noqa: E402
 from ddbmodels.patterns import time_series  # noqa: E402
+from devtools import bench  # noqa: E402
 
 KIND: events.PeriodKind = "month"
 MONTH = datetime(2020, 1, 1, tzinfo=UTC)
@@ -55,45 +52,28 @@ class CheckFailed(Exception):
     """A figure the benchmark verifies did not hold."""
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be ≥ 1, got {value}")
-    return value
-
-
-def parse_levels(text: str) -> list[int]:
-    try:
-        levels = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if not levels or any(level < 1 for level in levels):
-        raise argparse.ArgumentTypeError(f"segment counts must be ≥ 1, got {text!r}")
-    return levels
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="bench/archive.py", description="Export, archive and drop a time-series table; what deleting would cost."
     )
-    parser.add_argument("--items", type=positive_int, default=20_000, help="events in the table (default: 20000)")
+    parser.add_argument("--items", type=bench.positive_int, default=20_000, help="events in the table (default: 20000)")
     parser.add_argument(
-        "--item-bytes", type=positive_int, default=300, help="approximate size of an event item (default: 300)"
+        "--item-bytes", type=bench.positive_int, default=300, help="approximate size of an event item (default: 300)"
     )
     parser.add_argument(
-        "--segments", type=parse_levels, default=[1, 4], metavar="N,N,...", help="parallel scan levels (default: 1,4)"
+        "--segments",
+        type=bench.int_list("segment counts"),
+        default=[1, 4],
+        metavar="N,N,...",
+        help="parallel scan levels (default: 1,4)",
     )
     parser.add_argument(
         "--delete-sample",
-        type=positive_int,
+        type=bench.positive_int,
         default=2_000,
         help="items deleted one by one from the restored copy, extrapolated to the table (default: 2000)",
     )
-    parser.add_argument(
-        "--allow-aws",
-        action="store_true",
-        help="run without DYNAMODB_ENDPOINT_URL, i.e. against real AWS (creates tables, costs money)",
-    )
+    bench.add_allow_aws(parser)
     return parser.parse_args(argv)
 
 
@@ -314,14 +294,8 @@ def print_table(result: dict[str, Any]) -> None:
     rows.append(
         ("DeleteTable (the copy)", result["items"] - deleted["items"], "", "", "", "", result["drop_table"]["wcu"])
     )
-    cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(rows[0]))]
-    for n, line in enumerate(cells):
-        print(
-            "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
-        )
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
+    header, *lines = [[str(c) for c in row] for row in rows]
+    print(bench.align(header, lines, left=1))
     print(
         f"dropping the month: {result['drop_table']['wcu']} WCU; deleting its {result['items']} items one by one: "
         f"≈ {deleted['extrapolated_wcu_for_table']} WCU ({deleted['wcu_per_item']} WCU/item, {deleted['method']})"
@@ -330,26 +304,13 @@ def print_table(result: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    settings = connection.DynamoSettings.from_env()
-    if settings.endpoint_url is None and not args.allow_aws:
-        print(
-            "refusing to run: DYNAMODB_ENDPOINT_URL is not set, so this would create tables and write "
-            "thousands of items on real AWS (it costs money). Run it against DynamoDB Local:\n"
-            "    python -m devtools.services run -- .venv/bin/python bench/archive.py\n"
-            "or pass --allow-aws if real AWS is what you mean.",
-            file=sys.stderr,
-        )
+    target = bench.connect("bench/archive.py", allow_aws=args.allow_aws)
+    if target is None:
         return 2
-    if settings.endpoint_url is not None and not os.environ.get("AWS_ACCESS_KEY_ID"):
-        os.environ["AWS_ACCESS_KEY_ID"] = "local"
-        os.environ["AWS_SECRET_ACCESS_KEY"] = "local"  # noqa: S105 (a dummy, for DynamoDB Local only)
-        os.environ.pop("AWS_SESSION_TOKEN", None)
-
-    prefix = f"{settings.table_prefix}bench-{secrets.token_hex(4)}-"
-    connection.configure(endpoint_url=settings.endpoint_url, region=settings.region, table_prefix=prefix)
-    endpoint = settings.endpoint_url or f"aws:{settings.region}"
+    prefix = target.prefix
     print(
-        f"archive: {endpoint}, tables {prefix}*, {args.items} items of ~{args.item_bytes} B, segments {args.segments}"
+        f"archive: {target.endpoint}, tables {prefix}*, {args.items} items of ~{args.item_bytes} B, "
+        f"segments {args.segments}"
     )
 
     result: dict[str, Any] = {}
@@ -357,11 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-archive-") as workdir:
         try:
             result = run(args, Path(workdir))
-        except CheckFailed as failure:
-            error = str(failure)
-        except Exception as failure:  # noqa: BLE001 (reported with its traceback; the JSON line still ends the run)
-            traceback.print_exc()
-            error = f"{type(failure).__name__}: {failure}"
+        except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
+            error = bench.failure_text(failure, expected=(CheckFailed,))
         finally:
             client = connection.client()
             leftovers = [n for n in client.list_tables(Limit=100)["TableNames"] if n.startswith(prefix)]
@@ -375,23 +333,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if result:
         print_table(result)
-    if error:
-        print(f"FAILED: {error}", file=sys.stderr)
-    summary = {
-        "benchmark": "archive",
-        "ok": error is None,
-        "endpoint": endpoint,
-        "region": settings.region,
-        "table_prefix": prefix,
+    figures = {
         "items": args.items,
         "item_bytes_target": args.item_bytes,
         "segments": args.segments,
         "rcu_per_4kb": RCU_PER_4KB_EVENTUAL,
         **result,
-        **({"error": error} if error else {}),
     }
-    print(json.dumps(summary, separators=(",", ":"), default=str))
-    return 1 if error else 0
+    return bench.finish("archive", target, error, figures, default=str)
 
 
 if __name__ == "__main__":

@@ -30,13 +30,9 @@ found exactly the keys written, 1 when not, 2 when refused.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import secrets
 import sys
 import time
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,10 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (`python bench/distinct_keys.py`): find ddbmodels
     sys.path.insert(0, str(ROOT))
 
-from tqdm import tqdm  # noqa: E402
-
 from ddbmodels import connection  # noqa: E402
 from ddbmodels.patterns import distinct_keys as dk  # noqa: E402
+from devtools import bench  # noqa: E402
 
 INDEX = "statics"
 INDEX_KEY = "spk"
@@ -83,16 +78,6 @@ def parse_shape(text: str) -> Shape:
     return Shape(p, m, s)
 
 
-def parse_segments(text: str) -> list[int]:
-    try:
-        levels = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if not levels or any(not 1 <= level <= dk.MAX_TOTAL_SEGMENTS for level in levels):
-        raise argparse.ArgumentTypeError(f"segment counts must be from 1 to {dk.MAX_TOTAL_SEGMENTS}, got {text!r}")
-    return levels
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="bench/distinct_keys.py",
@@ -107,16 +92,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--segments",
-        type=parse_segments,
+        type=bench.int_list("segment counts", maximum=dk.MAX_TOTAL_SEGMENTS),
         default=[1, 4, 16],
         metavar="N,N,...",
         help="segment counts for scan and skip-scan (default: 1,4,16)",
     )
-    parser.add_argument(
-        "--allow-aws",
-        action="store_true",
-        help="run without DYNAMODB_ENDPOINT_URL, i.e. against real AWS (creates tables, costs money)",
-    )
+    bench.add_allow_aws(parser)
     args = parser.parse_args(argv)
     args.shape = args.shape or [Shape(300, 20, 1000), Shape(1000, 10, 100)]
     return args
@@ -161,9 +142,7 @@ def fill(name: str, shape: Shape) -> None:
 
     items = [item(p, n) for p in range(shape.partitions) for n in range(shape.items)]
     batches = [items[i : i + 25] for i in range(0, len(items), 25)]
-    bar = tqdm(
-        total=len(items), desc=f"fill {shape.label}", unit="item", file=sys.stderr, disable=not sys.stderr.isatty()
-    )
+    bar = bench.progress_bar(total=len(items), desc=f"fill {shape.label}", unit="item")
 
     def write(batch: list[dict[str, Any]]) -> None:
         requests: dict[str, Any] = {name: [{"PutRequest": {"Item": entry}} for entry in batch]}
@@ -194,7 +173,7 @@ def aws_index_bytes(shape: Shape) -> int:
 
 def run(name: str, method: str, segments: int, expected: list[str], label: str) -> dict[str, Any]:
     """One listing, checked against the keys written; ``auto+gsi`` is auto told about the index."""
-    bar = tqdm(desc=f"{label} {method}/{segments}", unit="key", file=sys.stderr, disable=not sys.stderr.isatty())
+    bar = bench.progress_bar(desc=f"{label} {method}/{segments}", unit="key")
     index = INDEX if method in ("gsi", "auto+gsi") else None
 
     def progress(keys: int, requests: int) -> None:
@@ -268,7 +247,7 @@ def bench_shape(prefix: str, shape: Shape, levels: list[int], made: list[str]) -
     }
 
 
-COLUMNS = [
+COLUMNS: list[bench.Column] = [
     ("method", "method", "s"),
     ("segments", "segments", "d"),
     ("used", "method_used", "s"),
@@ -279,15 +258,6 @@ COLUMNS = [
     ("seconds", "seconds", ".2f"),
     ("retries", "retries", "d"),
 ]
-
-
-def table(rows: list[dict[str, Any]]) -> str:
-    cells = [[format(row[key], spec) for _, key, spec in COLUMNS] for row in rows]
-    widths = [max(len(title), *(len(line[i]) for line in cells)) for i, (title, _, _) in enumerate(COLUMNS)]
-    lines = ["  ".join(title.rjust(width) for (title, _, _), width in zip(COLUMNS, widths, strict=True))]
-    lines.append("  ".join("-" * width for width in widths))
-    lines.extend("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) for line in cells)
-    return "\n".join(lines)
 
 
 def chart(shapes: list[dict[str, Any]], path: Path) -> None:
@@ -325,27 +295,12 @@ def chart(shapes: list[dict[str, Any]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    settings = connection.DynamoSettings.from_env()  # the application's own variables
-    if settings.endpoint_url is None and not args.allow_aws:
-        print(
-            "refusing to run: DYNAMODB_ENDPOINT_URL is not set, so this would create tables and write "
-            "thousands of items on real AWS (it costs money). Run it against DynamoDB Local:\n"
-            "    python -m devtools.services run -- .venv/bin/python bench/distinct_keys.py\n"
-            "or pass --allow-aws if real AWS is what you mean.",
-            file=sys.stderr,
-        )
+    target = bench.connect("bench/distinct_keys.py", allow_aws=args.allow_aws, tag="dk")
+    if target is None:
         return 2
-    if settings.endpoint_url is not None and not os.environ.get("AWS_ACCESS_KEY_ID"):
-        # DynamoDB Local accepts any signature, but botocore refuses to sign without credentials.
-        os.environ["AWS_ACCESS_KEY_ID"] = "local"
-        os.environ["AWS_SECRET_ACCESS_KEY"] = "local"  # noqa: S105 (a dummy, for DynamoDB Local only)
-        os.environ.pop("AWS_SESSION_TOKEN", None)
-
-    prefix = f"{settings.table_prefix}bench-{secrets.token_hex(4)}-dk-"
-    connection.configure(endpoint_url=settings.endpoint_url, region=settings.region, table_prefix=prefix)
-    endpoint = settings.endpoint_url or f"aws:{settings.region}"
+    prefix = target.prefix
     shapes_text = ", ".join(shape.label for shape in args.shape)
-    print(f"distinct_keys: {endpoint}, tables {prefix}*, shapes {shapes_text}, segments {args.segments}")
+    print(f"distinct_keys: {target.endpoint}, tables {prefix}*, shapes {shapes_text}, segments {args.segments}")
 
     results: list[dict[str, Any]] = []
     made: list[str] = []
@@ -353,11 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for shape in args.shape:
             results.append(bench_shape(prefix, shape, args.segments, made))
-    except CheckFailed as failure:
-        error = str(failure)
-    except Exception as failure:  # noqa: BLE001 (reported with its traceback; the JSON line still ends the run)
-        traceback.print_exc()
-        error = f"{type(failure).__name__}: {failure}"
+    except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
+        error = bench.failure_text(failure, expected=(CheckFailed,))
     finally:
         client = connection.client()
         for name in made:
@@ -375,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
             f"index {shape['index_size_bytes']:,} bytes on Local (AWS would hold ≈ {shape['aws_index_size_bytes']:,}: "
             f"gsi ≈ {shape['aws_gsi_rcu_theory']} RCU there); filled in {shape['fill_seconds']:.1f} s"
         )
-        print(table(shape["results"]))
+        print(bench.table(COLUMNS, shape["results"]))
         for auto in (row for row in shape["results"] if row["method"].startswith("auto")):
             probe = auto.get("probe")
             probed = (
@@ -399,21 +351,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"chart: {chart_path}")
         except Exception as failure:  # noqa: BLE001 (a missing chart must not hide the figures)
             print(f"warning: no chart: {failure}", file=sys.stderr)
-    if error:
-        print(f"FAILED: {error}", file=sys.stderr)
-    summary = {
-        "benchmark": "distinct_keys",
-        "ok": error is None,
-        "endpoint": endpoint,
-        "region": settings.region,
-        "table_prefix": prefix,
-        "segments": args.segments,
-        "chart": chart_path,
-        "shapes": results,
-        **({"error": error} if error else {}),
-    }
-    print(json.dumps(summary, separators=(",", ":")))
-    return 1 if error else 0
+    figures = {"segments": args.segments, "chart": chart_path, "shapes": results}
+    return bench.finish("distinct_keys", target, error, figures)
 
 
 if __name__ == "__main__":

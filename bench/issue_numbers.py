@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import secrets
 import statistics
 import sys
 import threading
 import time
-import traceback
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -41,6 +38,7 @@ from ddbmodels.issue_ops import issue_create, issue_numbers  # noqa: E402
 from ddbmodels.issues import IssueItem  # noqa: E402
 from ddbmodels.patterns.sequences import DEFAULT_ATTEMPTS  # noqa: E402
 from ddbmodels.projects import project_create  # noqa: E402
+from devtools import bench  # noqa: E402
 
 TENANT = "bench"
 # The floor per number: one strongly consistent read of one item ≤ 4 KB, one write of an item ≤ 1 KB.
@@ -68,23 +66,6 @@ class WriterResult:
     sample: IssueItem | None = None
 
 
-def parse_writers(text: str) -> list[int]:
-    try:
-        levels = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if not levels or any(level < 1 for level in levels):
-        raise argparse.ArgumentTypeError(f"writer counts must be ≥ 1, got {text!r}")
-    return levels
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be ≥ 1, got {value}")
-    return value
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="bench/issue_numbers.py",
@@ -92,13 +73,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--writers",
-        type=parse_writers,
+        type=bench.int_list("writer counts"),
         default=[1, 4, 16],
         metavar="N,N,...",
         help="concurrent writers (threads) per level, each level in its own project (default: 1,4,16)",
     )
     parser.add_argument(
-        "--issues", type=positive_int, default=400, help="issues per level, spread over its writers (default: 400)"
+        "--issues",
+        type=bench.positive_int,
+        default=400,
+        help="issues per level, spread over its writers (default: 400)",
     )
     parser.add_argument(
         "--warmup",
@@ -107,11 +91,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="issues created by one writer in a project of their own before the first level, not measured "
         "(DynamoDB Local's JVM is slow until warm; default: 50)",
     )
-    parser.add_argument(
-        "--allow-aws",
-        action="store_true",
-        help="run without DYNAMODB_ENDPOINT_URL, i.e. against real AWS (creates tables, costs money)",
-    )
+    bench.add_allow_aws(parser)
     return parser.parse_args(argv)
 
 
@@ -177,14 +157,7 @@ def run_level(level: int, writers: int, issues: int) -> dict[str, Any]:
     shares = [issues // writers + (1 if i < issues % writers else 0) for i in range(writers)]
     start = threading.Barrier(writers + 1)
     stop = threading.Event()
-    bar = tqdm(
-        total=issues,
-        desc=f"{writers:>3} writers",
-        unit="issue",
-        file=sys.stderr,
-        disable=not sys.stderr.isatty(),
-        leave=False,
-    )
+    bar = bench.progress_bar(total=issues, desc=f"{writers:>3} writers", unit="issue", leave=False)
     with bar, ThreadPoolExecutor(max_workers=writers, thread_name_prefix="writer") as pool:
         futures = [pool.submit(writer, i, share, project_key, start, stop, bar) for i, share in enumerate(shares)]
         try:
@@ -278,7 +251,7 @@ def describe_numbers(numbers: list[int], issues: int) -> str:
     return ", ".join(parts)
 
 
-COLUMNS = [
+COLUMNS: list[bench.Column] = [
     ("writers", "writers", "d"),
     ("issues", "issues", "d"),
     ("seconds", "seconds", ".2f"),
@@ -296,40 +269,17 @@ COLUMNS = [
 ]
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    cells = [[format(row[key], spec) for _, key, spec in COLUMNS] for row in rows]
-    widths = [max(len(title), *(len(line[i]) for line in cells)) for i, (title, _, _) in enumerate(COLUMNS)]
-    lines = ["  ".join(title.rjust(width) for (title, _, _), width in zip(COLUMNS, widths, strict=True))]
-    lines.append("  ".join("-" * width for width in widths))
-    lines.extend("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) for line in cells)
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    settings = connection.DynamoSettings.from_env()  # the application's own variables
-    if settings.endpoint_url is None and not args.allow_aws:
-        print(
-            "refusing to run: DYNAMODB_ENDPOINT_URL is not set, so this would create tables and write "
-            "thousands of items on real AWS (it costs money). Run it against DynamoDB Local:\n"
-            "    python -m devtools.services run -- .venv/bin/python bench/issue_numbers.py\n"
-            "or pass --allow-aws if real AWS is what you mean.",
-            file=sys.stderr,
-        )
+    target = bench.connect("bench/issue_numbers.py", allow_aws=args.allow_aws)
+    if target is None:
         return 2
-    if settings.endpoint_url is not None and not os.environ.get("AWS_ACCESS_KEY_ID"):
-        # DynamoDB Local accepts any signature, but botocore refuses to sign without credentials.
-        os.environ["AWS_ACCESS_KEY_ID"] = "local"
-        os.environ["AWS_SECRET_ACCESS_KEY"] = "local"  # noqa: S105 (a dummy, for DynamoDB Local only)
-        os.environ.pop("AWS_SESSION_TOKEN", None)
-
-    prefix = f"{settings.table_prefix}bench-{secrets.token_hex(4)}-"
-    # One HTTP connection per writer, so the pool neither blocks nor discards connections.
+    # One HTTP connection per writer, so the pool neither blocks nor discards connections (models
+    # open their connections on first use, after this).
     for model in connection.registered().values():
         model.Meta.max_pool_connections = max(10, *args.writers)
-    connection.configure(endpoint_url=settings.endpoint_url, region=settings.region, table_prefix=prefix)
-    endpoint = settings.endpoint_url or f"aws:{settings.region}"
-    print(f"issue_numbers: {endpoint}, tables {prefix}*, {args.issues} issues per level, writers {args.writers}")
+    prefix = target.prefix
+    print(f"issue_numbers: {target.endpoint}, tables {prefix}*, {args.issues} issues per level, writers {args.writers}")
 
     rows: list[dict[str, Any]] = []
     error: str | None = None
@@ -339,11 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             warm_up(args.warmup)
         for level, writers in enumerate(args.writers, start=1):
             rows.append(run_level(level, writers, args.issues))
-    except (VerificationError, SequenceContention) as failure:
-        error = str(failure)
-    except Exception as failure:  # noqa: BLE001 (reported with its traceback; the JSON line still ends the run)
-        traceback.print_exc()
-        error = f"{type(failure).__name__}: {failure}"
+    except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
+        error = bench.failure_text(failure, expected=(VerificationError, SequenceContention))
     finally:
         try:
             deleted = tables.delete_all()
@@ -352,24 +299,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: could not delete the tables {prefix}*: {failure}", file=sys.stderr)
 
     if rows:
-        print(table(rows))
-    if error:
-        print(f"FAILED: {error}", file=sys.stderr)
-    summary = {
-        "benchmark": "issue_numbers",
-        "ok": error is None,
-        "endpoint": endpoint,
-        "region": settings.region,
-        "table_prefix": prefix,
+        print(bench.table(COLUMNS, rows))
+    figures = {
         "issues_per_level": args.issues,
         "warmup_issues": max(args.warmup, 0),
         "min_rcu_per_issue": MIN_RCU_PER_ISSUE,
         "min_wcu_per_issue": MIN_WCU_PER_ISSUE,
         "results": rows,
-        **({"error": error} if error else {}),
     }
-    print(json.dumps(summary, separators=(",", ":")))
-    return 1 if error else 0
+    return bench.finish("issue_numbers", target, error, figures)
 
 
 if __name__ == "__main__":
