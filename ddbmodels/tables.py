@@ -13,7 +13,14 @@ from typing import Any
 
 from pynamodb.models import Model
 
-from ddbmodels import issues, jobs  # noqa: F401  (importing a table module registers it)
+from ddbmodels import (  # noqa: F401  (importing a table module registers it)
+    attachments,
+    counters,
+    issues,
+    jobs,
+    orders,
+    scores,
+)
 from ddbmodels.connection import registered
 
 PAY_PER_REQUEST = "PAY_PER_REQUEST"

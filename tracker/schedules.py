@@ -29,6 +29,11 @@ DEFAULTS: dict[str, tuple[str, dict[str, str], str]] = {
         {"minute": "0", "hour": "3"},
         "Visit every project's collection and refresh its static item's issue counts (resumable).",
     ),
+    "reconcile attachments": (
+        "tracker.tasks.reconcile_attachments",
+        {"minute": "*/15", "hour": "*"},
+        "Finish or roll back attachments stuck in Attaching or Detaching longer than ATTACHMENT_STUCK_SECONDS.",
+    ),
 }
 
 

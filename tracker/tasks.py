@@ -121,3 +121,15 @@ def restore_event_table(self: Task, archive: str, table: str | None = None) -> d
         f"restore_event_table:{archive}",
         lambda run: maintenance.restore_event_table_job(run, archive=archive, table=table),
     )
+
+
+@shared_task(**JOB_OPTIONS)
+def reconcile_attachments(self: Task, older_than_seconds: int | None = None, limit: int | None = None) -> dict:
+    """Every 15 min: finish or roll back attachments stuck in Attaching/Detaching (sparse in_flight index)."""
+    from tracker.services import attachments  # here, not at the top: the import block is shared
+
+    return _run(
+        self,
+        "reconcile_attachments",
+        lambda run: attachments.reconcile_attachments_job(run, older_than_seconds=older_than_seconds, limit=limit),
+    )

@@ -47,5 +47,8 @@ urlpatterns = [
     path("switch/", home.switch_tenant, name="switch_tenant"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
+    path("t/<slug:tenant>/orders/", include("tracker.urls_orders")),
+    path("t/<slug:tenant>/leaderboard/", include("tracker.urls_leaderboard")),
+    path("t/<slug:tenant>/p/<pkey:project>/<num:number>/attachments/", include("tracker.urls_attachments")),
     path("t/<slug:tenant>/", include(tenant_patterns)),
 ]

@@ -54,8 +54,9 @@ def test_project_metadata_for_issue_pages_is_read_from_dynamodb_once(world: Worl
         restored = client.get(world.project_url("1/"))
     assert restored.status_code == 200
     assert ">WEB</a> › WEB-1</nav>" in text(restored)  # the project restored from Redis renders
-    # The issue only, plus the activity: one Query per events table read (current, previous period).
-    assert detail.by_operation == {"GetItem": 1, "Query": 2}
+    # The issue only, plus one Query for its attachments and one per events table read for the
+    # activity (current and previous period).
+    assert detail.by_operation == {"GetItem": 1, "Query": 3}
 
 
 def test_creating_a_project_shows_it_in_the_list_at_once(world: World) -> None:

@@ -11,7 +11,7 @@ from ddbmodels import issue_ops
 from ddbmodels.errors import StaleWrite
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.models import Membership
-from tracker.services import activity
+from tracker.services import activity, leaderboard
 from tracker.services.permissions import require_role
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ def issue_change_status(
     issue = issue_ops.issue_change_status(issue, to=to)
     _schedule_counts(project)
     activity.record(issue, kind="issue.status", actor=membership.user.get_username(), data={"from": before, "to": to})
+    leaderboard.issue_status_changed(issue, before=before)  # points: awarded or revoked, never raises
     return issue
 
 
@@ -97,6 +98,7 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     issue = issue_ops.issue_tombstone(issue, by=membership.user.get_username())
     _schedule_counts(project)
     activity.record(issue, kind="issue.deleted", actor=membership.user.get_username())
+    leaderboard.issue_deleted(issue)  # a deleted issue's points go; never raises
     return issue
 
 

@@ -1,0 +1,248 @@
+"""Attaching and detaching files across two systems — DynamoDB and file storage — and repairing
+whatever a crash left in between. Files go through a tiny storage protocol (``BlobStore``), so
+ddbmodels stays free of Django; the web side adapts Django's storage API to it.
+
+Attach: item in Attaching (with its in_flight index keys) → file saved → read back, size and
+SHA-256 checked → Attached (index keys removed). Detach: Detaching (index keys set) → file
+deleted → Detached. A process that dies between two steps leaves the item in the in_flight
+index, and ``reconcile`` finishes or rolls it back from what storage holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import IO, Any, Protocol, runtime_checkable
+
+from ddbmodels import attachment_ops as ops
+from ddbmodels.archive import LocalDirStore
+from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHING, AttachmentItem, AttachmentStateError
+from ddbmodels.errors import DomainError
+
+log = logging.getLogger(__name__)
+CHUNK = 256 * 1024
+COMPLETE, PARTIAL, MISSING = "complete", "partial", "missing"
+
+
+class EmptyFile(DomainError):
+    """The file is empty."""
+
+    code = "empty_file"
+
+
+class FileTooLarge(DomainError):
+    """The file is larger than the limit."""
+
+    code = "file_too_large"
+
+
+class AttachFailed(DomainError):
+    """The file could not be stored and verified; nothing was attached."""
+
+    code = "attach_failed"
+
+
+class DetachIncomplete(DomainError):
+    """The attachment is hidden but its file could not be deleted yet; the repair job will."""
+
+    code = "detach_incomplete"
+
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """Files by name (``/``-separated relative paths)."""
+
+    def save(self, name: str, content: IO[bytes]) -> None:
+        """Store ``content`` under exactly ``name`` (raise rather than pick another name)."""
+        ...
+
+    def open_read(self, name: str) -> AbstractContextManager[IO[bytes]]:
+        """A binary file to read; FileNotFoundError when there is no such file."""
+        ...
+
+    def exists(self, name: str) -> bool: ...
+
+    def delete(self, name: str) -> None:
+        """Remove the file; nothing happens when it does not exist."""
+        ...
+
+
+class LocalBlobStore(LocalDirStore):
+    """A BlobStore in a directory (tests, benchmarks): written to a temp file, then renamed."""
+
+    def save(self, name: str, content: IO[bytes]) -> None:
+        with self.open_write(name) as target:
+            shutil.copyfileobj(content, target, CHUNK)
+
+
+def digest(content: IO[bytes]) -> tuple[int, str]:
+    """Size and SHA-256 (hex) of ``content`` from its start; leaves it rewound."""
+    content.seek(0)
+    sha, size = hashlib.sha256(), 0
+    while chunk := content.read(CHUNK):
+        sha.update(chunk)
+        size += len(chunk)
+    content.seek(0)
+    return size, sha.hexdigest()
+
+
+def verify(store: BlobStore, item: AttachmentItem) -> str:
+    """Read the stored file back: COMPLETE when size and SHA-256 match the item, else PARTIAL or MISSING."""
+    try:
+        with store.open_read(item.storage_name) as stored:
+            size, sha = digest(stored)
+    except FileNotFoundError:
+        return MISSING
+    return COMPLETE if (size, sha) == (int(item.size), item.sha256) else PARTIAL
+
+
+def attach(
+    store: BlobStore,
+    *,
+    tenant: str,
+    project_key: str,
+    number: int,
+    filename: str,
+    content: IO[bytes],
+    content_type: str,
+    by: str,
+    max_bytes: int,
+) -> AttachmentItem:
+    """PutItem Attaching (2 WCU) → save → verify → UpdateItem Attached (2 WCU): 4 WCU in all.
+
+    Raises EmptyFile or FileTooLarge before writing anything, AttachFailed when the file could
+    not be stored and verified (the partial file is removed and the item ends Failed — or stays
+    Attaching for the repair job when even that failed).
+    """
+    size, sha = digest(content)
+    if size == 0:
+        raise EmptyFile("The file is empty.")
+    if size > max_bytes:
+        raise FileTooLarge(f"The file is {size} bytes; the limit is {max_bytes}.", size=size, limit=max_bytes)
+    item = ops.attachment_begin(
+        tenant=tenant,
+        project_key=project_key,
+        number=number,
+        filename=filename,
+        size=size,
+        sha256=sha,
+        content_type=content_type,
+        by=by,
+    )
+    try:
+        store.save(item.storage_name, content)
+        outcome = verify(store, item)
+    except Exception as error:  # noqa: BLE001  (any storage failure rolls the attach back)
+        log.warning("storing %s failed", item.storage_name, exc_info=True)
+        outcome = f"storage error: {type(error).__name__}"
+    if outcome == COMPLETE:
+        try:
+            return ops.attachment_complete(item, same_visit=True)
+        except AttachmentStateError as error:
+            if error.current == ATTACHED:  # the repair job verified and completed it first
+                return ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True) or item
+            outcome = f"claimed by the repair job while {error.current}"
+    reason = f"verification: file {outcome}" if outcome in (PARTIAL, MISSING) else outcome
+    _roll_back(store, item, reason=reason)
+    raise AttachFailed("The file could not be stored; nothing was attached.", reason=reason)
+
+
+def _roll_back(store: BlobStore, item: AttachmentItem, *, reason: str) -> None:
+    # File first, then the state: if the delete fails the item stays in the in_flight index and
+    # the repair job retries; marking it Failed first could leave a file no item accounts for.
+    try:
+        store.delete(item.storage_name)
+        ops.attachment_fail(item, reason=reason)
+    except AttachmentStateError:
+        pass  # the repair job claimed it: it finishes the rollback
+    except Exception:  # noqa: BLE001  (left Attaching: the repair job will roll it back)
+        log.warning("rollback of %s left to the repair job", item.storage_name, exc_info=True)
+
+
+def detach(store: BlobStore, item: AttachmentItem, *, by: str) -> AttachmentItem:
+    """UpdateItem Detaching (2 WCU) → delete the file → UpdateItem Detached (2 WCU).
+
+    Raises AttachmentStateError when the attachment is not Attached (nothing changed), and
+    DetachIncomplete when the file could not be deleted (hidden; the repair job finishes it).
+    """
+    ops.attachment_detach_begin(item, by=by)
+    try:
+        store.delete(item.storage_name)
+    except Exception as error:  # Detaching stays in the index: the repair job deletes it later
+        log.warning("deleting %s failed; left Detaching", item.storage_name, exc_info=True)
+        raise DetachIncomplete("The file could not be deleted yet; it will be removed shortly.") from error
+    try:
+        return ops.attachment_detach_complete(item)
+    except AttachmentStateError:  # the repair job finished it meanwhile
+        return ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True) or item
+
+
+@dataclass
+class ReconcileReport:
+    """What a repair run found in the in_flight index and did about it."""
+
+    before: str
+    examined: int = 0
+    completed: int = 0  # Attaching with a verified file → Attached
+    rolled_back: int = 0  # Attaching without a complete file → Failed
+    partial_files_removed: int = 0
+    detached: int = 0  # Detaching → file deleted (if still there) → Detached
+    files_deleted: int = 0
+    moved_on: int = 0  # changed state after the index was read: someone else finished it
+    errors: int = 0  # storage trouble: left in the index for the next run
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reconcile(
+    store: BlobStore,
+    *,
+    before: datetime,
+    limit: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> ReconcileReport:
+    """Query in_flight (8 Queries, 0.5 RCU per 4 KB each) + per item: storage work and 2–5 WCU.
+
+    Every attachment that entered Attaching or Detaching before ``before``, oldest first:
+    Attaching with a verified file → Attached; Attaching without one → claimed, partial file
+    removed, Failed; Detaching → file deleted if still there, Detached.
+    """
+    report = ReconcileReport(before=before.isoformat())
+    for item in ops.attachments_in_flight(before=before, limit=limit):
+        report.examined += 1
+        try:
+            if item.state == ATTACHING:
+                _repair_attaching(store, item, report)
+            elif item.state == DETACHING:
+                had_file = store.exists(item.storage_name)
+                store.delete(item.storage_name)
+                report.files_deleted += had_file
+                ops.attachment_detach_complete(item)
+                report.detached += 1
+        except AttachmentStateError:
+            report.moved_on += 1
+        except Exception:  # noqa: BLE001  (one bad file must not stop the run; it stays in the index)
+            log.warning("could not repair %s", item.storage_name, exc_info=True)
+            report.errors += 1
+        if on_progress is not None:
+            on_progress(report.examined)
+    return report
+
+
+def _repair_attaching(store: BlobStore, item: AttachmentItem, report: ReconcileReport) -> None:
+    outcome = verify(store, item)
+    if outcome == COMPLETE:
+        ops.attachment_complete(item)
+        report.completed += 1
+        return
+    ops.attachment_claim(item, reason=f"repair: file {outcome}")
+    store.delete(item.storage_name)  # raises → stays Attaching (claimed), retried next run
+    report.partial_files_removed += outcome == PARTIAL
+    ops.attachment_fail(item, reason=f"repair: file {outcome}")
+    report.rolled_back += 1

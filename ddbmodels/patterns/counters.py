@@ -1,0 +1,153 @@
+"""Numbers from an atomic counter (seed 002, strategy 1): fast with a possible gap, or gap-free.
+
+Both take the next value of a counter item (``ddbmodels.counters``) and put an item carrying it.
+
+``put_numbered_atomic`` — the seed's two steps. UpdateItem ``ADD v :1`` with
+``ReturnValues=UPDATED_NEW`` hands out the number (no read, no race: DynamoDB serializes the
+writes of one item), then PutItem writes the item. The steps are separate requests, so when the
+second fails (throttled past its retries, timed out, the process killed in between) the number
+is spent and nothing carries it: a **gap**. Cost per item: 1 WCU (the counter, ≤ 1 KB) + the
+item's PutItem (1 WCU per started KB, plus one entry per GSI). Throughput is bounded only by
+the counter item's partition (~1,000 writes/s).
+
+``put_numbered_gapless`` — one transaction. A strongly consistent GetItem reads the counter
+(value s), then TransactWriteItems: Update counter ``SET v = s + 1`` if ``v = s``
+(``attribute_not_exists(v)`` for a new counter) and Put item if ``attribute_not_exists``. Both
+happen or neither does: **no gap**. Writers that read the same s race for it; DynamoDB lets one
+commit and cancels the others (ConditionalCheckFailed on the counter), which re-read after a
+full-jitter backoff, bounded. Cost per item: 1 RCU + 2 × (1 WCU counter + the item's WCU + its
+GSI entries) — transactions charge two units per write, prepare and commit, and DynamoDB Local
+charges the index entries a transaction writes twice as well; every lost race adds one read and
+a cancelled transaction. A read-then-commit round trip per number on one item: throughput falls
+as writers are added, where the atomic mode's rises (bench/orders.py).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable
+from typing import TypeVar
+
+from pynamodb.exceptions import DoesNotExist, PynamoDBException, TransactWriteError
+from pynamodb.expressions.condition import Condition
+from pynamodb.models import Model
+from pynamodb.transactions import TransactWrite
+
+from ddbmodels.counters import CounterItem
+from ddbmodels.errors import AlreadyExists, DomainError, SequenceContention
+from ddbmodels.patterns.sequences import Claimed
+
+T = TypeVar("T", bound=Model)
+
+DEFAULT_ATTEMPTS = 64  # 16 writers on one counter: a round of k racers has one winner
+BASE_DELAY_S = 0.004
+MAX_DELAY_S = 0.25
+# Reasons a transaction is cancelled that a fresh read and another attempt can cure.
+_RETRYABLE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
+
+
+class GapLeft(DomainError):
+    """The counter handed out a number but the item carrying it could not be written: a gap."""
+
+    code = "gap_left"
+
+
+def counter_next(name: str) -> int:
+    """UpdateItem ``ADD v :1`` ReturnValues=UPDATED_NEW — 1 WCU. The new value (1 for a new counter)."""
+    data = CounterItem._get_connection().update_item(
+        name, actions=[CounterItem.value.add(1)], return_values="UPDATED_NEW"
+    )
+    return int(data["Attributes"]["v"]["N"])
+
+
+def counter_value(name: str, *, consistent: bool = True) -> int:
+    """GetItem — 1 RCU consistent (0.5 eventually). The last value handed out, 0 for a new counter."""
+    try:
+        return int(CounterItem.get(name, consistent_read=consistent).value)
+    except DoesNotExist:
+        return 0
+
+
+def put_numbered_atomic(counter: str, build: Callable[[int], T]) -> Claimed[T]:
+    """UpdateItem ADD :1 (1 WCU) + PutItem if attribute_not_exists (item WCU + GSI entries).
+
+    ``build(number)`` returns the item to put. Raises GapLeft (with ``number``) when the put
+    fails after the number was taken: that number will never be used.
+    """
+    number = counter_next(counter)
+    try:
+        item = build(number)
+        item.save(condition=_not_exists(type(item)))
+    except PynamoDBException as error:
+        raise GapLeft(f"number {number} was taken but its item was not written", number=number) from error
+    return Claimed(item=item, number=number, attempts=1)
+
+
+def put_numbered_gapless(
+    counter: str,
+    build: Callable[[int], T],
+    *,
+    max_attempts: int = DEFAULT_ATTEMPTS,
+    rng: random.Random | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Claimed[T]:
+    """GetItem consistent (1 RCU) + TransactWriteItems [Update counter if v = seen, Put item] (2× WCU each).
+
+    A transaction cancelled by another writer re-reads and tries again after a full-jitter
+    backoff; after ``max_attempts`` lost races it raises SequenceContention, having written
+    nothing. Each attempt sends its own ClientRequestToken, so botocore retrying a request whose
+    answer was lost cannot commit the same attempt twice.
+    """
+    rng = rng or random.Random()
+    for attempt in range(1, max_attempts + 1):
+        seen = counter_value(counter, consistent=True)
+        item = build(seen + 1)
+        model = type(item)
+        unchanged = CounterItem.value.does_not_exist() if seen == 0 else CounterItem.value == seen
+        try:
+            with TransactWrite(
+                connection=model._get_connection().connection,
+                client_request_token=uuid.uuid4().hex,
+                return_consumed_capacity="TOTAL",
+            ) as transaction:
+                transaction.save(item, condition=_not_exists(model))
+                transaction.update(CounterItem(counter), actions=[CounterItem.value.set(seen + 1)], condition=unchanged)
+        except TransactWriteError as error:
+            if not _lost_race(error, counter, seen):
+                raise
+            if attempt == max_attempts:
+                break
+            # Full jitter (AWS Architecture Blog): spreads the losers so they stop colliding.
+            sleep(rng.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt)))
+            continue
+        return Claimed(item=item, number=seen + 1, attempts=attempt)
+    raise SequenceContention(f"gave up after {max_attempts} attempts", counter=counter, attempts=max_attempts)
+
+
+def _not_exists(model: type[Model]) -> Condition:
+    """``attribute_not_exists(<hash key>)``: no item with this full key exists yet."""
+    return model.get_attributes()[model._hash_keyname].does_not_exist()  # type: ignore[index]
+
+
+def _lost_race(error: TransactWriteError, counter: str, seen: int) -> bool:
+    """True when the transaction was cancelled because another writer got there first.
+
+    PynamoDB sends puts before updates: reason 0 is the item's Put, reason 1 the counter's
+    Update. A refused Put is a lost race too when the winner took the same number for the same
+    key (same customer, same millisecond); only when the counter has not moved is the key taken
+    by something else: AlreadyExists.
+    """
+    if error.cause_response_code == "TransactionConflictException":
+        return True
+    if error.cause_response_code != "TransactionCanceledException":
+        return False
+    codes = [reason.code if reason is not None else "None" for reason in error.cancellation_reasons]
+    if any(code not in _RETRYABLE | {"None"} for code in codes):
+        return False  # throttled, validation, …: not ours to retry (botocore already retried throttles)
+    if "TransactionConflict" in codes or codes[1:2] == ["ConditionalCheckFailed"]:
+        return True
+    if codes[:1] == ["ConditionalCheckFailed"] and counter_value(counter) == seen:
+        raise AlreadyExists("an item with this key already exists", counter=counter, number=seen + 1) from error
+    return True

@@ -1,0 +1,43 @@
+"""Reading scores: one member's score, the tenant's top K from the sharded index, a member's rank.
+
+Eventually consistent throughout (the ``top`` index offers nothing else): a score read right
+after an award may lag it by the index's propagation delay.
+"""
+
+from __future__ import annotations
+
+from pynamodb.exceptions import DoesNotExist
+
+from ddbmodels.patterns import leaderboard
+from ddbmodels.scores import DEFAULT_SHARDS, TOP_INDEX, ScoreItem, ScoresTableItem, score_key, username_of
+
+
+def score_get(*, tenant: str, username: str) -> ScoreItem | None:
+    """GetItem the user's score item — 0.5 RCU. None before their first award."""
+    try:
+        item = ScoresTableItem.get(score_key(tenant, username))
+    except DoesNotExist:
+        return None
+    return item if isinstance(item, ScoreItem) else None
+
+
+def board(*, shards: int = DEFAULT_SHARDS) -> leaderboard.BoardIndex:
+    """The ``top`` index of the scores table as a sharded board (the tenant is the board's name)."""
+    return leaderboard.BoardIndex(
+        table=str(ScoresTableItem.Meta.table_name),
+        index=TOP_INDEX,
+        shard_attr="tp",
+        score_attr="sc",
+        shards=shards,
+        member_of=lambda entry: username_of(entry["pk"]["S"]),
+    )
+
+
+def top_scores(*, tenant: str, k: int, shards: int = DEFAULT_SHARDS) -> list[leaderboard.Ranked]:
+    """Query ``top`` once per shard, Limit k, merged — N × 0.5 RCU for small tops (ties at the cut: + a Query)."""
+    return leaderboard.top(board(shards=shards), tenant, k)
+
+
+def rank_above(*, tenant: str, score: int, shards: int = DEFAULT_SHARDS, cap: int = 1000) -> leaderboard.Above:
+    """Query ``top`` SK > score, COUNT, per shard — 0.5 RCU per 4 KB of entries counted per shard (capped)."""
+    return leaderboard.count_above(board(shards=shards), tenant, score, cap=cap)

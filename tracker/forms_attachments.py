@@ -1,0 +1,56 @@
+"""The attachment form: the size limit, empty files and file names are checked here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.template.defaultfilters import filesizeformat
+
+from ddbmodels.attachments import BadFilename, clean_filename
+
+NAME_INPUT_MAX = 500  # what the form accepts; clean_filename then cuts the name to FILENAME_MAX
+
+
+class AttachmentForm(forms.Form):
+    file = forms.FileField(required=False, label="File")
+    name = forms.CharField(
+        required=False,
+        max_length=NAME_INPUT_MAX,
+        label="Save as",
+        help_text="Optional: another name for the file (a name, not a path).",
+    )
+
+    def __init__(self, *args: Any, max_bytes: int, cut_off: bool = False, **kwargs: Any) -> None:
+        """``cut_off``: the upload handler stopped reading the file at ``max_bytes``."""
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+        self.cut_off = cut_off
+        self.fields["file"].help_text = f"Up to {filesizeformat(max_bytes)}."
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data.get("file")
+        if self.cut_off or (upload is not None and upload.size > self.max_bytes):
+            raise forms.ValidationError(
+                f"The file is larger than {filesizeformat(self.max_bytes)}, the limit; nothing was attached.",
+                code="too_large",
+            )
+        if upload is None:
+            raise forms.ValidationError("Choose a file to attach.", code="required")
+        return upload
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        upload = cleaned.get("file")
+        if upload is None:
+            return cleaned
+        field = "name" if cleaned.get("name") else "file"
+        try:
+            cleaned["filename"] = clean_filename(cleaned.get("name") or upload.name or "")
+        except BadFilename as error:
+            self.add_error(field, str(error))
+        return cleaned
+
+    @property
+    def too_large(self) -> bool:
+        return self.has_error("file", code="too_large")

@@ -1,0 +1,171 @@
+"""Orders as views see them: a tenant's order by number, its orders by time; all orders for staff.
+
+An order number resolves to the order's key through the ``by_number`` index (eventually
+consistent), so the key is also remembered in Redis when the order is placed — the page shown
+right after placing it never misses — and after each index look-up: the key of an order never
+changes. A Redis outage only costs the index look-up.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from django.conf import settings
+from django.core import signing
+from django.core.cache import cache
+from django.http import Http404
+
+from ddbmodels import order_ops, order_reads
+from ddbmodels.issues import utcnow
+from ddbmodels.orders import PRESETS, OrderItem, preset_since
+from tracker.exceptions import BadCursor
+from tracker.models import Tenant
+
+log = logging.getLogger(__name__)
+PAGE_SIZE = 25
+STAFF_LIMIT = 100
+ORDER_KEY_CACHE_SECONDS = 7 * 24 * 3600
+_CURSOR_SALT = "tracker.order-list.cursor"
+_DIRECTIONS = (order_reads.OLDER, order_reads.NEWER)
+
+
+@dataclass(frozen=True)
+class OrderWindow:
+    """A list's time range: a preset ("24h", "7d", "1m", "3m"), custom UTC dates, or all time."""
+
+    preset: str = ""
+    start: date | None = None  # inclusive
+    end: date | None = None  # inclusive
+
+    def bounds(self, now: datetime) -> tuple[datetime | None, datetime | None]:
+        """[since, until) in aware UTC."""
+        if self.preset:
+            return preset_since(self.preset, now), None
+        since = datetime.combine(self.start, time(), UTC) if self.start else None
+        until = datetime.combine(self.end + timedelta(days=1), time(), UTC) if self.end else None
+        return since, until
+
+    @property
+    def listing(self) -> str:
+        return f"{self.preset}|{self.start or ''}|{self.end or ''}"
+
+
+@dataclass(frozen=True)
+class OrderListPage:
+    orders: list[OrderItem]
+    next_cursor: str | None
+    previous_cursor: str | None
+
+
+def order_key_cache_key(tenant: str, number: int) -> str:
+    return f"ddb:order-key:{tenant}:{number}"
+
+
+def remember_order_key(order: OrderItem) -> None:
+    """Cache number → key of an order of its tenant (it never changes); never fails the caller."""
+    try:
+        cache.set(order_key_cache_key(order.customer, int(order.number)), order.placed, ORDER_KEY_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001  (the index look-up still works)
+        log.warning("cache set of order %s failed", order.number, exc_info=True)
+
+
+def _order_placed(tenant: str, number: int) -> str | None:
+    try:
+        placed = cache.get(order_key_cache_key(tenant, number))
+    except Exception:  # noqa: BLE001  (any Redis failure degrades to the index look-up)
+        log.warning("cache get of order %s failed; querying the index", number, exc_info=True)
+        placed = None
+    if isinstance(placed, str):
+        return placed
+    key = order_ops.order_key(number=number, customer=tenant)  # misses are not cached: the number may come
+    if key is None:
+        return None
+    try:
+        cache.set(order_key_cache_key(tenant, number), key[1], ORDER_KEY_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001
+        log.warning("cache set of order %s failed", number, exc_info=True)
+    return key[1]
+
+
+def order_access(*, tenant: Tenant, number: int, consistent: bool = False) -> OrderItem:
+    """The tenant's order with this number, or Http404 (another tenant's order is just as missing).
+
+    Redis or one index Query (0.5 RCU) for the key, then one GetItem (0.5 RCU, 1 consistent).
+    """
+    placed = _order_placed(tenant.slug, number)
+    order = order_ops.order_get(customer=tenant.slug, placed=placed, consistent=consistent) if placed else None
+    if order is None or int(order.number) != number:
+        raise Http404("No such order.")
+    return order
+
+
+def order_list_page(
+    *, tenant: Tenant, window: OrderWindow, cursor: str | None, now: datetime | None = None
+) -> OrderListPage:
+    """One page of the tenant's orders in the window, newest first; signed cursors bound to the listing.
+
+    Raises BadCursor for a cursor that is tampered with or belongs to another listing.
+    """
+    listing = f"{tenant.slug}|{window.listing}"
+    after, direction = _decode(cursor, listing)
+    since, until = window.bounds(now or utcnow())
+    page = order_reads.customer_orders_page(
+        customer=tenant.slug, since=since, until=until, size=PAGE_SIZE, after=after, direction=direction
+    )
+
+    def link(position: str | None, towards: str) -> str | None:
+        if position is None:
+            return None
+        return signing.dumps({"l": listing, "a": position, "d": towards}, salt=_CURSOR_SALT, compress=True)
+
+    return OrderListPage(
+        orders=page.items,
+        next_cursor=link(page.older_than, order_reads.OLDER),
+        previous_cursor=link(page.newer_than, order_reads.NEWER),
+    )
+
+
+def _decode(token: str | None, listing: str) -> tuple[str | None, str]:
+    if not token:
+        return None, order_reads.OLDER
+    try:
+        data = signing.loads(token, salt=_CURSOR_SALT)
+    except signing.BadSignature as error:
+        raise BadCursor("This page link is invalid.") from error
+    if not isinstance(data, dict) or data.get("l") != listing:
+        raise BadCursor("This page link belongs to another list.")
+    after, direction = data.get("a"), data.get("d")
+    if not isinstance(after, str) or not after or direction not in _DIRECTIONS:
+        raise BadCursor("This page link is invalid.")
+    return after, direction
+
+
+# ------------------------------------------------------------------- staff: every tenant's orders
+
+
+def staff_orders_latest(*, limit: int = STAFF_LIMIT) -> list[OrderItem]:
+    """The newest orders of every tenant: one by_time Query per shard, merged."""
+    return order_reads.orders_latest(limit=limit, shards=settings.ORDER_SHARDS)
+
+
+def staff_orders_oldest(*, limit: int = STAFF_LIMIT) -> list[OrderItem]:
+    """The oldest orders of every tenant: one by_time Query per shard, merged."""
+    return order_reads.orders_oldest(limit=limit, shards=settings.ORDER_SHARDS)
+
+
+def staff_orders_in_range(
+    *, preset: str = "", since: datetime | None = None, until: datetime | None = None, now: datetime | None = None
+) -> list[OrderItem]:
+    """Every tenant's orders of a preset ("24h", "7d", "1m", "3m") or in [since, until), newest first."""
+    if preset:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown range preset {preset!r}")
+        since, until = preset_since(preset, now or utcnow()), None
+    return order_reads.orders_in_range(since=since, until=until, shards=settings.ORDER_SHARDS)
+
+
+def staff_order_find(*, number: int) -> OrderItem | None:
+    """Any tenant's order by number (index Query + GetItem, 1 RCU); None when there is none."""
+    return order_ops.order_find(number=number)

@@ -1,0 +1,43 @@
+"""Order writes: members and owners place orders, owners move them along the workflow.
+
+The numbering mode (ORDER_NUMBERING) and the time shards (ORDER_SHARDS) come from settings.
+Errors from ddbmodels pass through for the view to word: GapLeft (atomic mode: the number was
+taken, the order not written), SequenceContention (gapless mode: every retry lost the race),
+InvalidTransition (the status does not allow the move, or changed meanwhile).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+
+from ddbmodels import order_ops
+from ddbmodels.orders import OrderItem
+from tracker.models import Membership
+from tracker.selectors.orders import remember_order_key
+from tracker.services.permissions import require_role
+
+
+def order_place(*, membership: Membership, product: str, quantity: int, delivery: str) -> OrderItem:
+    """Place an order for the membership's tenant with the next global number (members and owners)."""
+    require_role(membership, "member")
+    claimed = order_ops.order_place(
+        customer=membership.tenant.slug,
+        product=product,
+        quantity=quantity,
+        delivery=delivery,
+        placed_by=membership.user.get_username(),
+        mode=settings.ORDER_NUMBERING,
+        shards=settings.ORDER_SHARDS,
+    )
+    # The by_number index is eventually consistent; the page shown next must find the order.
+    remember_order_key(claimed.item)
+    return claimed.item
+
+
+def order_transition(*, membership: Membership, order: OrderItem, to: str) -> OrderItem:
+    """Move the order to ``to`` if its current status allows it (owners only); else nothing changes."""
+    require_role(membership, "owner")
+    if order.customer != membership.tenant.slug:
+        raise PermissionDenied("This order belongs to another tenant.")
+    return order_ops.order_transition(order, to=to, by=membership.user.get_username())

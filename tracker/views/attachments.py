@@ -1,0 +1,130 @@
+"""Attachment pages: upload (POST multipart from the issue page), download (streamed), detach (POST)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.files.uploadhandler import FileUploadHandler, SkipFile
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.defaultfilters import filesizeformat
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_GET, require_POST
+
+from ddbmodels.attachment_flow import AttachFailed, DetachIncomplete
+from ddbmodels.attachments import AttachmentStateError
+from ddbmodels.issues import IssueItem, ProjectItem
+from tracker.forms_attachments import AttachmentForm
+from tracker.models import Membership
+from tracker.selectors.attachments import attachment_access, attachment_get_or_404
+from tracker.selectors.issues import issue_access
+from tracker.selectors.projects import project_access
+from tracker.services import attachments as attachment_services
+from tracker.views.base import tenant_view
+
+log = logging.getLogger(__name__)
+STATE_WORDS = {"Attaching": "still being uploaded", "Detaching": "already being removed", "Detached": "already removed"}
+
+
+class SizeLimitHandler(FileUploadHandler):
+    """Stops reading a file part once it passes the limit: the rest is skipped, never spooled."""
+
+    def __init__(self, request: HttpRequest, limit: int) -> None:
+        super().__init__(request)
+        self.limit = limit
+        self.cut_off = False
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
+        if start + len(raw_data) > self.limit:
+            self.cut_off = True
+            raise SkipFile()
+        return raw_data
+
+    def file_complete(self, file_size: int) -> None:
+        return None
+
+
+def _issue(membership: Membership, project: str, number: int) -> tuple[ProjectItem, IssueItem]:
+    """The tenant's project and live issue the URL names, or Http404."""
+    project_item = project_access(tenant=membership.tenant, key=project)
+    return project_item, issue_access(project=project_item, number=number)
+
+
+def _back(membership: Membership, issue: IssueItem) -> HttpResponse:
+    return redirect("issue_detail", tenant=membership.tenant.slug, project=issue.project_key, number=int(issue.number))
+
+
+@csrf_exempt
+def attachment_upload(request: HttpRequest, tenant: str, project: str, number: int) -> HttpResponse:
+    # The limit must be in place before the body is parsed, and the CSRF check parses it; so
+    # CSRF is checked by csrf_protect inside, after the handler is installed (Django's documented way).
+    request.upload_handlers = [SizeLimitHandler(request, settings.ATTACHMENT_MAX_BYTES), *request.upload_handlers]
+    return _upload(request, tenant, project=project, number=number)
+
+
+@tenant_view
+@require_POST
+@csrf_protect
+def _upload(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    project_item, issue = _issue(membership, project, number)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot attach files.")
+    limit = next(h for h in request.upload_handlers if isinstance(h, SizeLimitHandler))
+    form = AttachmentForm(request.POST, request.FILES, max_bytes=limit.limit, cut_off=limit.cut_off)
+    context: dict[str, Any] = {"membership": membership, "project": project_item, "issue": issue, "form": form}
+    if not form.is_valid():
+        return render(request, "tracker/attachments/upload.html", context, status=413 if form.too_large else 400)
+    try:
+        item = attachment_services.attachment_add(
+            membership=membership, issue=issue, upload=form.cleaned_data["file"], filename=form.cleaned_data["filename"]
+        )
+    except AttachFailed:
+        form.add_error(None, "The file could not be stored, so nothing was attached. Please try again.")
+        return render(request, "tracker/attachments/upload.html", context, status=503)
+    messages.success(request, f"Attached {item.filename} ({filesizeformat(int(item.size))}).")
+    return _back(membership, issue)
+
+
+@tenant_view
+@require_GET
+def attachment_download(
+    request: HttpRequest, membership: Membership, project: str, number: int, attachment: str
+) -> HttpResponse:
+    _, issue = _issue(membership, project, number)
+    item = attachment_access(issue=issue, attachment_id=attachment)
+    try:
+        handle = attachment_services.attachment_open(item)
+    except FileNotFoundError:
+        log.error("attachment %s is Attached but storage has no %s", item.attachment_id, item.storage_name)
+        raise Http404("No such attachment.") from None
+    response = FileResponse(handle, as_attachment=True, filename=item.filename, content_type=item.content_type)
+    # Always a download, never rendered in our origin: an uploaded HTML or SVG file cannot script the site.
+    response["Content-Security-Policy"] = "sandbox"
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return cast(HttpResponse, response)  # a streaming response; tenant_view's type names only HttpResponse
+
+
+@tenant_view
+@require_POST
+def attachment_detach(
+    request: HttpRequest, membership: Membership, project: str, number: int, attachment: str
+) -> HttpResponse:
+    _, issue = _issue(membership, project, number)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot detach files.")
+    item = attachment_get_or_404(issue=issue, attachment_id=attachment, consistent=True)
+    try:
+        attachment_services.attachment_detach(membership=membership, issue=issue, attachment=item)
+    except AttachmentStateError as error:
+        state = STATE_WORDS.get(error.current or "", "not attached")
+        messages.error(request, f"{item.filename} is {state}; nothing was changed.")
+    except DetachIncomplete:
+        messages.warning(request, f"{item.filename} was detached; its file will be deleted in a few minutes.")
+    else:
+        messages.success(request, f"Detached {item.filename}.")
+    return _back(membership, issue)

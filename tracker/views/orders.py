@@ -1,0 +1,130 @@
+"""Order pages: the tenant's orders by time, place an order, an order by number, move its status."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST
+
+from ddbmodels.errors import InvalidTransition, SequenceContention
+from ddbmodels.orders import OrderItem
+from ddbmodels.patterns.counters import GapLeft
+from tracker.exceptions import BadCursor
+from tracker.forms_orders import (
+    ORDER_STATUS_LABELS,
+    RANGE_LABELS,
+    OrderForm,
+    OrderRangeForm,
+    OrderTransitionForm,
+    preset_choices,
+)
+from tracker.models import Membership
+from tracker.selectors.orders import OrderWindow, order_access, order_list_page
+from tracker.services import orders as order_services
+from tracker.views.base import tenant_view
+
+NOT_PLACED = "Your order could not be placed right now and nothing was ordered. Please submit it again."
+
+
+def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
+    return HttpResponseBadRequest(render_to_string("400.html", {"message": message}, request=request))
+
+
+def _first_error(form: OrderRangeForm) -> str:
+    errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
+    return errors[0] if errors else "The range is not valid."
+
+
+@tenant_view
+def order_list(request: HttpRequest, membership: Membership) -> HttpResponse:
+    filters = OrderRangeForm(request.GET)
+    if not filters.is_valid():
+        return _bad_request(request, _first_error(filters))
+    data = filters.cleaned_data
+    window = OrderWindow(preset=data["range"] or "", start=data["from"], end=data["to"])
+    try:
+        page = order_list_page(tenant=membership.tenant, window=window, cursor=request.GET.get("cursor"))
+    except BadCursor as error:
+        return _bad_request(request, str(error))
+    custom = bool(window.start or window.end)
+    params: dict[str, object] = {"from": window.start, "to": window.end} if custom else {"range": window.preset}
+    query = urlencode({name: value for name, value in params.items() if value})  # kept by the pager links
+    return render(
+        request,
+        "tracker/orders/list.html",
+        {
+            "membership": membership,
+            "page": page,
+            "filters": filters,
+            "presets": preset_choices(),
+            "window": window,
+            "custom": custom,
+            "range_label": "Custom dates" if custom else RANGE_LABELS[window.preset],
+            "query": query,
+        },
+    )
+
+
+@tenant_view
+def order_create(request: HttpRequest, membership: Membership) -> HttpResponse:
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot place orders.")
+    form = OrderForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            order = order_services.order_place(
+                membership=membership, product=data["product"], quantity=data["quantity"], delivery=data["delivery"]
+            )
+        except (GapLeft, SequenceContention):
+            # Atomic mode lost its number to a failed write, or gapless mode lost every race:
+            # either way no order exists, and submitting again is safe.
+            form.add_error(None, NOT_PLACED)
+            return render(request, "tracker/orders/form.html", {"form": form, "membership": membership}, status=503)
+        messages.success(request, f"Placed order #{int(order.number)}.")
+        return redirect("order_detail", tenant=membership.tenant.slug, number=int(order.number))
+    return render(request, "tracker/orders/form.html", {"form": form, "membership": membership})
+
+
+def _detail_context(membership: Membership, order: OrderItem) -> dict[str, object]:
+    return {
+        "membership": membership,
+        "order": order,
+        "next_statuses": [(s, ORDER_STATUS_LABELS[s]) for s in order.next_statuses],
+    }
+
+
+@tenant_view
+def order_detail(request: HttpRequest, membership: Membership, number: int) -> HttpResponse:
+    order = order_access(tenant=membership.tenant, number=number)
+    return render(request, "tracker/orders/detail.html", _detail_context(membership, order))
+
+
+@tenant_view
+@require_POST
+def order_transition(request: HttpRequest, membership: Membership, number: int) -> HttpResponse:
+    order = order_access(tenant=membership.tenant, number=number, consistent=True)
+    if not membership.allows("owner"):
+        raise PermissionDenied("Only owners change the status of orders.")
+    form = OrderTransitionForm(request.POST)
+    if not form.is_valid():
+        return _bad_request(request, "Unknown order status.")
+    before, to = order.status, form.cleaned_data["to"]
+    try:
+        order_services.order_transition(membership=membership, order=order, to=to)
+    except InvalidTransition as error:
+        if error.context.get("changed_since_read"):
+            messages.error(request, f"Order #{number} changed while you were looking; nothing was changed. Look again.")
+        else:
+            messages.error(
+                request,
+                f"Order #{number} is {ORDER_STATUS_LABELS[before]}; it cannot become {ORDER_STATUS_LABELS[to]}.",
+            )
+    else:
+        messages.success(request, f"Order #{number} is now {ORDER_STATUS_LABELS[to]}.")
+    return redirect("order_detail", tenant=membership.tenant.slug, number=number)
