@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from ddbmodels import issue_ops, projects
+from ddbmodels import issue_ops, order_ops, projects, score_ops
 from ddbmodels.issues import PRIORITIES, STATUSES, TRANSITIONS
+from ddbmodels.orders import DELIVERY_METHODS, PRODUCTS
 from tracker.models import Membership, Tenant
 from tracker.services.projects import project_counts_refresh
 
@@ -108,3 +111,22 @@ class Command(BaseCommand):
                 issue_ops.issue_change_status(claimed.item, to=target)
             bar.update(1)
         project_counts_refresh(tenant=slug, key=key)
+        # Points for the issues that ended up resolved (the same idempotent awards as the status hook).
+        for _ in score_ops.sync_project(tenant=slug, project_key=key, shards=settings.LEADERBOARD_SHARDS):
+            pass
+        self._orders(rng, slug, owner, count // 10)
+
+    def _orders(self, rng: random.Random, slug: str, owner: str, count: int) -> None:
+        """A few add-on orders spread over the last three months (global numbers, atomic counter)."""
+        now = datetime.now(UTC)
+        for _ in range(count):
+            product = rng.choice(list(PRODUCTS))
+            order_ops.order_place(
+                customer=slug,
+                product=product,
+                quantity=rng.randint(1, min(20, PRODUCTS[product].max_quantity)),
+                delivery=rng.choice(DELIVERY_METHODS),
+                placed_by=owner,
+                shards=settings.ORDER_SHARDS,
+                when=now - timedelta(minutes=rng.randint(0, 90 * 24 * 60)),
+            )
