@@ -1,9 +1,12 @@
 """App config: points ddbmodels at the DynamoDB the settings name; installs default schedules."""
 
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class TrackerConfig(AppConfig):
+    default = True
+
     name = "tracker"
     verbose_name = "Tracker"
 
@@ -21,3 +24,10 @@ class TrackerConfig(AppConfig):
         )
         # After every migrate (the beat tables exist by then): add the default schedules that are missing.
         post_migrate.connect(install_defaults, sender=self, dispatch_uid="tracker.install_default_schedules")
+
+
+class TrackerAdminConfig(admin_apps.AdminConfig):
+    """The admin app with Tracker's own site: DynamoDB pages beside the usual ModelAdmins."""
+
+    default = False  # named explicitly in INSTALLED_APPS; TrackerConfig stays this module's default
+    default_site = "tracker.admin.site.TrackerAdminSite"

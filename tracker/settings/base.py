@@ -19,7 +19,7 @@ USE_I18N = True
 USE_TZ = True
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "tracker.apps.TrackerAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -32,6 +32,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "tracker.middleware.CapacityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

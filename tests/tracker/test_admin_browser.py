@@ -1,0 +1,302 @@
+"""The admin's DynamoDB item browser: Query/Scan pages with signed cursors, conditional edits, deletes."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.test import Client
+
+from ddbmodels import connection, issue_ops
+from ddbmodels.orders import OrderItem
+from tests.tracker.conftest import World
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
+from tests.tracker.orders_helpers import new_order
+from tracker.admin.browser import ddb
+from tracker.admin.browser.views import STALE
+
+ISSUES = "issues"
+
+
+def staff(username: str, *, can_change: bool) -> User:
+    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
+    if can_change:
+        user.user_permissions.add(Permission.objects.get(codename="change_tenant", content_type__app_label="tracker"))
+    return user
+
+
+def browse_url(base: str, **params: str) -> str:
+    return f"/admin/ddb/tables/{connection.table_name(base)}/?{urlencode(params)}"
+
+
+def item_links(response: Any) -> list[str]:
+    return [html.unescape(u) for u in re.findall(r'href="(/admin/ddb/tables/[^"/]+/item/\?key=[^"]+)"', text(response))]
+
+
+def pager(response: Any, rel: str) -> str | None:
+    match = re.search(rf'href="([^"]+)" id="{rel}-page"', text(response))
+    return html.unescape(match.group(1)) if match else None
+
+
+def issue_item_url(client: Client, world: World, number: int) -> str:
+    response = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB", sk_op="=", sk=str(number)))
+    (link,) = item_links(response)
+    return link
+
+
+def edit_form(response: Any) -> dict[str, Any]:
+    """The item JSON of the edit form, parsed, and its loaded fingerprint."""
+    match = re.search(r"<textarea[^>]*>(.*?)</textarea>", text(response), re.S)
+    assert match, "no edit form on the page"
+    return {"item": json.loads(html.unescape(match.group(1))), "loaded": hidden_value(response, "loaded")}
+
+
+def post_edit(client: Client, url: str, item: dict[str, Any], loaded: str) -> Any:
+    return client.post(url, {"item_json": json.dumps(item), "loaded": loaded})
+
+
+def test_browsing_by_partition_key_finds_a_created_projects_issues(client: Client, world: World) -> None:
+    client.force_login(staff("browser-1", can_change=False))
+    new_issue(world, "Fix the login page")
+    new_issue(world, "Write the docs")
+    response = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB"))
+    assert response.status_code == 200
+    page = text(response)
+    assert "Fix the login page" in page
+    assert "Write the docs" in page
+    assert len(item_links(response)) == 3  # the project's static item and two issues
+    assert re.search(r'id="page-rcu">[0-9.]+ RCU', page)
+    ranged = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB", sk_op=">=", sk="2"))
+    assert "Write the docs" in text(ranged)
+    assert "Fix the login page" not in text(ranged)
+
+
+def test_a_non_number_sort_key_is_a_form_error(client: Client, world: World) -> None:
+    client.force_login(staff("browser-2", can_change=False))
+    response = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB", sk_op="=", sk="two"))
+    assert response.status_code == 200
+    assert "is not a number" in text(response)
+    assert item_links(response) == []
+
+
+def test_the_projects_index_is_browsable_by_tenant(client: Client, world: World) -> None:
+    client.force_login(staff("browser-3", can_change=False))
+    response = client.get(browse_url(ISSUES, index="projects", mode="query", pk=world.slug))
+    assert response.status_code == 200
+    assert len(item_links(response)) == 1
+    assert "WEB" in text(response)
+
+
+def test_next_and_previous_cursors_walk_the_pages_and_a_tampered_cursor_is_400(client: Client, world: World) -> None:
+    client.force_login(staff("browser-4", can_change=False))
+    for n in range(26):
+        new_issue(world, f"Issue number {n + 1}")
+    first = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB"))
+    assert len(item_links(first)) == 25
+    assert pager(first, "previous") is None
+    next_url = pager(first, "next")
+    assert next_url
+    second = client.get(f"/admin/ddb/tables/{connection.table_name(ISSUES)}/{next_url}")
+    assert second.status_code == 200
+    assert len(item_links(second)) == 2
+    assert "Issue number 26" in text(second)
+    assert "Issue number 1<" not in text(second)
+    assert set(item_links(second)).isdisjoint(item_links(first))
+    previous_url = pager(second, "previous")
+    assert previous_url
+    back = client.get(f"/admin/ddb/tables/{connection.table_name(ISSUES)}/{previous_url}")
+    assert item_links(back) == item_links(first)
+
+    cursor = re.search(r"cursor=([^&]+)", next_url).group(1)  # type: ignore[union-attr]
+    tampered = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB", cursor=cursor[:-2] + "xy"))
+    assert tampered.status_code == 400
+    foreign = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#OTHER", cursor=cursor))
+    assert foreign.status_code == 400
+
+
+def test_editing_an_issue_item_as_json_saves_it(client: Client, world: World) -> None:
+    client.force_login(staff("editor-1", can_change=True))
+    issue = new_issue(world, "Old title")
+    url = issue_item_url(client, world, issue.number)
+    form = edit_form(client.get(url))
+    form["item"]["t"] = {"S": "New title"}
+    response = post_edit(client, url, form["item"], form["loaded"])
+    assert response.status_code == 302
+    stored = load(world, issue.number)
+    assert stored is not None
+    assert stored.title == "New title"
+    assert stored.version == issue.version + 1  # the app's optimistic locking sees the admin's save
+    assert any("Saved" in m for m in flash(client.get(url)))
+
+
+def test_a_stale_edit_is_refused_and_overwrites_nothing(client: Client, world: World) -> None:
+    client.force_login(staff("editor-2", can_change=True))
+    issue = new_issue(world, "Original")
+    url = issue_item_url(client, world, issue.number)
+    form = edit_form(client.get(url))
+    issue_ops.issue_update(issue, title="Changed meanwhile", description="", priority="high", assignee=None, labels=[])
+    form["item"]["t"] = {"S": "Admin's stale title"}
+    response = post_edit(client, url, form["item"], form["loaded"])
+    assert response.status_code == 200
+    assert STALE in text(response)
+    stored = load(world, issue.number)
+    assert stored is not None
+    assert stored.title == "Changed meanwhile"
+    assert stored.priority == "high"
+
+
+def test_changing_a_key_attribute_is_refused(client: Client, world: World) -> None:
+    client.force_login(staff("editor-3", can_change=True))
+    issue = new_issue(world, "Keyed")
+    url = issue_item_url(client, world, issue.number)
+    form = edit_form(client.get(url))
+    form["item"]["n"] = {"N": "999"}
+    response = post_edit(client, url, form["item"], form["loaded"])
+    assert response.status_code == 200
+    assert "may not change" in text(response)
+    assert issue_ops.issue_get(tenant=world.slug, project_key="WEB", number=999, consistent=True) is None
+    stored = load(world, issue.number)
+    assert stored is not None
+    assert stored.version == issue.version
+
+
+def test_malformed_json_is_a_form_error(client: Client, world: World) -> None:
+    client.force_login(staff("editor-4", can_change=True))
+    issue = new_issue(world, "Parsed")
+    url = issue_item_url(client, world, issue.number)
+    loaded = edit_form(client.get(url))["loaded"]
+    response = client.post(url, {"item_json": '{"pk": {"S": ', "loaded": loaded})
+    assert response.status_code == 200
+    assert "Malformed JSON" in text(response)
+    bad_type = client.post(url, {"item_json": '{"pk": {"X": 1}}', "loaded": loaded})
+    assert "not a valid DynamoDB type" in text(bad_type)
+    stored = load(world, issue.number)
+    assert stored is not None
+    assert stored.version == issue.version
+
+
+def test_staff_without_change_permission_read_only_and_get_403_on_post(client: Client, world: World) -> None:
+    client.force_login(staff("reader-1", can_change=False))
+    issue = new_issue(world, "Read me")
+    url = issue_item_url(client, world, issue.number)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Read me" in text(page)
+    assert "Read only" in text(page)
+    assert 'id="edit-form"' not in text(page)
+    item = json.loads(html.unescape(re.search(r'<pre id="item-json">(.*?)</pre>', text(page), re.S).group(1)))  # type: ignore[union-attr]
+    item["t"] = {"S": "Hijacked"}
+    response = client.post(url, {"item_json": json.dumps(item), "loaded": "x"})
+    assert response.status_code == 403
+    stored = load(world, issue.number)
+    assert stored is not None
+    assert stored.title == "Read me"
+
+
+def test_deleting_is_refused_on_the_issues_table(client: Client, world: World) -> None:
+    client.force_login(staff("deleter-1", can_change=True))
+    issue = new_issue(world, "Keep me")
+    url = issue_item_url(client, world, issue.number)
+    page = client.get(url)
+    assert "tombstoned" in text(page)
+    assert "deletelink" not in text(page)
+    delete_url = url.replace("/item/?", "/item/delete/?")
+    assert 'id="delete-form"' not in text(client.get(delete_url))
+    response = client.post(delete_url, {"loaded": edit_form(page)["loaded"]})
+    assert response.status_code == 403
+    assert load(world, issue.number) is not None
+
+
+def test_deleting_an_order_asks_for_confirmation_then_deletes_it(client: Client, world: World) -> None:
+    client.force_login(staff("deleter-2", can_change=True))
+    order = new_order(world)
+    (url,) = item_links(client.get(browse_url("orders", mode="query", pk=world.slug)))
+    delete_href = re.search(r'href="([^"]+)" class="deletelink"', text(client.get(url)))
+    assert delete_href
+    confirm = client.get(html.unescape(delete_href.group(1)))
+    assert confirm.status_code == 200
+    assert 'id="delete-form"' in text(confirm)
+    assert OrderItem.count(world.slug, consistent_read=True) == 1  # nothing deleted by looking
+    response = client.post(html.unescape(delete_href.group(1)), {"loaded": hidden_value(confirm, "loaded")})
+    assert response.status_code == 302
+    assert OrderItem.count(world.slug, consistent_read=True) == 0
+    assert order.number > 0
+
+
+def test_a_tampered_item_key_is_a_400(client: Client, world: World) -> None:
+    client.force_login(staff("prober-1", can_change=False))
+    url = issue_item_url(client, world, 0)
+    assert client.get(url[:-3] + "abc").status_code == 400
+    assert client.get(url.replace(connection.table_name(ISSUES), connection.table_name("orders"))).status_code == 400
+
+
+def test_an_order_without_a_version_saves_only_while_every_attribute_is_unchanged(client: Client, world: World) -> None:
+    client.force_login(staff("editor-5", can_change=True))
+    order = new_order(world, quantity=3)
+    (url,) = item_links(client.get(browse_url("orders", mode="query", pk=world.slug)))
+    form = edit_form(client.get(url))
+    form["item"]["q"] = {"N": "5"}
+    assert post_edit(client, url, form["item"], form["loaded"]).status_code == 302
+    assert OrderItem.get(world.slug, order.placed, consistent_read=True).quantity == 5
+
+    stale = edit_form(client.get(url))
+    OrderItem(world.slug, order.placed).update(actions=[OrderItem.status.set("cancelled")])
+    stale["item"]["q"] = {"N": "9"}
+    response = post_edit(client, url, stale["item"], stale["loaded"])
+    assert STALE in text(response)
+    stored = OrderItem.get(world.slug, order.placed, consistent_read=True)
+    assert stored.quantity == 5
+    assert stored.status == "cancelled"
+
+
+def scan_all(client: Client, **params: str) -> list[str]:
+    """Every page of a Scan (a filtered Scan may return empty pages before the matches): each page's text."""
+    pages = [text(client.get(browse_url("orders", mode="scan", **params)))]
+    while match := re.search(r'href="([^"]+)" id="next-page"', pages[-1]):
+        pages.append(
+            text(client.get(f"/admin/ddb/tables/{connection.table_name('orders')}/{html.unescape(match.group(1))}"))
+        )
+    return pages
+
+
+def test_a_scan_with_a_filter_shows_only_matching_items(client: Client, world: World) -> None:
+    client.force_login(staff("browser-5", can_change=False))
+    new_order(world, product="storage")
+    new_order(world, product="seats")
+    mine = scan_all(client, fattr="c", fval=world.slug, ftype="S")
+    assert sum(len(re.findall(r'class="module ddb-item"', page)) for page in mine) == 2
+    storage = [page.split('id="page-info"', 1)[1] for page in scan_all(client, fattr="p", fval="storage", ftype="S")]
+    assert any(world.slug in page for page in storage)
+    assert not any("seats" in page for page in storage)
+
+
+def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(world: World) -> None:
+    """The race the fingerprint check cannot see: a write between the page's read and its PutItem."""
+    issue = new_issue(world, "Raced")
+    issues_table = connection.table_name(ISSUES)
+    key = {"pk": {"S": issue.pk}, "n": {"N": str(issue.number)}}
+    read = ddb.item_get(issues_table, key)
+    assert read is not None
+    issue_ops.issue_update(issue, title="Won the race", description="", priority="low", assignee=None, labels=[])
+    with pytest.raises(ddb.StaleItem):
+        ddb.item_put_unchanged(issues_table, {**read, "t": {"S": "Lost"}}, read, version="v")
+    stored = load(world, issue.number)
+    assert stored is not None
+    assert stored.title == "Won the race"
+
+    order = new_order(world)
+    orders_table = connection.table_name("orders")
+    order_key = {"c": {"S": world.slug}, "t": {"S": order.placed}}
+    order_read = ddb.item_get(orders_table, order_key)
+    assert order_read is not None
+    OrderItem(world.slug, order.placed).update(actions=[OrderItem.status.set("cancelled")])
+    with pytest.raises(ddb.StaleItem):
+        ddb.item_put_unchanged(orders_table, {**order_read, "q": {"N": "7"}}, order_read, version=None)
+    with pytest.raises(ddb.StaleItem):
+        ddb.item_delete_unchanged(orders_table, order_key, order_read, version=None)
+    assert OrderItem.get(world.slug, order.placed, consistent_read=True).status == "cancelled"

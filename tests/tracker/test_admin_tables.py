@@ -1,0 +1,86 @@
+"""The admin's DynamoDB Tables page: staff only, every table of the app with its indexes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.contrib.auth.models import User
+from django.test import Client
+
+from ddbmodels import connection, events
+from tests.tracker.conftest import World
+from tests.tracker.helpers import text
+
+TABLES_URL = "/admin/ddb/tables/"
+
+
+def staff(username: str, **fields: object) -> User:
+    return User.objects.create_user(username, password="pw-for-tests", is_staff=True, **fields)
+
+
+def test_anonymous_visitors_are_sent_to_the_admin_login(client: Client) -> None:
+    response = client.get(TABLES_URL)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/")
+
+
+def test_signed_in_non_staff_users_get_no_tables_page(client: Client, world: World) -> None:
+    client.force_login(world.owner)
+    for url in (TABLES_URL, f"{TABLES_URL}{connection.table_name('issues')}/"):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/admin/login/")
+
+
+def test_the_tables_page_lists_the_issues_table_with_its_projects_index(client: Client) -> None:
+    client.force_login(staff("tables-reader"))
+    response = client.get(TABLES_URL)
+    assert response.status_code == 200
+    page = text(response)
+    issues = connection.table_name("issues")
+    assert f'id="table-{issues}"' in page
+    section = page.split(f'id="table-{issues}"', 1)[1].split('class="module ddb-table"', 1)[0]
+    assert "?index=projects" in section
+    assert "KEYS_ONLY" in section
+    assert "pk (S, HASH)" in section
+    assert "n (N, RANGE)" in section
+    assert connection.table_name("orders") in page
+    assert "Read only" in page  # plain staff: no change permission
+
+
+def test_a_superuser_sees_no_read_only_notice(client: Client) -> None:
+    client.force_login(staff("tables-admin", is_superuser=True))
+    page = text(client.get(TABLES_URL))
+    assert connection.table_name("issues") in page
+    assert "Read only" not in page
+
+
+def test_an_unknown_table_or_index_is_a_404(client: Client) -> None:
+    client.force_login(staff("tables-prober"))
+    assert client.get(f"{TABLES_URL}no-such-table/").status_code == 404
+    assert client.get(f"{TABLES_URL}{connection.table_name('issues')}/?index=nope").status_code == 404
+
+
+def test_the_admin_index_links_the_tables_page(client: Client) -> None:
+    client.force_login(staff("index-reader"))
+    page = text(client.get("/admin/"))
+    assert f'href="{TABLES_URL}"' in page
+
+
+def test_events_tables_show_their_period_and_whether_they_are_hot_or_cold(client: Client) -> None:
+    kind = "month"
+    current = events.events_table_name(kind, datetime.now(UTC))
+    old = events.period_table_name("2001-01-02")  # a day period long gone: cold
+    for name in (current, old):
+        events.create_events_table(name)
+    try:
+        client.force_login(staff("events-reader"))
+        page = text(client.get(TABLES_URL))
+        hot_section = page.split(f'id="table-{current}"', 1)[1].split("</table>", 1)[0]
+        cold_section = page.split(f'id="table-{old}"', 1)[1].split("</table>", 1)[0]
+        assert '<strong class="ddb-state">hot</strong>' in hot_section
+        assert '<strong class="ddb-state">cold</strong>' in cold_section
+        assert "2001-01-02" in cold_section
+        assert 'id="archived-tables"' in page
+    finally:
+        connection.client().delete_table(TableName=old)  # other tests' rotation/archive jobs must not see it
