@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import queue
 from collections import Counter
 from collections.abc import Callable
 
@@ -15,6 +13,7 @@ from ddbmodels import issue_ops
 from ddbmodels.issues import ProjectItem
 from ddbmodels.patterns import sequences
 from tests.ddbmodels import _writers
+from tests.ddbmodels._processes import run_in_processes
 from tests.ddbmodels.conftest import REPORTER, load
 
 PROCESSES = 2
@@ -26,41 +25,16 @@ log = logging.getLogger(__name__)
 
 
 def run_writers(settings: ddbmodels.DynamoSettings, tenant: str, key: str) -> list[dict]:
-    ctx = multiprocessing.get_context("spawn")
-    results = ctx.Queue()
-    barrier = ctx.Barrier(PROCESSES)
-    workers = [
-        ctx.Process(
-            target=_writers.write_issues,
-            args=(results, barrier),
-            kwargs={
-                "endpoint_url": settings.endpoint_url,
-                "table_prefix": settings.table_prefix,
-                "tenant": tenant,
-                "key": key,
-                "process": process,
-                "threads": THREADS,
-                "per_thread": PER_THREAD,
-            },
-            daemon=True,
-        )
-        for process in range(PROCESSES)
-    ]
-    for worker in workers:
-        worker.start()
-    reports = []
-    try:
-        for _ in workers:
-            reports.append(results.get(timeout=240))
-    except queue.Empty:
-        pytest.fail(f"writers did not report in time; got {len(reports)} of {PROCESSES}")
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    errors = [report["error"] for report in reports if "error" in report]
-    assert not errors, "\n".join(errors)
+    reports = run_in_processes(
+        _writers.write_issues,
+        PROCESSES,
+        endpoint_url=settings.endpoint_url,
+        table_prefix=settings.table_prefix,
+        tenant=tenant,
+        key=key,
+        threads=THREADS,
+        per_thread=PER_THREAD,
+    )
     assert sorted(report["process"] for report in reports) == list(range(PROCESSES))
     return reports
 

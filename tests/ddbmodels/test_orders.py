@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import queue
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -21,6 +19,7 @@ from ddbmodels.patterns import counters
 from ddbmodels.patterns.counters import GapLeft, counter_value
 from ddbmodels.patterns.sequences import Claimed
 from tests.ddbmodels import _order_writers
+from tests.ddbmodels._processes import run_in_processes
 from tests.ddbmodels.conftest import unique_tenant
 from tests.ddbmodels.order_helpers import unique_counter
 
@@ -43,36 +42,9 @@ def stored_numbers(customers: list[str]) -> list[int]:
 
 
 def run_writers(settings: ddbmodels.DynamoSettings, customers: list[str], counter: str, mode: str) -> list[dict]:
-    ctx = multiprocessing.get_context("spawn")
-    results = ctx.Queue()
-    barrier = ctx.Barrier(PROCESSES)
     options = {"endpoint_url": settings.endpoint_url, "table_prefix": settings.table_prefix, "customers": customers}
     options |= {"counter": counter, "mode": mode, "threads": THREADS, "per_thread": PER_THREAD}
-    workers = [
-        ctx.Process(
-            target=_order_writers.place_orders,
-            args=(results, barrier),
-            kwargs={**options, "process": process},
-            daemon=True,
-        )
-        for process in range(PROCESSES)
-    ]
-    for worker in workers:
-        worker.start()
-    reports = []
-    try:
-        for _ in workers:
-            reports.append(results.get(timeout=240))
-    except queue.Empty:
-        pytest.fail(f"writers did not report in time; got {len(reports)} of {PROCESSES}")
-    finally:
-        for worker in workers:
-            worker.join(timeout=30)
-            if worker.is_alive():
-                worker.kill()
-    errors = [report["error"] for report in reports if "error" in report]
-    assert not errors, "\n".join(errors)
-    return reports
+    return run_in_processes(_order_writers.place_orders, PROCESSES, **options)
 
 
 @pytest.mark.ddblocal
