@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import IO, Any, Protocol, runtime_checkable
 
 from ddbmodels import attachment_ops as ops
+from ddbmodels import capacity
 from ddbmodels.archive import LocalDirStore
 from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHING, AttachmentItem, AttachmentStateError
 from ddbmodels.errors import DomainError
@@ -101,6 +102,7 @@ def verify(store: BlobStore, item: AttachmentItem) -> str:
     return COMPLETE if (size, sha) == (int(item.size), item.sha256) else PARTIAL
 
 
+@capacity.access_pattern("attachments.attach")
 def attach(
     store: BlobStore,
     *,
@@ -164,6 +166,7 @@ def _roll_back(store: BlobStore, item: AttachmentItem, *, reason: str) -> None:
         log.warning("rollback of %s left to the repair job", item.storage_name, exc_info=True)
 
 
+@capacity.access_pattern("attachments.detach")
 def detach(store: BlobStore, item: AttachmentItem, *, by: str) -> AttachmentItem:
     """UpdateItem Detaching (2 WCU) → delete the file → UpdateItem Detached (2 WCU).
 
@@ -200,6 +203,7 @@ class ReconcileReport:
         return asdict(self)
 
 
+@capacity.access_pattern("attachments.reconcile")
 def reconcile(
     store: BlobStore,
     *,

@@ -17,6 +17,7 @@ from datetime import datetime
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
+from ddbmodels import capacity
 from ddbmodels.attachments import (
     ATTACHED,
     ATTACHING,
@@ -40,6 +41,7 @@ from ddbmodels.patterns import sparse_index
 Item = AttachmentItem
 
 
+@capacity.access_pattern("attachments.transition")
 def attachment_begin(
     *,
     tenant: str,
@@ -77,6 +79,7 @@ def attachment_begin(
     return item
 
 
+@capacity.access_pattern("attachments.transition")
 def attachment_complete(item: AttachmentItem, *, same_visit: bool = False) -> AttachmentItem:
     """UpdateItem st=Attached REMOVE gp, gs, if st = Attaching — 1 WCU + 1 WCU (index entry deleted).
 
@@ -89,6 +92,7 @@ def attachment_complete(item: AttachmentItem, *, same_visit: bool = False) -> At
     return _leave(item, ATTACHED, condition, [Item.state.set(ATTACHED), Item.updated_at.set(utcnow())])
 
 
+@capacity.access_pattern("attachments.transition")
 def attachment_claim(item: AttachmentItem, *, reason: str) -> AttachmentItem:
     """UpdateItem SET gs=now, rs if st = Attaching and gs unchanged — 1 WCU + 2 WCU (index key moved).
 
@@ -105,6 +109,7 @@ def attachment_claim(item: AttachmentItem, *, reason: str) -> AttachmentItem:
     return item
 
 
+@capacity.access_pattern("attachments.transition")
 def attachment_fail(item: AttachmentItem, *, reason: str) -> AttachmentItem:
     """UpdateItem st=Failed, rs REMOVE gp, gs, if st = Attaching and gs unchanged — 1 WCU + 1 WCU."""
     condition = (Item.state == ATTACHING) & IN_FLIGHT.entered_at(item)
@@ -112,6 +117,7 @@ def attachment_fail(item: AttachmentItem, *, reason: str) -> AttachmentItem:
     return _leave(item, FAILED, condition, actions)
 
 
+@capacity.access_pattern("attachments.transition")
 def attachment_detach_begin(item: AttachmentItem, *, by: str) -> AttachmentItem:
     """UpdateItem st=Detaching, db SET gp, gs, if st = Attached — 1 WCU + 1 WCU (index entry added)."""
     now = utcnow()
@@ -123,6 +129,7 @@ def attachment_detach_begin(item: AttachmentItem, *, by: str) -> AttachmentItem:
     return item
 
 
+@capacity.access_pattern("attachments.transition")
 def attachment_detach_complete(item: AttachmentItem) -> AttachmentItem:
     """UpdateItem st=Detached REMOVE gp, gs, if st = Detaching — 1 WCU + 1 WCU (index entry deleted)."""
     return _leave(item, DETACHED, Item.state == DETACHING, [Item.state.set(DETACHED), Item.updated_at.set(utcnow())])
@@ -148,6 +155,7 @@ def _refused(item: AttachmentItem, wanted: str) -> AttachmentStateError:
     )
 
 
+@capacity.access_pattern("attachments.get")
 def attachment_get_by_key(pk: str, attachment_id: str, *, consistent: bool = False) -> AttachmentItem | None:
     """GetItem pk, id — 0.5 RCU (1 RCU consistent). None when missing."""
     try:
@@ -156,6 +164,7 @@ def attachment_get_by_key(pk: str, attachment_id: str, *, consistent: bool = Fal
         return None
 
 
+@capacity.access_pattern("attachments.get")
 def attachment_get(
     *, tenant: str, project_key: str, number: int, attachment_id: str, consistent: bool = False
 ) -> AttachmentItem | None:
@@ -165,6 +174,7 @@ def attachment_get(
     return attachment_get_by_key(issue_key(tenant, project_key, number), attachment_id, consistent=consistent)
 
 
+@capacity.access_pattern("attachments.list")
 def attachment_list(
     *, tenant: str, project_key: str, number: int, states: Sequence[str] = VISIBLE, consistent: bool = False
 ) -> list[AttachmentItem]:
@@ -182,6 +192,7 @@ def attachment_list(
     )
 
 
+@capacity.access_pattern("attachments.in_flight")
 def attachments_in_flight(
     *, before: datetime, states: Sequence[str] = INTERMEDIATE, limit: int | None = None
 ) -> Iterator[AttachmentItem]:

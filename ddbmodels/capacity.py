@@ -8,6 +8,13 @@ threads and requests do not mix); ``GLOBAL`` collects everything in the process.
 
 A failed conditional write is charged by DynamoDB but its error answer carries no
 ConsumedCapacity, so the meter counts those failures separately (``conditional_failures``).
+
+Each call is also filed under the *access pattern* that made it: the domain operations of
+``ddbmodels`` are wrapped in ``access_pattern("issues.create")`` and friends (a decorator or a
+``with`` block), and every meter keeps totals and entry counts per pattern (``by_pattern``). The
+outermost pattern wins — ``issues.create`` reading through the sequence module is one
+``issues.create`` — and calls made outside any pattern are filed under ``UNTAGGED``. The pattern
+rides in a context variable, so threads started with ``copy_context()`` keep it.
 """
 
 from __future__ import annotations
@@ -16,14 +23,29 @@ import contextvars
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ContextDecorator, contextmanager
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 from botocore import handlers
 
 READ_OPERATIONS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"})
 WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
+UNTAGGED = "(no pattern)"
+
+
+@dataclass
+class PatternTotals:
+    """What one access pattern used: times entered, capacity units, DynamoDB requests."""
+
+    calls: int = 0
+    rcu: float = 0.0
+    wcu: float = 0.0
+    requests: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "rcu": round(self.rcu, 3), "wcu": round(self.wcu, 3), "requests": self.requests}
 
 
 @dataclass
@@ -36,16 +58,22 @@ class CapacityMeter:
     conditional_failures: int = 0
     throttles: int = 0
     by_operation: Counter[str] = field(default_factory=Counter)
+    by_pattern: dict[str, PatternTotals] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def record(self, operation: str, parsed: dict[str, Any]) -> None:
         read, write = _units(operation, parsed.get("ConsumedCapacity"))
         error = (parsed.get("Error") or {}).get("Code", "")
+        pattern = _pattern.get() or UNTAGGED
         with self._lock:
             self.requests += 1
             self.rcu += read
             self.wcu += write
             self.by_operation[operation] += 1
+            totals = self.by_pattern.setdefault(pattern, PatternTotals())
+            totals.requests += 1
+            totals.rcu += read
+            totals.wcu += write
             if error == "ConditionalCheckFailedException" or _cancelled_on_condition(parsed):
                 self.conditional_failures += 1
             elif error in {"ProvisionedThroughputExceededException", "ThrottlingException"}:
@@ -59,6 +87,16 @@ class CapacityMeter:
             self.conditional_failures += other.conditional_failures
             self.throttles += other.throttles
             self.by_operation.update(other.by_operation)
+            for name, theirs in other.by_pattern.items():
+                ours = self.by_pattern.setdefault(name, PatternTotals())
+                ours.calls += theirs.calls
+                ours.rcu += theirs.rcu
+                ours.wcu += theirs.wcu
+                ours.requests += theirs.requests
+
+    def entered(self, pattern: str) -> None:
+        with self._lock:
+            self.by_pattern.setdefault(pattern, PatternTotals()).calls += 1
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -68,11 +106,13 @@ class CapacityMeter:
             "conditional_failures": self.conditional_failures,
             "throttles": self.throttles,
             "by_operation": dict(self.by_operation),
+            "by_pattern": {name: totals.as_dict() for name, totals in sorted(self.by_pattern.items())},
         }
 
 
 GLOBAL = CapacityMeter()
 _active: contextvars.ContextVar[tuple[CapacityMeter, ...]] = contextvars.ContextVar("ddb_capacity_meters", default=())
+_pattern: contextvars.ContextVar[str | None] = contextvars.ContextVar("ddb_access_pattern", default=None)
 
 
 @contextmanager
@@ -84,6 +124,40 @@ def measure() -> Iterator[CapacityMeter]:
         yield meter
     finally:
         _active.reset(token)
+
+
+class access_pattern(ContextDecorator):
+    """File the DynamoDB calls made inside under ``name`` (unless an outer pattern is already set).
+
+    Entering counts one call of the pattern on every open meter. Not for generator functions:
+    their body runs after the decorator has returned; wrap the consuming code instead.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._token: contextvars.Token[str | None] | None = None
+
+    def _recreate_cm(self) -> access_pattern:
+        return access_pattern(self.name)  # one instance per call: decorated functions may nest or run in threads
+
+    def __enter__(self) -> access_pattern:
+        if _pattern.get() is None:
+            self._token = _pattern.set(self.name)
+            GLOBAL.entered(self.name)
+            for meter in _active.get():
+                meter.entered(self.name)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._token is not None:
+            _pattern.reset(self._token)
+            self._token = None
+
+
+def current_pattern() -> str | None:
+    return _pattern.get()
 
 
 def _units(operation: str, consumed: Any) -> tuple[float, float]:

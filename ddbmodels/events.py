@@ -50,7 +50,7 @@ from typing import Any, Literal, TypeVar, cast, get_args
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import connection
+from ddbmodels import capacity, connection
 from ddbmodels.errors import DomainError
 
 A = TypeVar("A")
@@ -361,6 +361,7 @@ def table_definition(
     return definition
 
 
+@capacity.access_pattern("events.create_table")
 def create_events_table(
     name: str,
     *,
@@ -415,6 +416,7 @@ def error_code(error: ClientError) -> str:
 # ---------------------------------------------------------------------------- writes and reads
 
 
+@capacity.access_pattern("events.put")
 def event_put(
     *,
     stream: str,
@@ -488,6 +490,7 @@ def _query(name: str, request: dict[str, Any], limit: int | None) -> Iterator[di
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+@capacity.access_pattern("events.stream")
 def stream_events(
     *,
     stream: str,
@@ -530,6 +533,7 @@ def stream_events(
     return events
 
 
+@capacity.access_pattern("events.by_day")
 def tenant_day_events(
     *,
     tenant: str,

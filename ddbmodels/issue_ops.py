@@ -15,6 +15,7 @@ from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
 
+from ddbmodels import capacity
 from ddbmodels.errors import InvalidTransition, NotFound, StaleWrite, is_conditional_failure
 from ddbmodels.issues import (
     PROJECT_SK,
@@ -31,6 +32,7 @@ V = TypeVar("V", bound=CollectionItem)
 MAX_ISSUE_NUMBER = 10**15 - 1  # far beyond any real project; keeps look-ups inside DynamoDB's N range
 
 
+@capacity.access_pattern("issues.create")
 def issue_create(
     *,
     tenant: str,
@@ -70,6 +72,7 @@ def issue_create(
     return put_next(CollectionItem, pk, build)  # type: ignore[arg-type]
 
 
+@capacity.access_pattern("issues.get")
 def issue_get(*, tenant: str, project_key: str, number: int, consistent: bool = False) -> IssueItem | None:
     """GetItem pk, SK=number — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing or SK 0."""
     if not PROJECT_SK < number <= MAX_ISSUE_NUMBER:
@@ -95,6 +98,7 @@ def update_versioned(item: V, actions: Sequence[Action], condition: Condition | 
     return item
 
 
+@capacity.access_pattern("issues.update")
 def issue_update(
     issue: IssueItem,
     *,
@@ -117,6 +121,7 @@ def issue_update(
     return update_versioned(issue, actions, IssueItem.deleted_at.does_not_exist())
 
 
+@capacity.access_pattern("issues.update")
 def issue_change_status(issue: IssueItem, *, to: str) -> IssueItem:
     """UpdateItem status if version matches and status is still the one left — 1 WCU per KB.
 
@@ -132,6 +137,7 @@ def issue_change_status(issue: IssueItem, *, to: str) -> IssueItem:
     )
 
 
+@capacity.access_pattern("issues.tombstone")
 def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
     """UpdateItem to a tombstone (content removed, number kept) if version matches — 1 WCU.
 
@@ -163,6 +169,7 @@ def _range_for(after: int | None, direction: str) -> Condition:
     return CollectionItem.number.between(PROJECT_SK + 1, after - 1)
 
 
+@capacity.access_pattern("issues.page")
 def issue_page(
     *,
     tenant: str,
@@ -192,6 +199,7 @@ def issue_page(
     )
 
 
+@capacity.access_pattern("issues.numbers")
 def issue_numbers(*, tenant: str, project_key: str) -> list[int]:
     """Query pk, SK > 0, projecting only SK, consistent — 1 RCU per 4 KB read. Tombstones included."""
     return [

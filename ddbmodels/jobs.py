@@ -17,6 +17,7 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAt
 from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.models import Model
 
+from ddbmodels import capacity
 from ddbmodels.connection import register
 from ddbmodels.errors import DomainError, is_conditional_failure
 from ddbmodels.issues import utcnow
@@ -45,6 +46,7 @@ class JobItem(Model):
     checkpoint = UnicodeAttribute(attr_name="cp", null=True)
 
 
+@capacity.access_pattern("jobs.fence")
 def fence_acquire(job: str, owner: str) -> int:
     """UpdateItem ADD token 1, SET owner, ReturnValues ALL_NEW — 1 WCU. The run's token."""
     item = JobItem(job)
@@ -54,6 +56,7 @@ def fence_acquire(job: str, owner: str) -> int:
     return int(item.token)
 
 
+@capacity.access_pattern("jobs.fence")
 def fence_check(job: str, token: int) -> None:
     """UpdateItem SET fenced_at if token = :mine — 1 WCU. Raises FencedOut for a stale run."""
     try:
@@ -67,6 +70,7 @@ def fence_check(job: str, token: int) -> None:
         raise
 
 
+@capacity.access_pattern("jobs.checkpoint")
 def checkpoint_save(job: str, token: int, checkpoint: str | None) -> None:
     """UpdateItem SET (or REMOVE) checkpoint if token = :mine — 1 WCU. Raises FencedOut."""
     action = JobItem.checkpoint.set(checkpoint) if checkpoint is not None else JobItem.checkpoint.remove()
@@ -78,6 +82,7 @@ def checkpoint_save(job: str, token: int, checkpoint: str | None) -> None:
         raise
 
 
+@capacity.access_pattern("jobs.state")
 def job_state(job: str) -> JobItem | None:
     """GetItem, consistent — 1 RCU. None before the job's first run."""
     try:
@@ -86,6 +91,7 @@ def job_state(job: str) -> JobItem | None:
         return None
 
 
+@capacity.access_pattern("jobs.state")
 def started_at(job: str) -> datetime | None:
     state = job_state(job)
     return state.started_at if state else None

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist, UpdateError
 
+from ddbmodels import capacity
 from ddbmodels.counters import ORDERS_COUNTER
 from ddbmodels.errors import InvalidTransition, is_conditional_failure
 from ddbmodels.issues import TENANT_SLUG_RE, utcnow
@@ -46,6 +47,7 @@ def validate_order(*, customer: str, product: str, quantity: int, delivery: str)
         raise ValueError(f"unknown delivery method {delivery!r}")
 
 
+@capacity.access_pattern("orders.place")
 def order_place(
     *,
     customer: str,
@@ -90,6 +92,7 @@ def order_place(
     return put_numbered_atomic(counter, build)
 
 
+@capacity.access_pattern("orders.get")
 def order_get(*, customer: str, placed: str, consistent: bool = False) -> OrderItem | None:
     """GetItem c, t — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing."""
     try:
@@ -98,6 +101,7 @@ def order_get(*, customer: str, placed: str, consistent: bool = False) -> OrderI
         return None
 
 
+@capacity.access_pattern("orders.find")
 def order_key(*, number: int, customer: str | None = None) -> tuple[str, str] | None:
     """Query by_number n=number (AND c=customer), Limit 1 — 0.5 RCU. The order's (c, t) key, or None.
 
@@ -113,6 +117,7 @@ def order_key(*, number: int, customer: str | None = None) -> tuple[str, str] | 
     return None
 
 
+@capacity.access_pattern("orders.find")
 def order_find(*, number: int, customer: str | None = None, consistent: bool = False) -> OrderItem | None:
     """order_key (0.5 RCU) + order_get (0.5 RCU, 1 consistent): the order with this number, or None."""
     key = order_key(number=number, customer=customer)
@@ -121,6 +126,7 @@ def order_find(*, number: int, customer: str | None = None, consistent: bool = F
     return order_get(customer=key[0], placed=key[1], consistent=consistent)
 
 
+@capacity.access_pattern("orders.transition")
 def order_transition(order: OrderItem, *, to: str, by: str) -> OrderItem:
     """UpdateItem status if it is still the one left — 1 WCU + 1 WCU (by_time entry).
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from pynamodb.attributes import UnicodeAttribute
 from pynamodb.expressions.condition import Condition
 
+from ddbmodels import capacity
 from ddbmodels.orders import DEFAULT_SHARDS, OrderItem, OrdersByTimeIndex, shard_keys, time_key
 from ddbmodels.patterns.sharded_index import query_shards
 
@@ -47,6 +48,7 @@ def _bounds(since: datetime | None, until: datetime | None) -> tuple[str | None,
     return (time_key(since) if since else None, time_key(until) if until else None)
 
 
+@capacity.access_pattern("orders.customer_page")
 def customer_orders_page(
     *,
     customer: str,
@@ -92,6 +94,7 @@ def customer_orders_page(
     return OrderPage(items=items, older_than=last if more else None, newer_than=first if after is not None else None)
 
 
+@capacity.access_pattern("orders.range")
 def orders_in_range(
     *,
     since: datetime | None = None,
@@ -119,11 +122,13 @@ def orders_in_range(
     )
 
 
+@capacity.access_pattern("orders.latest")
 def orders_latest(*, limit: int = 100, shards: int = DEFAULT_SHARDS) -> list[OrderItem]:
     """The newest ``limit`` orders of all customers: N Queries descending, Limit ``limit`` — ≥ 0.5 RCU per shard."""
     return orders_in_range(newest_first=True, limit=limit, shards=shards)
 
 
+@capacity.access_pattern("orders.oldest")
 def orders_oldest(*, limit: int = 100, shards: int = DEFAULT_SHARDS) -> list[OrderItem]:
     """The oldest ``limit`` orders of all customers: N Queries ascending, Limit ``limit`` — ≥ 0.5 RCU per shard."""
     return orders_in_range(newest_first=False, limit=limit, shards=shards)

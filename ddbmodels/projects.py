@@ -6,6 +6,7 @@ from collections import Counter
 
 from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
 
+from ddbmodels import capacity
 from ddbmodels.errors import AlreadyExists, NotFound, is_conditional_failure
 from ddbmodels.issues import (
     PROJECT_KEY_RE,
@@ -20,6 +21,7 @@ from ddbmodels.issues import (
 )
 
 
+@capacity.access_pattern("projects.create")
 def project_create(*, tenant: str, key: str, name: str, description: str = "", created_by: str) -> ProjectItem:
     """PutItem SK=0 if attribute_not_exists(pk) — 1 WCU (+1 WCU for the sparse index entry).
 
@@ -48,6 +50,7 @@ def project_create(*, tenant: str, key: str, name: str, description: str = "", c
     return project
 
 
+@capacity.access_pattern("projects.get")
 def project_get(*, tenant: str, key: str) -> ProjectItem | None:
     """GetItem pk, SK=0, eventually consistent — 0.5 RCU. None when missing."""
     try:
@@ -57,6 +60,7 @@ def project_get(*, tenant: str, key: str) -> ProjectItem | None:
     return item if isinstance(item, ProjectItem) else None
 
 
+@capacity.access_pattern("projects.list")
 def project_keys(*, tenant: str) -> list[str]:
     """Query index ``projects`` gt=tenant — 0.5 RCU per 4 KB of keys (≈ 80 projects per RCU)."""
     # The low-level Query: the model-level one would add a filter on the discriminator, which a
@@ -72,6 +76,7 @@ def project_keys(*, tenant: str) -> list[str]:
             return keys
 
 
+@capacity.access_pattern("projects.list")
 def project_list(*, tenant: str) -> list[ProjectItem]:
     """Query index ``projects`` + BatchGetItem of the static items — 0.5 RCU per project + the Query."""
     keys = project_keys(tenant=tenant)
@@ -83,6 +88,7 @@ def project_list(*, tenant: str) -> list[ProjectItem]:
     return [found[key] for key in keys if key in found]
 
 
+@capacity.access_pattern("projects.refresh_counts")
 def project_counts_refresh(*, tenant: str, key: str) -> dict[str, int]:
     """Query the collection projecting status (≈ 0.5 RCU per 4 KB read) + UpdateItem SK 0 (1 WCU).
 
@@ -116,6 +122,7 @@ def project_counts_refresh(*, tenant: str, key: str) -> dict[str, int]:
     return {s: counts.get(s, 0) for s in STATUSES}
 
 
+@capacity.access_pattern("projects.enumerate")
 def all_project_keys() -> list[tuple[str, str]]:
     """Scan index ``projects`` (KEYS_ONLY, sparse) — 0.5 RCU per 4 KB: every (tenant, key) pair."""
     connection = CollectionItem._get_connection()

@@ -30,6 +30,7 @@ from enum import StrEnum
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from ddbmodels import capacity
 from ddbmodels.errors import DomainError
 from ddbmodels.issues import PROJECT_SK, CollectionItem, IssueItem, collection_key, utcnow
 from ddbmodels.patterns import leaderboard
@@ -107,6 +108,7 @@ def _transact(build: Callable[[TransactWrite], None], *, rng: random.Random | No
     raise AwardContention(f"gave up after {MAX_ATTEMPTS} conflicting attempts", attempts=MAX_ATTEMPTS)
 
 
+@capacity.access_pattern("leaderboard.award")
 def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
     """TransactWriteItems: ConditionCheck issue + Put award + Update score ADD — 6 WCU (+1–2 WCU index).
 
@@ -163,6 +165,7 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
     return Change(Outcome.NOT_ELIGIBLE, user, 0, attempts)
 
 
+@capacity.access_pattern("leaderboard.award_get")
 def award_get(*, tenant: str, project_key: str, number: int) -> AwardItem | None:
     """GetItem the issue's award, consistent — 1 RCU. None when the issue's points are not given."""
     try:
@@ -172,6 +175,7 @@ def award_get(*, tenant: str, project_key: str, number: int) -> AwardItem | None
     return item if isinstance(item, AwardItem) else None
 
 
+@capacity.access_pattern("leaderboard.revoke")
 def revoke_issue(issue: IssueItem) -> Change:
     """GetItem award (1 RCU) + TransactWriteItems: ConditionCheck issue + Delete award + Update score ADD − — 6 WCU.
 
@@ -206,6 +210,7 @@ def revoke_issue(issue: IssueItem) -> Change:
     return Change(Outcome.NOT_ELIGIBLE, user, 0, attempts)
 
 
+@capacity.access_pattern("leaderboard.sync")
 def sync_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
     """Make the award match the issue (load it consistently first) — 1 RCU, + 6–8 WCU when it must change.
 
@@ -238,6 +243,7 @@ def sync_project(*, tenant: str, project_key: str, shards: int = DEFAULT_SHARDS)
             yield sync_issue(issue, shards=shards)
 
 
+@capacity.access_pattern("leaderboard.add")
 def score_add(*, tenant: str, username: str, points: int, shards: int = DEFAULT_SHARDS) -> None:
     """UpdateItem ADD sc :points — 1 WCU (+1–2 WCU index). The bare ADD without an award: seeding, benchmarks."""
     shard = leaderboard.shard_key(tenant, leaderboard.shard_of(username, shards))

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pynamodb.exceptions import DoesNotExist
 
+from ddbmodels import capacity
 from ddbmodels.patterns import leaderboard
 from ddbmodels.scores import DEFAULT_SHARDS, TOP_INDEX, ScoreItem, ScoresTableItem, score_key, username_of
 
 
+@capacity.access_pattern("leaderboard.score")
 def score_get(*, tenant: str, username: str) -> ScoreItem | None:
     """GetItem the user's score item — 0.5 RCU. None before their first award."""
     try:
@@ -33,11 +35,13 @@ def board(*, shards: int = DEFAULT_SHARDS) -> leaderboard.BoardIndex:
     )
 
 
+@capacity.access_pattern("leaderboard.top")
 def top_scores(*, tenant: str, k: int, shards: int = DEFAULT_SHARDS) -> list[leaderboard.Ranked]:
     """Query ``top`` once per shard, Limit k, merged — N × 0.5 RCU for small tops (ties at the cut: + a Query)."""
     return leaderboard.top(board(shards=shards), tenant, k)
 
 
+@capacity.access_pattern("leaderboard.rank")
 def rank_above(*, tenant: str, score: int, shards: int = DEFAULT_SHARDS, cap: int = 1000) -> leaderboard.Above:
     """Query ``top`` SK > score, COUNT, per shard — 0.5 RCU per 4 KB of entries counted per shard (capped)."""
     return leaderboard.count_above(board(shards=shards), tenant, score, cap=cap)

@@ -4,8 +4,10 @@
 a fencing token from DynamoDB (``ddbmodels.jobs``), and hands the job a ``JobRun`` whose
 ``fence()`` must be called before anything destructive: a run that stalled past its lock's
 expiry finds its token superseded and stops. Every DynamoDB call the job makes is metered, and
-the result reports the capacity it consumed. The same function serves Celery tasks and
-management commands; only the progress callback differs.
+the result reports the capacity it consumed (also added to the Redis figures of
+``tracker.capacity_stats``, by job and by access pattern, whether the run succeeded or not).
+The same function serves Celery tasks and management commands; only the progress callback
+differs.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import redis
 from django.conf import settings
 
 from ddbmodels import capacity, jobs
+from tracker import capacity_stats
+from tracker.capacity_stats import redis_client
 
 log = logging.getLogger(__name__)
 Progress = Callable[[dict[str, Any]], None]
@@ -64,10 +68,6 @@ class JobRun:
         self.on_progress(meta)
 
 
-def redis_client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL)
-
-
 def run_job(
     name: str,
     work: Callable[[JobRun], dict[str, Any]],
@@ -83,6 +83,7 @@ def run_job(
         log.info("job %s is already running elsewhere; skipped", name)
         return {"job": name, "run_id": run_id, "status": "skipped", "reason": "another run holds the lock"}
     started = time.monotonic()
+    meter = capacity.CapacityMeter()
     try:
         with capacity.measure() as meter:
             token = jobs.fence_acquire(name, run_id)
@@ -98,6 +99,7 @@ def run_job(
             "result": result,
         }
     finally:
+        capacity_stats.record("job", name, meter)  # failed runs used capacity too
         try:
             lock.release()
         except redis.exceptions.LockError:

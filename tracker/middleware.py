@@ -2,7 +2,8 @@
 
 The meter is attached as ``request.ddb_capacity`` so a template (the admin's footer) can show
 it — complete up to the moment it is rendered, hence "so far". After the response, the totals
-are added to a small rolling aggregate in Redis by URL name (``tracker.admin.capacity``).
+are added to the rolling aggregates in Redis by URL name and by access pattern
+(``tracker.capacity_stats``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 
 from ddbmodels import capacity
+from tracker import capacity_stats
 
 
 class CapacityMiddleware:
@@ -26,7 +28,5 @@ class CapacityMiddleware:
             response = self.get_response(request)
         match = getattr(request, "resolver_match", None)
         if match is not None and match.url_name:
-            from tracker.admin.capacity import page_capacity_record  # the admin package loads late
-
-            page_capacity_record(url_name=match.url_name, meter=meter)
+            capacity_stats.record("page", match.url_name, meter)
         return response

@@ -35,6 +35,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
+from ddbmodels import capacity
 from ddbmodels.counters import CounterItem
 from ddbmodels.errors import AlreadyExists, DomainError, SequenceContention
 from ddbmodels.patterns.sequences import Claimed
@@ -54,6 +55,7 @@ class GapLeft(DomainError):
     code = "gap_left"
 
 
+@capacity.access_pattern("counters.next")
 def counter_next(name: str) -> int:
     """UpdateItem ``ADD v :1`` ReturnValues=UPDATED_NEW — 1 WCU. The new value (1 for a new counter)."""
     data = CounterItem._get_connection().update_item(
@@ -62,6 +64,7 @@ def counter_next(name: str) -> int:
     return int(data["Attributes"]["v"]["N"])
 
 
+@capacity.access_pattern("counters.value")
 def counter_value(name: str, *, consistent: bool = True) -> int:
     """GetItem — 1 RCU consistent (0.5 eventually). The last value handed out, 0 for a new counter."""
     try:

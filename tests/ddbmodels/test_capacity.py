@@ -140,3 +140,73 @@ def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, make_
     assert dict(meter.by_operation) == {"Query": 2, "PutItem": 3}
     assert meter.conditional_failures == 1
     assert (meter.rcu, meter.wcu) == (2.0, 2.0)  # the failed write's charge is not in its answer
+
+
+# ---------------------------------------------------------------------------- access patterns
+
+
+def test_each_call_is_filed_under_the_access_pattern_that_made_it(tenant: str, make_project: MakeProject) -> None:
+    make_project()
+    with capacity.measure() as meter:
+        for title in ("one", "two"):
+            issue_ops.issue_create(tenant=tenant, project_key="WEB", title=title, reporter=REPORTER)
+        issue_ops.issue_get(tenant=tenant, project_key="WEB", number=1)
+
+    assert meter.as_dict()["by_pattern"] == {
+        "issues.create": {"calls": 2, "rcu": 2.0, "wcu": 2.0, "requests": 4},  # 1 RCU + 1 WCU each: the minimum
+        "issues.get": {"calls": 1, "rcu": 0.5, "wcu": 0.0, "requests": 1},
+    }
+    # The per-pattern figures add up to the meter's totals: nothing is lost or counted twice.
+    assert sum(t.requests for t in meter.by_pattern.values()) == meter.requests
+
+
+def test_the_outermost_pattern_wins_and_calls_outside_any_pattern_are_untagged(
+    tenant: str, make_project: MakeProject
+) -> None:
+    make_project()
+    with capacity.measure() as meter:
+        with capacity.access_pattern("service.create_two"):
+            issue_ops.issue_create(tenant=tenant, project_key="WEB", title="a", reporter=REPORTER)
+            issue_ops.issue_create(tenant=tenant, project_key="WEB", title="b", reporter=REPORTER)
+        IssueItem.get(collection_key(tenant, "WEB"), 1)  # a plain model read, outside every pattern
+
+    assert set(meter.by_pattern) == {"service.create_two", capacity.UNTAGGED}
+    assert meter.by_pattern["service.create_two"].calls == 1  # the inner issues.create calls are not counted
+    assert meter.by_pattern["service.create_two"].requests == 4
+    assert meter.by_pattern[capacity.UNTAGGED].requests == 1
+    assert capacity.current_pattern() is None  # the pattern is gone once its block has ended
+
+
+def test_a_pattern_is_kept_on_the_threads_of_a_sharded_read(tenant: str) -> None:
+    from ddbmodels import score_ops, score_reads
+
+    for n, user in enumerate(("ann", "bob", "cyd", "dee")):
+        score_ops.score_add(tenant=tenant, username=user, points=10 + n, shards=4)
+    with capacity.measure() as meter:
+        top = score_reads.top_scores(tenant=tenant, k=2, shards=4)
+
+    assert [r.member for r in top] == ["dee", "cyd"]
+    # One Query per shard, on 4 threads, all filed under the pattern the caller entered.
+    assert set(meter.by_pattern) == {"leaderboard.top"}
+    assert meter.by_pattern["leaderboard.top"].calls == 1
+    assert meter.by_pattern["leaderboard.top"].requests == 4 == meter.requests
+
+
+def test_a_decorated_function_raising_leaves_no_pattern_behind(tenant: str) -> None:
+    @capacity.access_pattern("failing")
+    def failing() -> None:
+        assert capacity.current_pattern() == "failing"
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        failing()
+    assert capacity.current_pattern() is None
+
+
+def test_meters_added_together_add_their_patterns() -> None:
+    a, b = capacity.CapacityMeter(), capacity.CapacityMeter()
+    a.entered("x")
+    b.entered("x")
+    b.entered("y")
+    a.add(b)
+    assert {name: t.calls for name, t in a.by_pattern.items()} == {"x": 2, "y": 1}

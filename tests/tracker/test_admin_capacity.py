@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import re
+import uuid
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
-from django_celery_results.models import TaskResult
 
-from tracker.admin.capacity import page_capacity_list
+from ddbmodels import capacity
+from tests.tracker.conftest import World
+from tracker import capacity_stats
+from tracker.capacity_stats import Kind, Row
+from tracker.jobs import JobRun, run_job
+
+
+@pytest.fixture(autouse=True)
+def _fresh_figures() -> None:
+    """The session's Redis keeps the figures of earlier tests: start each test from none."""
+    client = capacity_stats.redis_client()
+    for key in client.scan_iter(f"{capacity_stats.KEY_PREFIX}*"):
+        client.delete(key)
 
 
 def staff_user(username: str = "staff") -> User:
@@ -44,56 +56,82 @@ def test_an_admin_page_shows_the_dynamodb_capacity_it_used_in_its_footer() -> No
     assert 'class="ddb-rcu">' in response.content.decode()
 
 
+def rows(kind: Kind) -> dict[str, Row]:
+    return {row.label: row for row in capacity_stats.totals(kind)}
+
+
 def test_each_request_adds_its_capacity_to_the_rolling_aggregate_by_url_name() -> None:
     client = Client()
     client.force_login(staff_user())
     client.get("/admin/ddb/jobs/")
     client.get("/admin/ddb/jobs/")
-    rows = {row.label: row for row in page_capacity_list()}
-    assert rows["ddb_jobs"].count == 2
-    assert rows["ddb_jobs"].requests >= 2
+    pages = rows("page")
+    assert pages["ddb_jobs"].count == 2
+    assert pages["ddb_jobs"].requests >= 2
 
 
-def record_run(job: str, rcu: float, wcu: float, requests: int) -> None:
-    """A finished run as django-celery-results stores it (the production result backend)."""
-    TaskResult.objects.create(
-        task_id=f"00000000-0000-4000-8000-{len(job) * 1000 + requests:012d}",
-        task_name="tracker.tasks.distinct_keys",
-        status="SUCCESS",
-        content_type="application/json",
-        content_encoding="utf-8",
-        result=json.dumps(
-            {"job": job, "status": "done", "capacity": {"rcu": rcu, "wcu": wcu, "requests": requests}, "result": {}}
-        ),
-    )
+def test_a_request_files_its_calls_under_the_access_patterns_that_made_them(world: World) -> None:
+    client = world.client_for(world.member)
+    response = client.post(world.project_url("new/"), {"title": "Metered", "priority": "medium"})
+    assert response.status_code == 302
+    patterns = rows("pattern")
+    # The sort-key sequence: one consistent Query (1 RCU) and one PutItem (1 WCU) per issue.
+    assert patterns["issues.create"].count == 1
+    assert (patterns["issues.create"].rcu, patterns["issues.create"].wcu) == (1.0, 1.0)
+    assert patterns["issues.create"].per_call == 2.0
 
 
-def test_the_capacity_page_draws_one_svg_bar_per_job_that_ran_and_the_same_numbers_as_a_table() -> None:
-    record_run("distinct_keys:tracker-issues", 12.5, 0.0, 7)
-    record_run("rotate_event_tables", 0.0, 3.0, 2)
-    client = Client()
-    client.force_login(staff_user())
-    client.get("/admin/ddb/jobs/")  # one page in the by-page chart too
-    page = client.get("/admin/ddb/capacity/").content.decode()
-    jobs_section = page.split('id="ddb-capacity-jobs"')[1].split('id="ddb-capacity-pages"')[0]
-    assert "<svg" in jobs_section
-    labels = re.findall(r'<g class="bar" data-label="([^"]+)"', jobs_section)
+def test_a_job_run_adds_its_capacity_by_job_and_by_pattern_whatever_the_result_backend() -> None:
+    name = f"capacity-test-{uuid.uuid4().hex[:6]}"
+
+    def work(run: JobRun) -> dict[str, Any]:
+        run.fence()  # one conditional UpdateItem under jobs.fence
+        return {}
+
+    run_job(name, work)
+    with pytest.raises(RuntimeError):
+        run_job(name, lambda run: (_ for _ in ()).throw(RuntimeError("failed mid-way")))
+    jobs = rows("job")
+    assert jobs[name].count == 2  # the failed run is counted too: it used capacity
+    assert jobs[name].wcu >= 3  # 2 token acquisitions + 1 fence check, 1 WCU each
+    assert rows("pattern")["jobs.fence"].count >= 3
+
+
+def test_the_capacity_page_draws_patterns_jobs_and_pages_as_svg_bars_with_the_same_numbers_as_tables(
+    world: World,
+) -> None:
+    meter = capacity.CapacityMeter(rcu=12.5, requests=7)
+    capacity_stats.record("job", "distinct_keys:tracker-issues", meter)
+    capacity_stats.record("job", "rotate_event_tables", capacity.CapacityMeter(wcu=3.0, requests=2))
+    client = world.client_for(world.member)
+    client.post(world.project_url("new/"), {"title": "Charted", "priority": "medium"})
+    staff = Client()
+    staff.force_login(staff_user())
+    staff.get("/admin/ddb/jobs/")  # one page in the by-page chart too
+    page = staff.get("/admin/ddb/capacity/").content.decode()
+
+    patterns = page.split('id="ddb-capacity-patterns"')[1].split('id="ddb-capacity-jobs"')[0]
+    assert "<svg" in patterns
+    assert 'data-label="issues.create"' in patterns
+    assert "<td>issues.create</td><td>1</td><td>1.0</td><td>1.0</td><td>2</td><td>2.0</td>" in patterns
+
+    jobs = page.split('id="ddb-capacity-jobs"')[1].split('id="ddb-capacity-pages"')[0]
+    labels = re.findall(r'<g class="bar" data-label="([^"]+)"', jobs)
     assert labels == ["distinct_keys:tracker-issues", "rotate_event_tables"]  # most capacity first
-    assert "<td>12.5</td>" in jobs_section
+    assert "<td>12.5</td>" in jobs
     pages_section = page.split('id="ddb-capacity-pages"')[1]
     assert 'data-label="ddb_jobs"' in pages_section
 
 
-@pytest.mark.parametrize("garbage", ["not json", "[1, 2]", json.dumps({"job": "x", "capacity": "lots"})])
-def test_a_run_with_an_unreadable_result_is_left_out_of_the_chart_not_a_500(garbage: str) -> None:
-    TaskResult.objects.create(
-        task_id="bad-1", task_name="tracker.tasks.rotate_event_tables", status="SUCCESS", result=garbage
-    )
+def test_with_redis_down_requests_are_served_and_the_capacity_page_says_there_is_nothing(
+    settings: pytest.FixtureRequest,
+) -> None:
     client = Client()
     client.force_login(staff_user())
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # type: ignore[attr-defined]
     response = client.get("/admin/ddb/capacity/")
     assert response.status_code == 200
-    assert "No finished job with a capacity report yet." in response.content.decode()
+    assert "No DynamoDB call recorded yet." in response.content.decode()
 
 
 def test_the_admin_index_links_to_the_jobs_and_capacity_pages() -> None:

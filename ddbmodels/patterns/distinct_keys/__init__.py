@@ -113,12 +113,13 @@ def distinct_keys(
         raise BadRequest(f"unknown method {method!r} (one of {', '.join(METHODS)})")
     _check_segments(segments)
     began = time.perf_counter()
-    with capacity.measure() as describe_meter:
+    with capacity.measure() as describe_meter, capacity.access_pattern("distinct_keys.describe"):
         table = describe(table_name)
     # Only gsi and auto use an index; scan and skip-scan read the table itself.
     index_name = _check_index(table, index_name) if method == GSI or (method == AUTO and index_name) else None
 
-    choice = choose(table, index_name) if method == AUTO else Choice(method)
+    with capacity.access_pattern("distinct_keys.probe"):
+        choice = choose(table, index_name) if method == AUTO else Choice(method)
     found, reason = choice.probe, choice.reason
     listing: _Listing | None = None
     if found is not None and found.whole_table:
@@ -214,7 +215,7 @@ def segment_keys(
     if not isinstance(segment, int) or isinstance(segment, bool) or not 0 <= segment < total_segments:
         raise BadRequest(f"segment must be from 0 to {total_segments - 1}, got {segment!r}")
     began = time.perf_counter()
-    with capacity.measure() as describe_meter:
+    with capacity.measure() as describe_meter, capacity.access_pattern("distinct_keys.describe"):
         table = describe(table_name)
     index_name = _check_index(table, index_name) if method == GSI else None
     listing = _list(

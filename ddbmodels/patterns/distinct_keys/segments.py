@@ -99,6 +99,30 @@ def _list(
     request_offset: int = 0,
     only_segment: int | None = None,
 ) -> _Listing:
+    with capacity.access_pattern(f"distinct_keys.{method}"):
+        return _list_keys(
+            table,
+            method,
+            segments=segments,
+            index_name=index_name,
+            on_progress=on_progress,
+            progress_interval=progress_interval,
+            request_offset=request_offset,
+            only_segment=only_segment,
+        )
+
+
+def _list_keys(
+    table: TableInfo,
+    method: str,
+    *,
+    segments: int,
+    index_name: str | None,
+    on_progress: ProgressCallback | None,
+    progress_interval: float,
+    request_offset: int = 0,
+    only_segment: int | None = None,
+) -> _Listing:
     tally = _Tally(on_progress, request_offset, progress_interval)
     reason = None
     worker: SegmentWorker

@@ -47,6 +47,7 @@ class ArchiveReport:
         return {**asdict(self), "ok": self.ok}
 
 
+@capacity.access_pattern("time_series.archive")
 def archive(
     kind: PeriodKind,
     now: datetime | None,
@@ -96,6 +97,7 @@ def archive(
     ]
 
 
+@capacity.access_pattern("time_series.archive")
 def archive_table(
     table: str,
     store: ArchiveStore,

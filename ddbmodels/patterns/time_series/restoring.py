@@ -53,6 +53,7 @@ def _archived_table(archive_name: str) -> str:
     return name.removeprefix(f"{ARCHIVE_ROOT}/")
 
 
+@capacity.access_pattern("time_series.restore")
 def restore(
     store: ArchiveStore,
     archive_name: str,

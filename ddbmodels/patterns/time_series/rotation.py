@@ -9,7 +9,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import connection, events
+from ddbmodels import capacity, connection, events
 from ddbmodels.events import PAY_PER_REQUEST, PROVISIONED, PeriodKind
 from ddbmodels.patterns.time_series.tables import EventTable, _throughput, list_event_tables
 
@@ -83,6 +83,7 @@ def _set_throughput(table: Mapping[str, Any], target: tuple[int, int]) -> str:
     return f"{target[0]}/{target[1]} RCU/WCU (was {', '.join(changes)})"
 
 
+@capacity.access_pattern("time_series.rotate")
 def rotate(
     kind: PeriodKind,
     now: datetime | None = None,

@@ -9,7 +9,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import connection, events
+from ddbmodels import capacity, connection, events
 from ddbmodels.events import PeriodKind
 
 
@@ -24,6 +24,7 @@ class EventTable:
     end: datetime
 
 
+@capacity.access_pattern("time_series.list")
 def list_event_tables() -> list[EventTable]:
     """ListTables (free, 100 names a page), keep ``<prefix>events-<period id>``, oldest period first."""
     client = connection.client()
@@ -41,6 +42,7 @@ def list_event_tables() -> list[EventTable]:
         request["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
 
 
+@capacity.access_pattern("time_series.count")
 def count_items(table: str, *, consistent: bool = True, segments: int = 1) -> int:
     """Scan Select=COUNT — 1 RCU per 4 KB of items read (0.5 if not consistent), no items returned."""
     client = connection.client()

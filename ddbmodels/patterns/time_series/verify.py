@@ -8,6 +8,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from ddbmodels import capacity
 from ddbmodels.archive import ArchiveStore
 from ddbmodels.patterns.time_series.archive_format import (
     ARCHIVE_FORMAT,
@@ -49,6 +50,7 @@ def read_manifest(store: ArchiveStore, table: str) -> dict[str, Any] | None:
     return manifest
 
 
+@capacity.access_pattern("time_series.verify")
 def verify_archive(store: ArchiveStore, table: str, *, on_progress: Progress | None = None) -> Verification:
     """Read the archive back (no DynamoDB call): item count, SHA-256 and items digest against the manifest."""
     try:

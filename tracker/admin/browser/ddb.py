@@ -16,7 +16,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import connection
+from ddbmodels import capacity, connection
 
 PAGE_SIZE = 25
 SORT_OPERATORS = ("=", "<", "<=", ">", ">=", "begins_with", "between")
@@ -175,6 +175,7 @@ def _fail(message: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- reads
 
 
+@capacity.access_pattern("admin.browse")
 def read_page(request: dict[str, Any], *, scan: bool) -> Page:
     """One Query or Scan page of at most PAGE_SIZE items — RCU per 4 KB read (0.5 eventually consistent)."""
     call = connection.client().scan if scan else connection.client().query
@@ -182,6 +183,7 @@ def read_page(request: dict[str, Any], *, scan: bool) -> Page:
     return Page(answer.get("Items", []), answer.get("LastEvaluatedKey"), int(answer.get("ScannedCount", 0)))
 
 
+@capacity.access_pattern("admin.item")
 def item_get(table: str, key: dict[str, Any]) -> dict[str, Any] | None:
     """GetItem, consistent — 1 RCU per 4 KB. None when missing."""
     answer = connection.client().get_item(TableName=table, Key=key, ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
@@ -207,6 +209,7 @@ def unchanged_condition(loaded: dict[str, Any], version: str | None) -> dict[str
     }
 
 
+@capacity.access_pattern("admin.item")
 def item_put_unchanged(table: str, new: dict[str, Any], loaded: dict[str, Any], *, version: str | None) -> None:
     """PutItem conditioned on the stored item being ``loaded`` — 1 WCU per KB. StaleItem if it changed.
 
@@ -218,6 +221,7 @@ def item_put_unchanged(table: str, new: dict[str, Any], loaded: dict[str, Any], 
     _conditional(connection.client().put_item, TableName=table, Item=new, **unchanged_condition(loaded, version))
 
 
+@capacity.access_pattern("admin.item")
 def item_delete_unchanged(table: str, key: dict[str, Any], loaded: dict[str, Any], *, version: str | None) -> None:
     """DeleteItem conditioned on the stored item being ``loaded`` — 1 WCU per KB. StaleItem if it changed."""
     _conditional(connection.client().delete_item, TableName=table, Key=key, **unchanged_condition(loaded, version))
