@@ -30,4 +30,4 @@ class TrackerAdminConfig(admin_apps.AdminConfig):
     """The admin app with Tracker's own site: DynamoDB pages beside the usual ModelAdmins."""
 
     default = False  # named explicitly in INSTALLED_APPS; TrackerConfig stays this module's default
-    default_site = "tracker.admin.site.TrackerAdminSite"
+    default_site = "tracker.admin_site.TrackerAdminSite"

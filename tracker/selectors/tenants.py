@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count
 from django.http import Http404
 
 from tracker.models import Membership, Tenant
@@ -28,3 +29,19 @@ def tenant_usernames(*, tenant: Tenant, min_role: str = "member") -> list[str]:
         .order_by("user__username")
         .values_list("user__username", flat=True)
     )
+
+
+# ------------------------------------------------------------------- staff: every tenant
+
+
+def staff_tenants() -> list[Tenant]:
+    """Every tenant, by name, each with ``member_count`` (Django's database; no DynamoDB read)."""
+    return list(Tenant.objects.annotate(member_count=Count("memberships")).order_by("name", "slug"))
+
+
+def staff_tenant_access(*, slug: str) -> Tenant:
+    """Any tenant by slug, for staff pages, or Http404 (Django's database; no DynamoDB read)."""
+    tenant = Tenant.objects.filter(slug=slug).first()
+    if tenant is None:
+        raise Http404("No such tenant.")
+    return tenant

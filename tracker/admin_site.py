@@ -1,4 +1,10 @@
-"""Tracker's admin site: Django's own, plus the DynamoDB pages under /admin/ddb/."""
+"""Tracker's admin site: Django's own, plus the DynamoDB pages under /admin/ddb/.
+
+It lives outside the ``tracker.admin`` package on purpose. ``admin.site`` is a lazy object that
+imports ``default_site`` on first use; were the class inside ``tracker.admin``, that import would
+run the package's ``@admin.register`` calls in the middle of building the site, register them
+on a first instance and then throw it away for a second one.
+"""
 
 from __future__ import annotations
 
