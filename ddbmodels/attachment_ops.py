@@ -11,7 +11,7 @@ with one consistent GetItem, on that path only).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist
@@ -195,9 +195,11 @@ def attachment_list(
 @capacity.access_pattern("attachments.in_flight")
 def attachments_in_flight(
     *, before: datetime, states: Sequence[str] = INTERMEDIATE, limit: int | None = None
-) -> Iterator[AttachmentItem]:
+) -> list[AttachmentItem]:
     """Query in_flight per state × 4 shards, gs < before — 0.5 RCU per 4 KB per Query (8 Queries).
 
-    Oldest first. The index is eventually consistent: act on what it returns conditionally.
+    Oldest first, read here (not lazily) so the Queries are metered under this access pattern;
+    ``limit`` bounds a large backlog. The index is eventually consistent: act on what it returns
+    conditionally.
     """
-    return sparse_index.entered_before(IN_FLIGHT, states=states, before=before, limit=limit)
+    return list(sparse_index.entered_before(IN_FLIGHT, states=states, before=before, limit=limit))

@@ -63,8 +63,9 @@ def order_place(
     """Take the next order number and put the order — cost by mode (order ≤ 1 KB, 2 GSI entries):
 
     atomic: UpdateItem ADD (1 WCU) + PutItem (1 WCU + 2 × 1 WCU GSI) = 4 WCU, 0 RCU; GapLeft if the
-    put fails. gapless: GetItem consistent (1 RCU) + TransactWriteItems (2 × (1 + 1) WCU + the GSI
-    entries); each lost race adds 1 RCU and a cancelled transaction; SequenceContention when
+    put fails. gapless: GetItem consistent (1 RCU) + TransactWriteItems (2 × (1 + 1) WCU + the two
+    GSI entries, 1 WCU each = 6 WCU; DynamoDB Local charges transactional index entries twice: 8);
+    each lost race adds 1 RCU and a cancelled transaction; SequenceContention when
     every attempt lost. ``when`` (aware UTC, default now) is the placement time; ``counter``
     names the counter item (tests and benchmarks use their own).
     """

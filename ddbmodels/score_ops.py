@@ -177,7 +177,10 @@ def award_get(*, tenant: str, project_key: str, number: int) -> AwardItem | None
 
 @capacity.access_pattern("leaderboard.revoke")
 def revoke_issue(issue: IssueItem) -> Change:
-    """GetItem award (1 RCU) + TransactWriteItems: ConditionCheck issue + Delete award + Update score ADD − — 6 WCU.
+    """GetItem award (1 RCU) + TransactWriteItems: ConditionCheck issue + Delete award + Update score ADD −.
+
+    6 WCU for the three items + 2 WCU to move the score's ``top`` index entry (DynamoDB Local
+    charges index entries written by a transaction twice: 10 WCU there; bench/patterns.py).
 
     Takes back exactly what the award gave (to whom it gave it). NOTHING_TO_REVOKE when there is
     no award; NOT_ELIGIBLE while the issue is live and resolved or closed (nothing written).
