@@ -37,7 +37,14 @@ redis-server:
 	  echo "Installing Debian's redis-server"; \
 	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q redis-server; }
 
-deps: $(VENV)/.installed $(DDB_STAMP) redis-server  ## install what is missing (venv, DynamoDB Local, Redis)
+# The browser tests drive Debian's Chromium through Playwright (never `playwright install`).
+.PHONY: chromium
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  echo "Installing Debian's chromium (for the browser tests)"; \
+	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
+
+deps: $(VENV)/.installed $(DDB_STAMP) redis-server chromium  ## install what is missing (venv, DynamoDB Local, Redis, Chromium)
 
 .env:
 	@sed "s/^SECRET_KEY=.*/SECRET_KEY=$$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 50)/" .env.example > $@

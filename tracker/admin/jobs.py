@@ -7,7 +7,6 @@ from typing import Any
 
 from celery.result import AsyncResult
 from django.contrib import admin, messages
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect
@@ -15,18 +14,12 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods
 from django_celery_results.models import TaskResult
 
+from tracker.admin import tables
 from tracker.admin.capacity import result_payload
 from tracker.admin.forms_jobs import JOB_FORMS, JobForm
 from tracker.celery import app
 
 HISTORY_ROWS = 50
-
-
-def can_change_ddb(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Superusers and holders of ``tracker.change_tenant`` may change DynamoDB data; other staff read."""
-    if not isinstance(user, PermissionsMixin) or not user.is_active:
-        return False
-    return user.is_superuser or user.has_perm("tracker.change_tenant")
 
 
 def _history() -> list[dict[str, Any]]:
@@ -42,7 +35,7 @@ def _history() -> list[dict[str, Any]]:
 @require_http_methods(["GET", "POST"])
 def jobs_view(request: HttpRequest) -> HttpResponse:
     """GET: a form per job and the history. POST (permitted staff only): queue one job."""
-    can_change = can_change_ddb(request.user)
+    can_change = tables.can_change(request.user)
     bound: tuple[str, JobForm] | None = None
     if request.method == "POST":
         if not can_change:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from django.contrib import admin
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -20,7 +21,7 @@ log = logging.getLogger(__name__)
 
 def can_change(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Superusers and holders of tracker.change_tenant may change DynamoDB data; other staff read."""
-    if not isinstance(user, PermissionsMixin):
+    if not isinstance(user, PermissionsMixin) or not user.is_active:
         return False
     return user.is_superuser or user.has_perm("tracker.change_tenant")
 
@@ -126,6 +127,7 @@ def tables_view(request: HttpRequest) -> HttpResponse:
         log.warning("archive store unavailable: %s", error)
         archived, archive_error = [], f"The archive store could not be read: {error}"
     context = {
+        **admin.site.each_context(request),
         "title": "DynamoDB tables",
         "rows": rows,
         "archived": archived,

@@ -7,7 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
@@ -82,6 +82,7 @@ def browse_view(request: HttpRequest, table: str) -> HttpResponse:
     table_schema = ddb.key_schema(description)
     form = BrowseForm(request.GET if request.GET.get("mode") else {"mode": "scan"}, schema=schema)
     context: dict[str, Any] = {
+        **admin.site.each_context(request),
         "title": f"Browse {table}",
         "table": table,
         "index": index or "",
@@ -167,6 +168,7 @@ def item_view(request: HttpRequest, table: str) -> HttpResponse:
             return HttpResponseRedirect(request.get_full_path())
     allowed, why = delete_policy(table)
     context = {
+        **admin.site.each_context(request),
         "title": f"Item of {table}",
         "table": table,
         "key_json": ddb.dumps(key, pretty=False),
@@ -210,6 +212,7 @@ def item_delete_view(request: HttpRequest, table: str) -> HttpResponse:
             messages.success(request, f"Deleted the item {ddb.dumps(key, pretty=False)} from {table}.")
             return HttpResponseRedirect(reverse("admin:ddb_browse", args=[table]))
     context = {
+        **admin.site.each_context(request),
         "title": f"Delete an item of {table}?",
         "table": table,
         "key_json": ddb.dumps(key, pretty=False),

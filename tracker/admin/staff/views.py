@@ -26,8 +26,8 @@ from ddbmodels.issues import STATUSES, utcnow
 from ddbmodels.orders import OrderItem
 from tracker import tasks
 from tracker.admin.browser import signed
-from tracker.admin.jobs import can_change_ddb
 from tracker.admin.staff.forms import LATEST, OLDEST, STAFF_RANGE_LABELS, OrderFindForm, StaffOrdersForm
+from tracker.admin.tables import can_change
 from tracker.exceptions import BadCursor
 from tracker.forms import STATUS_LABELS, StatusFilterForm
 from tracker.forms_leaderboard import TopForm
@@ -244,9 +244,9 @@ def orders_view(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def attachments_view(request: HttpRequest) -> HttpResponse:
     """GET: the attachments in Attaching or Detaching, with their age. POST (permitted staff): reconcile now."""
-    can_change = can_change_ddb(request.user)
+    may_change = can_change(request.user)
     if request.method == "POST":
-        if not can_change:
+        if not may_change:
             raise PermissionDenied(NO_PERMISSION)
         started = tasks.reconcile_attachments.delay()
         messages.success(request, f"Reconcile attachments: queued as {started.id}.")
@@ -260,7 +260,7 @@ def attachments_view(request: HttpRequest) -> HttpResponse:
     context = {
         "tenant": tenant,
         "rows": rows,
-        "can_change": can_change,
+        "can_change": may_change,
         "limit": STAFF_IN_FLIGHT_LIMIT,
         "stuck_after": duration(timedelta(seconds=settings.ATTACHMENT_STUCK_SECONDS)),
     }
