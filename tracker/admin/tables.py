@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from ddbmodels import connection, events
+from ddbmodels import capacity, connection, events
 from tracker.services import maintenance
 
 log = logging.getLogger(__name__)
@@ -26,6 +26,7 @@ def can_change(user: AbstractBaseUser | AnonymousUser) -> bool:
     return user.is_superuser or user.has_perm("tracker.change_tenant")
 
 
+@capacity.access_pattern("admin.describe")
 def app_tables() -> list[str]:
     """ListTables (free), keeping the names under the configured prefix."""
     client, prefix = connection.client(), connection.current().table_prefix
@@ -46,6 +47,7 @@ def base_name(table: str) -> str:
     return table.removeprefix(connection.current().table_prefix)
 
 
+@capacity.access_pattern("admin.describe")
 def describe_app_table(table: str) -> dict[str, Any]:
     """DescribeTable (free) of one of the app's tables; Http404 for any other name."""
     if not table.startswith(connection.current().table_prefix) or table not in app_tables():
@@ -98,6 +100,7 @@ def _index_rows(description: dict[str, Any], types: dict[str, str]) -> list[dict
     return rows
 
 
+@capacity.access_pattern("admin.describe")
 def table_row(name: str) -> dict[str, Any]:
     """DescribeTable (free), flattened for the page."""
     description = connection.client().describe_table(TableName=name)["Table"]

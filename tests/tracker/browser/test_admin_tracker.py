@@ -35,12 +35,12 @@ def test_staff_open_a_tenants_project_see_its_issues_and_open_one_as_an_item(
     expect(page).to_have_url(re.compile(r"/admin/ddb/tracker/$"))
     expect(page.locator("#content")).to_contain_text(world.tenant.name)
     expect(page.locator("#content")).to_contain_text(other_world.tenant.name)
-    shot(page, "admin-10-tracker-tenants")
+    shot(page, "admin-20-tracker-tenants")
 
     page.get_by_role("link", name=world.tenant.name, exact=True).first.click()
     expect(page).to_have_url(re.compile(rf"/admin/ddb/tracker/t/{re.escape(world.slug)}/$"))
     expect(page.locator(".breadcrumbs")).to_contain_text(world.tenant.name)
-    shot(page, "admin-11-tracker-tenant")
+    shot(page, "admin-21-tracker-tenant")
 
     page.get_by_role("link", name="WEB", exact=True).first.click()
     expect(page).to_have_url(re.compile(rf"/admin/ddb/tracker/t/{re.escape(world.slug)}/WEB/$"))
@@ -50,7 +50,7 @@ def test_staff_open_a_tenants_project_see_its_issues_and_open_one_as_an_item(
     expect(rows.nth(1).locator(".issue-title")).to_have_text("Checkout times out")
     expect(page.locator("#next-number")).to_have_text("WEB-3")
     expect(page.locator("#content")).not_to_contain_text("Another tenant's secret")
-    shot(page, "admin-12-tracker-project")
+    shot(page, "admin-22-tracker-project")
 
     rows.nth(1).get_by_role("link", name="Open item").click()
     expect(page).to_have_url(re.compile(r"/admin/ddb/tables/[^/]+/item/\?key="))
@@ -85,7 +85,7 @@ def test_staff_see_an_attachment_in_flight_reconcile_it_now_and_watch_the_job_fi
     row = page.locator(f"#attachment-{item.attachment_id}")
     expect(row).to_contain_text("never-arrived.txt")
     expect(row).to_contain_text("Attaching")
-    shot(page, "admin-13-attachments-in-flight")
+    shot(page, "admin-23-attachments-in-flight")
 
     # The worker counts anything older than one second as stuck (the setting's minimum).
     start_worker(ATTACHMENT_STUCK_SECONDS="1", MEDIA_ROOT=str(tmp_path / "media"))
@@ -95,7 +95,7 @@ def test_staff_see_an_attachment_in_flight_reconcile_it_now_and_watch_the_job_fi
     expect(page.locator("#job-state")).to_have_text("SUCCESS", timeout=JOB_TIMEOUT_MS)
     expect(page.locator("#job-json")).to_contain_text('"job": "reconcile_attachments"')
     expect(page.locator("#cap-patterns")).to_contain_text("attachments.reconcile")
-    shot(page, "admin-14-reconcile-result")
+    shot(page, "admin-24-reconcile-result")
 
     stored = attachment_ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True)
     assert stored is not None
