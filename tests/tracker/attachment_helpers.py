@@ -3,6 +3,7 @@ and the proof that a request wrote nothing."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,10 +15,26 @@ from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import attachment_ops, capacity
+from ddbmodels.attachment_flow import digest
 from ddbmodels.attachments import STATES, AttachmentItem
 from tests.tracker.conftest import World
 
 LIMIT = 2048  # ATTACHMENT_MAX_BYTES in these tests
+
+
+def begin_attach(world: World, filename: str, content: bytes = b"x" * 100, number: int = 1) -> AttachmentItem:
+    """An attach that died before its file arrived: left in Attaching, an entry of the in_flight index."""
+    size, sha = digest(io.BytesIO(content))
+    return attachment_ops.attachment_begin(
+        tenant=world.slug,
+        project_key=world.project_key,
+        number=number,
+        filename=filename,
+        size=size,
+        sha256=sha,
+        content_type="text/plain",
+        by=world.member.username,
+    )
 
 
 def upload_url(world: World, number: int = 1) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import io
 import re
 import time
 import uuid
@@ -19,9 +18,8 @@ from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import attachment_ops, issue_ops, score_ops
 from ddbmodels import projects as ddb_projects
-from ddbmodels.attachment_flow import digest
-from ddbmodels.attachments import AttachmentItem
 from ddbmodels.orders import OrderItem
+from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.conftest import WorkerFactory, World
 from tests.tracker.helpers import flash, new_issue, text
 from tests.tracker.orders_helpers import new_order
@@ -98,21 +96,6 @@ def place_order(world: World, product: str = "seats", quantity: int = 3) -> Orde
     """An order through the orders service, as the world's member places it."""
     membership = Membership.objects.select_related("tenant", "user").get(user=world.member, tenant=world.tenant)
     return order_services.order_place(membership=membership, product=product, quantity=quantity, delivery="standard")
-
-
-def begin_attach(world: World, filename: str) -> AttachmentItem:
-    """An attachment left in Attaching (its file never arrived): an entry of the in_flight index."""
-    size, sha = digest(io.BytesIO(b"x" * 100))
-    return attachment_ops.attachment_begin(
-        tenant=world.slug,
-        project_key=world.project_key,
-        number=1,
-        filename=filename,
-        size=size,
-        sha256=sha,
-        content_type="text/plain",
-        by=world.member.username,
-    )
 
 
 # ------------------------------------------------------------------------------------------ access

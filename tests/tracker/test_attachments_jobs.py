@@ -12,8 +12,9 @@ from django.core.management import call_command
 from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import attachment_ops
-from ddbmodels.attachment_flow import LocalBlobStore, digest
+from ddbmodels.attachment_flow import LocalBlobStore
 from ddbmodels.attachments import ATTACHED, ATTACHING, FAILED, AttachmentItem
+from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.conftest import WorkerFactory, World
 from tracker import tasks
 from tracker.jobs import run_job
@@ -35,21 +36,7 @@ def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
 
 def crashed_attaches(world: World, media: Path) -> tuple[AttachmentItem, AttachmentItem]:
     """Two attaches that died: one after writing its file, one before."""
-    size, sha = digest(io.BytesIO(CONTENT))
-    items = []
-    for name in ("written.txt", "never-written.txt"):
-        items.append(
-            attachment_ops.attachment_begin(
-                tenant=world.slug,
-                project_key=world.project_key,
-                number=1,
-                filename=name,
-                size=size,
-                sha256=sha,
-                content_type="text/plain",
-                by=world.member.username,
-            )
-        )
+    items = [begin_attach(world, name, CONTENT) for name in ("written.txt", "never-written.txt")]
     LocalBlobStore(media).save(items[0].storage_name, io.BytesIO(CONTENT))
     return items[0], items[1]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 import time
 from pathlib import Path
@@ -11,8 +10,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from ddbmodels import attachment_ops
-from ddbmodels.attachment_flow import digest
 from ddbmodels.attachments import AttachmentItem
+from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.browser.helpers import admin_login, shot, staff_user
 from tests.tracker.conftest import WorkerFactory, World
 from tests.tracker.helpers import new_issue
@@ -59,19 +58,9 @@ def test_staff_open_a_tenants_project_see_its_issues_and_open_one_as_an_item(
 
 
 def stuck_attachment(world: World, filename: str) -> AttachmentItem:
-    """An attachment whose file never arrived: left in Attaching, an entry of the sparse in_flight index."""
+    """An attachment whose file never arrived, on a new issue 1."""
     new_issue(world, "Has an upload that never finished")
-    size, sha = digest(io.BytesIO(b"x" * 100))
-    return attachment_ops.attachment_begin(
-        tenant=world.slug,
-        project_key=world.project_key,
-        number=1,
-        filename=filename,
-        size=size,
-        sha256=sha,
-        content_type="text/plain",
-        by=world.member.username,
-    )
+    return begin_attach(world, filename)
 
 
 @pytest.mark.slow
