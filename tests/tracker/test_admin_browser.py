@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth.models import Permission, User
+from django.core import signing
 from django.test import Client
 
 from ddbmodels import connection, issue_ops
@@ -17,8 +18,9 @@ from ddbmodels.orders import OrderItem
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
 from tests.tracker.orders_helpers import new_order
-from tracker.admin.browser import ddb
+from tracker.admin.browser import ddb, signed
 from tracker.admin.browser.views import STALE
+from tracker.exceptions import BadCursor
 
 ISSUES = "issues"
 
@@ -300,3 +302,64 @@ def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(wo
     with pytest.raises(ddb.StaleItem):
         ddb.item_delete_unchanged(orders_table, order_key, order_read, version=None)
     assert OrderItem.get(world.slug, order.placed, consistent_read=True).status == "cancelled"
+
+
+def page_number(response: Any) -> int:
+    match = re.search(r'id="page-info">Page (\d+):', text(response))
+    assert match, "no page number"
+    return int(match.group(1))
+
+
+def test_paging_far_keeps_links_short_and_previous_works_back_through_the_history(
+    client: Client, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ddb, "PAGE_SIZE", 2)  # 31 items (project + 30 issues): 16 pages
+    client.force_login(staff("browser-far", can_change=False))
+    for n in range(30):
+        new_issue(world, f"Far issue {n + 1}")
+    base = f"/admin/ddb/tables/{connection.table_name(ISSUES)}/"
+    url = browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB")
+    seen: dict[int, list[str]] = {}
+    lengths: list[int] = []
+    for number in range(1, 15):
+        response = client.get(url)
+        assert page_number(response) == number
+        seen[number] = item_links(response)
+        next_url = pager(response, "next")
+        assert next_url
+        lengths.append(len(next_url))
+        url = f"{base}{next_url}"
+    # The links stop growing once the history is full (HISTORY start keys).
+    assert max(lengths[signed.HISTORY :]) <= lengths[signed.HISTORY - 1] + 8
+    # Back from page 15, "previous" walks the pages it remembers, each exactly as first seen.
+    response = client.get(url)
+    number = page_number(response)
+    assert number == 15
+    while (previous := pager(response, "previous")) is not None:
+        response = client.get(f"{base}{previous}")
+        number -= 1
+        assert page_number(response) == number
+        assert item_links(response) == seen[number]
+    assert number == 15 - signed.HISTORY + 1  # as far back as the history reaches…
+    first = pager(response, "first")  # …then "first" goes to the start
+    assert first
+    response = client.get(f"{base}{first}")
+    assert page_number(response) == 1
+    assert item_links(response) == seen[1]
+    assert pager(response, "first") is None
+
+
+@pytest.mark.parametrize(
+    ("number", "starts"),
+    [
+        (0, [None]),  # no page 0
+        (3, [None, None, None]),  # only page 1 starts with none
+        (2, [None, {"pk": {"S": "x"}}, {"pk": {"S": "y"}}]),  # more starts than pages
+        (5, [None, {"pk": {"S": "x"}}]),  # a history reaching page 1 must hold every page
+    ],
+)
+def test_a_signed_but_inconsistent_cursor_is_refused(number: int, starts: list[Any]) -> None:
+    wired = [None if s is None else json.dumps(ddb.to_json(s), sort_keys=True) for s in starts]
+    token = signing.dumps({"b": "binding", "n": number, "s": wired}, salt=signed._CURSOR_SALT, compress=True)
+    with pytest.raises(BadCursor):
+        signed.cursor_decode(token, binding="binding")

@@ -69,6 +69,8 @@ def _item_url(table: str, key: dict[str, Any], view: str = "admin:ddb_item") -> 
 def _with_cursor(request: HttpRequest, cursor: str) -> str:
     query = request.GET.copy()
     query["cursor"] = cursor
+    if not cursor:
+        del query["cursor"]  # the first page
     return f"?{query.urlencode()}"
 
 
@@ -94,12 +96,12 @@ def browse_view(request: HttpRequest, table: str) -> HttpResponse:
     }
     if form.is_valid():
         try:
-            starts = signed.cursor_decode(request.GET.get("cursor"), binding=form.binding(table, index))
+            position = signed.cursor_decode(request.GET.get("cursor"), binding=form.binding(table, index))
         except BadCursor as error:
             return _bad_request(request, str(error))
         call = form.request(table, index)
-        if starts[-1] is not None:
-            call["ExclusiveStartKey"] = starts[-1]
+        if position.start is not None:
+            call["ExclusiveStartKey"] = position.start
         try:
             with capacity.measure() as meter:
                 page = ddb.read_page(call, scan=form.cleaned_data["mode"] == "scan")
@@ -107,6 +109,7 @@ def browse_view(request: HttpRequest, table: str) -> HttpResponse:
             form.add_error(None, f"DynamoDB refused the request: {_reason(error)}")
         else:
             binding = form.binding(table, index)
+            back = position.back()
             context.update(
                 items=[
                     {
@@ -116,15 +119,18 @@ def browse_view(request: HttpRequest, table: str) -> HttpResponse:
                     }
                     for item in page.items
                 ],
-                page_number=len(starts),
+                page_number=position.number,
                 scanned=page.scanned,
                 rcu=round(meter.rcu, 3),
-                next_url=_with_cursor(request, signed.cursor_encode(binding=binding, starts=[*starts, page.last_key]))
+                next_url=_with_cursor(
+                    request, signed.cursor_encode(binding=binding, position=position.forward(page.last_key))
+                )
                 if page.last_key
                 else "",
-                previous_url=_with_cursor(request, signed.cursor_encode(binding=binding, starts=starts[:-1]))
-                if len(starts) > 1
+                previous_url=_with_cursor(request, signed.cursor_encode(binding=binding, position=back))
+                if back is not None
                 else "",
+                first_url=_with_cursor(request, "") if position.number > 1 else "",
             )
     return render(request, "admin/ddb/browse.html", context)
 
