@@ -12,11 +12,13 @@ differs.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -68,27 +70,75 @@ class JobRun:
         self.on_progress(meta)
 
 
+RUNS_KEY = "tracker:jobs:runs"
+RUNS_KEPT = 200
+
+
+def record_run(summary: dict[str, Any]) -> None:
+    """LPUSH the run's summary onto a list capped at RUNS_KEPT; a Redis error is logged, not raised."""
+    try:
+        pipe = redis_client().pipeline(transaction=False)
+        pipe.lpush(RUNS_KEY, json.dumps(summary, default=str))
+        pipe.ltrim(RUNS_KEY, 0, RUNS_KEPT - 1)
+        pipe.execute()
+    except redis.exceptions.RedisError as error:
+        log.warning("run of %s not recorded: %s", summary.get("job"), error)
+
+
+def recent_runs(limit: int = 50) -> list[dict[str, Any]]:
+    """The newest runs first: Celery's and the management commands' alike ([] when Redis is down)."""
+    try:
+        raw: list[bytes] = redis_client().lrange(RUNS_KEY, 0, limit - 1)  # type: ignore[assignment]
+    except redis.exceptions.RedisError as error:
+        log.warning("run history unavailable: %s", error)
+        return []
+    runs = []
+    for entry in raw:
+        try:
+            run = json.loads(entry)
+        except ValueError:
+            continue
+        if isinstance(run, dict):
+            runs.append(run)
+    return runs
+
+
 def run_job(
     name: str,
     work: Callable[[JobRun], dict[str, Any]],
     *,
     ttl: int | None = None,
     on_progress: Progress = _no_progress,
+    task_id: str | None = None,
 ) -> dict[str, Any]:
-    """Run ``work`` as job ``name`` unless another run holds it; report what it did and used."""
+    """Run ``work`` as job ``name`` unless another run holds it; report what it did and used.
+
+    Every run, skipped and failed ones too, is added to the run history (``recent_runs``), with
+    the Celery task id when a task started it (``task_id``), so the history does not depend on
+    the result backend and includes the management commands' runs.
+    """
     ttl = ttl or settings.JOB_LOCK_SECONDS
     run_id = uuid.uuid4().hex[:12]
+    summary: dict[str, Any] = {
+        "job": name,
+        "run_id": run_id,
+        "task_id": task_id,
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     lock = redis_client().lock(f"tracker:job-lock:{name}", timeout=ttl, blocking=False)
     if not lock.acquire(blocking=False):
         log.info("job %s is already running elsewhere; skipped", name)
+        record_run({**summary, "status": "skipped", "seconds": 0.0})
         return {"job": name, "run_id": run_id, "status": "skipped", "reason": "another run holds the lock"}
     started = time.monotonic()
     meter = capacity.CapacityMeter()
+    status, error_text = "failed", ""
     try:
         with capacity.measure() as meter:
             token = jobs.fence_acquire(name, run_id)
             run = JobRun(name=name, run_id=run_id, token=token, lock=lock, ttl=ttl, on_progress=on_progress)
             result = work(run)
+        status = "done"
         return {
             "job": name,
             "run_id": run_id,
@@ -98,8 +148,23 @@ def run_job(
             "capacity": meter.as_dict(),
             "result": result,
         }
+    except jobs.FencedOut as error:
+        status, error_text = "fenced out", str(error)
+        raise
+    except Exception as error:
+        error_text = f"{type(error).__name__}: {error}"
+        raise
     finally:
         capacity_stats.record("job", name, meter)  # failed runs used capacity too
+        record_run(
+            {
+                **summary,
+                "status": status,
+                "error": error_text[:500],
+                "seconds": round(time.monotonic() - started, 3),
+                "capacity": {k: v for k, v in meter.as_dict().items() if k in ("rcu", "wcu", "requests")},
+            }
+        )
         try:
             lock.release()
         except redis.exceptions.LockError:

@@ -51,7 +51,7 @@ def _run(task: Task, name: str, work: Callable[[JobRun], dict[str, Any]]) -> dic
             task.update_state(task_id=task_id, state="PROGRESS", meta=meta)
 
     try:
-        return run_job(name, work, on_progress=progress)
+        return run_job(name, work, on_progress=progress, task_id=task_id)
     except Exception as error:
         if is_transient(error):
             # Exponential backoff with jitter: 2, 4, 8 … s (capped at 5 min), randomized ±50 %.

@@ -64,6 +64,11 @@ def test_a_distinct_keys_job_started_from_the_jobs_page_reaches_success_with_its
     page = client.get(f"/admin/ddb/jobs/{task_id}/").content.decode()
     assert "SUCCESS" in page
     assert 'id="cap-requests">' in page
+    # The run is in the Jobs page's history (recorded by the worker, whatever the result backend).
+    history = client.get("/admin/ddb/jobs/").content.decode().split('id="job-history"')[1]
+    row = history.split(f'data-run="{result["run_id"]}"')[1].split("</tr>")[0]
+    assert "done" in row
+    assert f'href="/admin/ddb/jobs/{task_id}/"' in row
 
 
 def test_a_staff_user_without_permission_sees_a_read_only_page_and_cannot_start_a_job() -> None:

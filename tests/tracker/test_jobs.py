@@ -9,7 +9,7 @@ import pytest
 
 from ddbmodels import jobs
 from ddbmodels.jobs import FencedOut
-from tracker.jobs import JobRun, redis_client, run_job
+from tracker.jobs import RUNS_KEPT, JobRun, recent_runs, redis_client, run_job
 
 
 def unique_job() -> str:
@@ -81,3 +81,44 @@ def test_a_checkpoint_is_written_under_the_token_and_refused_to_a_stale_run() ->
     state = jobs.job_state(name)
     assert state is not None
     assert state.checkpoint == "acme#WEB"
+
+
+def runs_of(name: str) -> list[dict[str, Any]]:
+    return [run for run in recent_runs(RUNS_KEPT) if run["job"] == name]
+
+
+def test_every_run_is_in_the_history_done_skipped_failed_and_fenced_out_newest_first() -> None:
+    name = unique_job()
+
+    def skipped_inside(run: JobRun) -> dict[str, Any]:
+        run_job(name, lambda _: {})  # the lock is held: this one is skipped
+        return {}
+
+    run_job(name, skipped_inside, task_id="4f1c2a9e-0000-4000-8000-000000000001")
+    with pytest.raises(RuntimeError):
+        run_job(name, lambda run: (_ for _ in ()).throw(RuntimeError("disk full")))
+
+    def fenced(run: JobRun) -> dict[str, Any]:
+        jobs.fence_acquire(name, "newer-run")
+        run.fence()
+        return {}
+
+    with pytest.raises(FencedOut):
+        run_job(name, fenced)
+
+    runs = runs_of(name)
+    assert [r["status"] for r in runs] == ["fenced out", "failed", "done", "skipped"]
+    assert runs[1]["error"] == "RuntimeError: disk full"
+    assert runs[2]["task_id"] == "4f1c2a9e-0000-4000-8000-000000000001"
+    assert runs[2]["capacity"]["wcu"] >= 1  # the fencing token
+    assert runs[0]["task_id"] is None  # started by code, as a management command would
+
+
+def test_the_history_keeps_only_the_newest_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracker.jobs
+
+    monkeypatch.setattr(tracker.jobs, "RUNS_KEPT", 3)
+    names = [unique_job() for _ in range(5)]
+    for name in names:
+        run_job(name, lambda run: {})
+    assert [run["job"] for run in recent_runs(100)] == names[:-4:-1]  # the last three, newest first

@@ -1,12 +1,11 @@
 """The capacity page: DynamoDB capacity by access pattern, by job and by page, drawn as SVG bars.
 
 The figures are the rolling Redis aggregates of ``tracker.capacity_stats`` (every request and
-every job run adds its meter when it ends). ``result_payload`` also serves the jobs history.
+every job run adds its meter when it ends).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.contrib import admin
@@ -14,16 +13,6 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from tracker.capacity_stats import KEEP_DAYS, Row, totals
-
-
-def result_payload(raw: str | None) -> dict[str, Any]:
-    """A TaskResult's result JSON as a dict ({} when absent, not JSON, or not an object)."""
-    try:
-        value = json.loads(raw or "")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
 
 BAR_HEIGHT = 22
 LABEL_WIDTH = 260

@@ -15,21 +15,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_celery_results.models import TaskResult
 
 from tracker.admin import tables
-from tracker.admin.capacity import result_payload
 from tracker.admin.forms_jobs import JOB_FORMS, JobForm
 from tracker.celery import app
+from tracker.jobs import RUNS_KEPT, recent_runs
 
 HISTORY_ROWS = 50
-
-
-def _history() -> list[dict[str, Any]]:
-    rows = []
-    for task in TaskResult.objects.filter(task_name__startswith="tracker.tasks.").order_by("-date_created")[
-        :HISTORY_ROWS
-    ]:
-        payload = result_payload(task.result) if task.status == "SUCCESS" else {}
-        rows.append({"task": task, "capacity": payload.get("capacity"), "job": payload.get("job")})
-    return rows
 
 
 @require_http_methods(["GET", "POST"])
@@ -58,7 +48,8 @@ def jobs_view(request: HttpRequest) -> HttpResponse:
         "title": "Maintenance jobs",
         "can_change": can_change,
         "forms": forms,
-        "history": _history(),
+        "history": recent_runs(HISTORY_ROWS),
+        "runs_kept": RUNS_KEPT,
     }
     return TemplateResponse(request, "admin/ddb/jobs.html", context, status=400 if bound else 200)
 
