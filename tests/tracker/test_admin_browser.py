@@ -108,11 +108,11 @@ def test_next_and_previous_cursors_walk_the_pages_and_a_tampered_cursor_is_400(c
     assert len(item_links(second)) == 2
     assert "Issue number 26" in text(second)
     assert "Issue number 1<" not in text(second)
-    assert set(item_links(second)).isdisjoint(item_links(first))
+    assert not [key for key in item_keys(second) if key in item_keys(first)]
     previous_url = pager(second, "previous")
     assert previous_url
     back = client.get(f"/admin/ddb/tables/{connection.table_name(ISSUES)}/{previous_url}")
-    assert item_links(back) == item_links(first)
+    assert item_keys(back) == item_keys(first)
 
     cursor = re.search(r"cursor=([^&]+)", next_url).group(1)  # type: ignore[union-attr]
     tampered = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB", cursor=cursor[:-2] + "xy"))
@@ -304,6 +304,12 @@ def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(wo
     assert OrderItem.get(world.slug, order.placed, consistent_read=True).status == "cancelled"
 
 
+def item_keys(response: Any) -> list[dict[str, Any]]:
+    """The keys of the items a browse page links to (links are signed with a time: compare keys)."""
+    table = connection.table_name(ISSUES)
+    return [signed.key_decode(link.split("?key=", 1)[1], table=table) for link in item_links(response)]
+
+
 def page_number(response: Any) -> int:
     match = re.search(r'id="page-info">Page (\d+):', text(response))
     assert match, "no page number"
@@ -319,12 +325,12 @@ def test_paging_far_keeps_links_short_and_previous_works_back_through_the_histor
         new_issue(world, f"Far issue {n + 1}")
     base = f"/admin/ddb/tables/{connection.table_name(ISSUES)}/"
     url = browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB")
-    seen: dict[int, list[str]] = {}
+    seen: dict[int, list[dict[str, Any]]] = {}
     lengths: list[int] = []
     for number in range(1, 15):
         response = client.get(url)
         assert page_number(response) == number
-        seen[number] = item_links(response)
+        seen[number] = item_keys(response)
         next_url = pager(response, "next")
         assert next_url
         lengths.append(len(next_url))
@@ -339,13 +345,13 @@ def test_paging_far_keeps_links_short_and_previous_works_back_through_the_histor
         response = client.get(f"{base}{previous}")
         number -= 1
         assert page_number(response) == number
-        assert item_links(response) == seen[number]
+        assert item_keys(response) == seen[number]
     assert number == 15 - signed.HISTORY + 1  # as far back as the history reaches…
     first = pager(response, "first")  # …then "first" goes to the start
     assert first
     response = client.get(f"{base}{first}")
     assert page_number(response) == 1
-    assert item_links(response) == seen[1]
+    assert item_keys(response) == seen[1]
     assert pager(response, "first") is None
 
 
