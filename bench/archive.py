@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -77,29 +76,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def attribute_size(value: dict[str, Any]) -> int:
-    """DynamoDB's size of an attribute value (the documented rules; numbers ≈ digits / 2 + 1)."""
-    (tag, raw), *_ = value.items()
-    if tag == "S":
-        return len(raw.encode())
-    if tag == "B":
-        return len(raw)
-    if tag == "N":
-        digits = len(str(Decimal(raw)).lstrip("-").replace(".", "").lstrip("0")) or 1
-        return (digits + 1) // 2 + 1
-    if tag in ("BOOL", "NULL"):
-        return 1
-    if tag == "M":
-        return 3 + sum(len(k.encode()) + attribute_size(v) + 1 for k, v in raw.items())
-    if tag == "L":
-        return 3 + sum(attribute_size(v) + 1 for v in raw)
-    return sum(len(x) if isinstance(x, bytes) else len(str(x).encode()) for x in raw)  # sets
-
-
-def item_size(item: dict[str, Any]) -> int:
-    return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())
-
-
 def build_items(count: int, item_bytes: int) -> list[dict[str, Any]]:
     """``count`` events spread over January 2020, padded to about ``item_bytes`` each."""
     step = timedelta(days=31) / count
@@ -114,7 +90,7 @@ def build_items(count: int, item_bytes: int) -> list[dict[str, Any]]:
             when=MONTH + step * i,
             shards=SHARDS,
         )
-        item["data"]["M"]["pad"]["S"] = "x" * max(0, item_bytes - item_size(item))
+        item["data"]["M"]["pad"]["S"] = "x" * max(0, item_bytes - bench.item_size(item))
         items.append(item)
     return items
 
@@ -205,7 +181,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     table = events.events_table_name(KIND, MONTH)
     events.create_events_table(table)
     items = build_items(args.items, args.item_bytes)
-    sizes = [item_size(item) for item in items]
+    sizes = [bench.item_size(item) for item in items]
     filled = fill(table, items)
     description = events.describe_table(table) or {}
     size_bytes = int(description.get("TableSizeBytes") or sum(sizes))

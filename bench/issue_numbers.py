@@ -15,14 +15,12 @@ level handed out exactly 1..N, 1 when not (or when a writer failed), 2 when refu
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -93,26 +91,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     bench.add_allow_aws(parser)
     return parser.parse_args(argv)
-
-
-def item_size_bytes(item: IssueItem) -> int:
-    """Approximate DynamoDB item size: attribute names plus values (strings as UTF-8, numbers ~digits/2)."""
-
-    def value_size(value: dict[str, Any]) -> int:
-        (kind, raw), *_ = value.items()
-        if kind == "S":
-            return len(raw.encode())
-        if kind == "N":
-            digits = len(str(Decimal(raw)).lstrip("-").replace(".", "").lstrip("0")) or 1
-            return (digits + 1) // 2 + 1
-        if kind == "SS":
-            return sum(len(s.encode()) for s in raw)
-        if kind == "BOOL" or kind == "NULL":
-            return 1
-        return len(json.dumps(raw))
-
-    serialized = item.serialize()
-    return sum(len(name.encode()) + value_size(value) for name, value in serialized.items())
 
 
 def writer(
@@ -221,7 +199,7 @@ def run_level(level: int, writers: int, issues: int) -> dict[str, Any]:
             "p99": round(1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))], 2),
             "max": round(1000 * latencies[-1], 2),
         },
-        "item_bytes": item_size_bytes(sample) if sample is not None else None,
+        "item_bytes": bench.item_size(sample.serialize()) if sample is not None else None,
         "totals": {"attempts": attempts, "conflicts": conflicts, **meter.as_dict()},
     }
 

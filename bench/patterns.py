@@ -50,7 +50,6 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -124,37 +123,14 @@ def check(condition: bool, message: str) -> None:
 # ---------------------------------------------------------------------------- sizes and minima
 
 
-def attribute_size(value: Mapping[str, Any]) -> int:
-    """DynamoDB's size of an attribute value (the documented rules; numbers ≈ digits / 2 + 1)."""
-    (tag, raw), *_ = value.items()
-    if tag == "S":
-        return len(raw.encode())
-    if tag == "B":
-        return len(raw)
-    if tag == "N":
-        digits = len(str(Decimal(raw)).lstrip("-").replace(".", "").lstrip("0")) or 1
-        return (digits + 1) // 2 + 1
-    if tag in ("BOOL", "NULL"):
-        return 1
-    if tag == "M":
-        return 3 + sum(len(k.encode()) + attribute_size(v) + 1 for k, v in raw.items())
-    if tag == "L":
-        return 3 + sum(attribute_size(v) + 1 for v in raw)
-    return sum(len(x) if isinstance(x, bytes) else len(str(x).encode()) for x in raw)  # sets
-
-
-def item_size(item: Mapping[str, Mapping[str, Any]]) -> int:
-    return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())
-
-
 def model_bytes(items: Iterable[Model]) -> int:
-    return sum(item_size(item.serialize()) for item in items)
+    return sum(bench.item_size(item.serialize()) for item in items)
 
 
 def event_bytes(found: Iterable[events.Event]) -> int:
     """The stored size of events: the item ``event_put`` wrote, rebuilt from what was read."""
     return sum(
-        item_size(
+        bench.item_size(
             {
                 "s": {"S": e.stream},
                 "t": {"S": e.t},
@@ -190,7 +166,7 @@ def per_shard(items: Iterable[OrderItem], shards: int) -> Cost:
     """One Query per time shard, each charged at least 0.5 RCU for what it returned."""
     sizes = Counter[str]()
     for order in items:
-        sizes[str(order.time_shard)] += item_size(order.serialize())
+        sizes[str(order.time_shard)] += bench.item_size(order.serialize())
     check(set(sizes) <= set(shard_keys(shards)), f"orders from unknown shards {set(sizes)}")
     return Cost(sum(read_units(sizes[key]) for key in shard_keys(shards)), 0, shards)
 
@@ -211,7 +187,7 @@ def in_flight_reads(found: Iterable[AttachmentItem]) -> Cost:
     """One Query per state and shard of the in_flight index, each charged for what it returned (≥ 0.5 RCU)."""
     sizes = Counter[str]()
     for item in found:
-        sizes[str(item.in_flight_key)] += item_size(item.serialize())
+        sizes[str(item.in_flight_key)] += bench.item_size(item.serialize())
     keys = [key for state in INTERMEDIATE for key in IN_FLIGHT.partitions(state)]
     check(set(sizes) <= set(keys), f"in-flight items from unknown partitions {set(sizes)}")
     return Cost(sum(read_units(sizes[key]) for key in keys), 0, len(keys))

@@ -9,8 +9,9 @@ live here rather than beside them. A script:
    DynamoDB Local dummy credentials and points every model at a fresh prefix
    ``<DYNAMODB_TABLE_PREFIX>bench-<hex>-``;
 3. measures; ``failure_text`` makes an exception the run's error (an unexpected one with its traceback);
-4. prints its figures (``table`` renders right-aligned columns) and ends with ``finish``: the
-   error on stderr, exactly one line of JSON on stdout, and the exit status (0 ok, 1 failed).
+4. prints its figures (``table`` renders right-aligned columns; ``item_size`` is DynamoDB's size
+   of an item) and ends with ``finish``: the error on stderr, exactly one line of JSON on stdout,
+   and the exit status (0 ok, 1 failed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from tqdm import tqdm
@@ -177,3 +179,29 @@ def finish(
     }
     print(json.dumps(summary, separators=(",", ":"), default=default))
     return 1 if error else 0
+
+
+# ---------------------------------------------------------------------------- item sizes
+
+
+def attribute_size(value: Mapping[str, Any]) -> int:
+    """DynamoDB's size of an attribute value (the documented rules; numbers ≈ digits / 2 + 1)."""
+    (tag, raw), *_ = value.items()
+    if tag == "S":
+        return len(raw.encode())
+    if tag == "B":
+        return len(raw)
+    if tag == "N":
+        digits = len(str(Decimal(raw)).lstrip("-").replace(".", "").lstrip("0")) or 1
+        return (digits + 1) // 2 + 1
+    if tag in ("BOOL", "NULL"):
+        return 1
+    if tag == "M":
+        return 3 + sum(len(k.encode()) + attribute_size(v) + 1 for k, v in raw.items())
+    if tag == "L":
+        return 3 + sum(attribute_size(v) + 1 for v in raw)
+    return sum(len(x) if isinstance(x, bytes) else len(str(x).encode()) for x in raw)  # sets
+
+
+def item_size(item: Mapping[str, Mapping[str, Any]]) -> int:
+    return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())

@@ -8,6 +8,7 @@ bound to the project and the status filter. A tampered cursor, or one from anoth
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.core import signing
 
@@ -23,6 +24,27 @@ class Cursor:
     direction: str
 
 
+INVALID = "This page link is invalid."
+FOREIGN = "This page link belongs to another list."
+
+
+def load_bound(
+    token: str, *, salt: str, field: str, bound_to: str, invalid: str = INVALID, foreign: str = FOREIGN
+) -> dict[str, Any]:
+    """The signed dict in ``token`` whose ``field`` is ``bound_to``; BadCursor(invalid/foreign) otherwise.
+
+    Every signed link of the app (issue and order pages, the item browser's pages and item keys)
+    opens through here, so a tampered link and a link of another listing fail the same way.
+    """
+    try:
+        data = signing.loads(token, salt=salt)
+    except signing.BadSignature as error:
+        raise BadCursor(invalid) from error
+    if not isinstance(data, dict) or data.get(field) != bound_to:
+        raise BadCursor(foreign)
+    return data
+
+
 def encode(*, listing: str, after: int, direction: str) -> str:
     return signing.dumps({"l": listing, "a": after, "d": direction}, salt=_SALT, compress=True)
 
@@ -31,13 +53,8 @@ def decode(token: str | None, *, listing: str) -> Cursor | None:
     """The cursor in ``token`` (None when absent); BadCursor when it is not ours for ``listing``."""
     if not token:
         return None
-    try:
-        data = signing.loads(token, salt=_SALT)
-    except signing.BadSignature as error:
-        raise BadCursor("This page link is invalid.") from error
-    if not isinstance(data, dict) or data.get("l") != listing:
-        raise BadCursor("This page link belongs to another list.")
+    data = load_bound(token, salt=_SALT, field="l", bound_to=listing)
     after, direction = data.get("a"), data.get("d")
     if not isinstance(after, int) or after < 1 or direction not in _DIRECTIONS:
-        raise BadCursor("This page link is invalid.")
+        raise BadCursor(INVALID)
     return Cursor(after=after, direction=direction)

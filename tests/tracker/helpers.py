@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.messages import get_messages
 from django.http import HttpResponse
+from django.test import Client
 
 from ddbmodels import capacity, issue_ops
 from ddbmodels import projects as ddb_projects
@@ -99,3 +101,15 @@ def hidden_value(response: HttpResponse, name: str) -> str:
 def flash(response: HttpResponse) -> list[str]:
     """Messages queued by the request (read without rendering the next page)."""
     return [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def wait_for_job(client: Client, task_id: str, timeout: float = 120) -> dict[str, Any]:
+    """Poll the admin's status.json of a job, as its page does, until it is ready (or the timeout)."""
+    deadline = time.monotonic() + timeout
+    status: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        status = client.get(f"/admin/ddb/jobs/{task_id}/status.json").json()
+        if status["ready"]:
+            break
+        time.sleep(0.5)
+    return status

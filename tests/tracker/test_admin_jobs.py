@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 from unittest import mock
@@ -13,9 +12,8 @@ from django.test import Client
 
 from ddbmodels import connection
 from tests.tracker.conftest import WorkerFactory
+from tests.tracker.helpers import wait_for_job
 from tracker import tasks
-
-RESULT_TIMEOUT = 120
 
 
 def staff_client(username: str, *, may_change: bool) -> Client:
@@ -49,13 +47,7 @@ def test_a_distinct_keys_job_started_from_the_jobs_page_reaches_success_with_its
     assert response.status_code == 302
     task_id = response["Location"].rstrip("/").rsplit("/", 1)[1]
     assert response["Location"] == f"/admin/ddb/jobs/{task_id}/"
-    deadline = time.monotonic() + RESULT_TIMEOUT
-    status: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        status = client.get(f"/admin/ddb/jobs/{task_id}/status.json").json()
-        if status["ready"]:
-            break
-        time.sleep(0.5)
+    status = wait_for_job(client, task_id)
     assert status["state"] == "SUCCESS", status
     result = status["result"]
     assert result["job"] == f"distinct_keys:{connection.table_name('issues')}"

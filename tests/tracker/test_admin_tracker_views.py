@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import html
 import re
-import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from unittest import mock
 
 import pytest
@@ -21,7 +19,7 @@ from ddbmodels import projects as ddb_projects
 from ddbmodels.orders import OrderItem
 from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.conftest import WorkerFactory, World
-from tests.tracker.helpers import flash, new_issue, text
+from tests.tracker.helpers import flash, new_issue, text, wait_for_job
 from tests.tracker.orders_helpers import new_order
 from tracker import tasks
 from tracker.models import Membership, Tenant
@@ -31,7 +29,6 @@ BASE = "/admin/ddb/tracker/"
 ORDERS = f"{BASE}orders/"
 ATTACHMENTS = f"{BASE}attachments/"
 TENANTS = f"{BASE}t/"
-RESULT_TIMEOUT = 120
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -423,13 +420,7 @@ def test_reconcile_now_runs_on_a_real_worker_to_success(
     assert response.status_code == 302
     task_id = response["Location"].rstrip("/").rsplit("/", 1)[1]
     assert response["Location"] == f"/admin/ddb/jobs/{uuid.UUID(task_id)}/"
-    deadline = time.monotonic() + RESULT_TIMEOUT
-    status: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        status = operator.get(f"/admin/ddb/jobs/{task_id}/status.json").json()
-        if status["ready"]:
-            break
-        time.sleep(0.5)
+    status = wait_for_job(operator, task_id)
     assert status["state"] == "SUCCESS", status
     assert status["result"]["job"] == "reconcile_attachments"
 

@@ -20,6 +20,7 @@ from django.http import Http404
 from ddbmodels import order_ops, order_reads
 from ddbmodels.issues import utcnow
 from ddbmodels.orders import PRESETS, OrderItem, preset_since
+from tracker.cursors import load_bound
 from tracker.exceptions import BadCursor
 from tracker.models import Tenant
 
@@ -130,12 +131,7 @@ def order_list_page(
 def _decode(token: str | None, listing: str) -> tuple[str | None, str]:
     if not token:
         return None, order_reads.OLDER
-    try:
-        data = signing.loads(token, salt=_CURSOR_SALT)
-    except signing.BadSignature as error:
-        raise BadCursor("This page link is invalid.") from error
-    if not isinstance(data, dict) or data.get("l") != listing:
-        raise BadCursor("This page link belongs to another list.")
+    data = load_bound(token, salt=_CURSOR_SALT, field="l", bound_to=listing)
     after, direction = data.get("a"), data.get("d")
     if not isinstance(after, str) or not after or direction not in _DIRECTIONS:
         raise BadCursor("This page link is invalid.")

@@ -99,30 +99,6 @@ def _list(
     request_offset: int = 0,
     only_segment: int | None = None,
 ) -> _Listing:
-    with capacity.access_pattern(f"distinct_keys.{method}"):
-        return _list_keys(
-            table,
-            method,
-            segments=segments,
-            index_name=index_name,
-            on_progress=on_progress,
-            progress_interval=progress_interval,
-            request_offset=request_offset,
-            only_segment=only_segment,
-        )
-
-
-def _list_keys(
-    table: TableInfo,
-    method: str,
-    *,
-    segments: int,
-    index_name: str | None,
-    on_progress: ProgressCallback | None,
-    progress_interval: float,
-    request_offset: int = 0,
-    only_segment: int | None = None,
-) -> _Listing:
     tally = _Tally(on_progress, request_offset, progress_interval)
     reason = None
     worker: SegmentWorker
@@ -140,6 +116,7 @@ def _list_keys(
     else:
         raise BadRequest(f"unknown method {method!r} (one of {', '.join(METHODS)})")
     numbers = list(range(segments)) if only_segment is None else [only_segment]
-    _run_segments(tally, worker, table, index_name, numbers, segments)
+    with capacity.access_pattern(f"distinct_keys.{method}"):  # the method that runs, after any fallback
+        _run_segments(tally, worker, table, index_name, numbers, segments)
     tally.finish()
     return _Listing(keys=tally.keys, method=method, segments=segments, tally=tally, reason=reason)

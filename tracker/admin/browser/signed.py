@@ -16,6 +16,7 @@ from typing import Any
 from django.core import signing
 
 from tracker.admin.browser import ddb
+from tracker.cursors import load_bound
 from tracker.exceptions import BadCursor
 
 _CURSOR_SALT = "tracker.admin.ddb.cursor"
@@ -65,12 +66,13 @@ def cursor_decode(token: str | None, *, binding: str) -> Position:
     """The page a cursor points at (the first page without one)."""
     if not token:
         return Position()
-    try:
-        data = signing.loads(token, salt=_CURSOR_SALT)
-    except signing.BadSignature as error:
-        raise BadCursor("This page link is invalid.") from error
-    if not isinstance(data, dict) or data.get("b") != binding:
-        raise BadCursor("This page link belongs to another table, index or query.")
+    data = load_bound(
+        token,
+        salt=_CURSOR_SALT,
+        field="b",
+        bound_to=binding,
+        foreign="This page link belongs to another table, index or query.",
+    )
     number, starts = data.get("n"), data.get("s")
     if (
         not isinstance(number, int)
@@ -92,12 +94,14 @@ def key_encode(*, table: str, key: dict[str, Any]) -> str:
 
 def key_decode(token: str | None, *, table: str) -> dict[str, Any]:
     """The item key in ``token``; BadCursor when it is missing, tampered or for another table."""
-    try:
-        data = signing.loads(token or "", salt=_KEY_SALT)
-    except signing.BadSignature as error:
-        raise BadCursor("This item link is invalid.") from error
-    if not isinstance(data, dict) or data.get("t") != table:
-        raise BadCursor("This item link belongs to another table.")
+    data = load_bound(
+        token or "",
+        salt=_KEY_SALT,
+        field="t",
+        bound_to=table,
+        invalid="This item link is invalid.",
+        foreign="This item link belongs to another table.",
+    )
     try:
         return _unwire(data.get("k"))
     except (ValueError, TypeError) as error:
