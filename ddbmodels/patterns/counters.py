@@ -1,8 +1,10 @@
-"""Numbers from an atomic counter (seed 002, strategy 1): fast with a possible gap, or gap-free.
+"""Numbers from an atomic counter: fast with a possible gap, or gap-free.
 
-Both take the next value of a counter item (``ddbmodels.counters``) and put an item carrying it.
+Both take the next value of a counter item and put an item carrying it. A counter model is any
+model whose hash key is the counter's name and whose NumberAttribute ``value`` holds the last
+number handed out (the counters table, ``ddbmodels.counters``, is one).
 
-``put_numbered_atomic`` — the seed's two steps. UpdateItem ``ADD v :1`` with
+``put_numbered_atomic`` — two steps. UpdateItem ``ADD v :1`` with
 ``ReturnValues=UPDATED_NEW`` hands out the number (no read, no race: DynamoDB serializes the
 writes of one item), then PutItem writes the item. The steps are separate requests, so when the
 second fails (throttled past its retries, timed out, the process killed in between) the number
@@ -28,23 +30,22 @@ import random
 import time
 import uuid
 from collections.abc import Callable
-from typing import TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
 from pynamodb.exceptions import DoesNotExist, PynamoDBException, TransactWriteError
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
-from ddbmodels import capacity
-from ddbmodels.counters import CounterItem
-from ddbmodels.errors import AlreadyExists, DomainError, SequenceContention
+from ddbmodels.core import retry
+from ddbmodels.core.errors import AlreadyExists, DomainError, SequenceContention
 from ddbmodels.patterns.sequences import Claimed
 
 T = TypeVar("T", bound=Model)
 
-DEFAULT_ATTEMPTS = 64  # 16 writers on one counter: a round of k racers has one winner
-BASE_DELAY_S = 0.004
-MAX_DELAY_S = 0.25
+# 16 writers on one counter: a round of k racers has one winner
+BACKOFF = retry.Backoff(attempts=64, base_s=0.004, cap_s=0.25)
 # Reasons a transaction is cancelled that a fresh read and another attempt can cure.
 _RETRYABLE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
 
@@ -55,31 +56,28 @@ class GapLeft(DomainError):
     code = "gap_left"
 
 
-@capacity.access_pattern("counters.next")
-def counter_next(name: str) -> int:
-    """UpdateItem ``ADD v :1`` ReturnValues=UPDATED_NEW — 1 WCU. The new value (1 for a new counter)."""
-    data = CounterItem._get_connection().update_item(
-        name, actions=[CounterItem.value.add(1)], return_values="UPDATED_NEW"
-    )
-    return int(data["Attributes"]["v"]["N"])
+def counter_next(model: type[Model], name: str) -> int:
+    """UpdateItem ``ADD value :1`` ReturnValues=UPDATED_NEW — 1 WCU. The new value (1 for a new counter)."""
+    value: Any = model.value  # type: ignore[attr-defined]
+    data = model._get_connection().update_item(name, actions=[value.add(1)], return_values="UPDATED_NEW")
+    return int(data["Attributes"][value.attr_name]["N"])
 
 
-@capacity.access_pattern("counters.value")
-def counter_value(name: str, *, consistent: bool = True) -> int:
+def counter_value(model: type[Model], name: str, *, consistent: bool = True) -> int:
     """GetItem — 1 RCU consistent (0.5 eventually). The last value handed out, 0 for a new counter."""
     try:
-        return int(CounterItem.get(name, consistent_read=consistent).value)
+        return int(model.get(name, consistent_read=consistent).value)  # type: ignore[attr-defined]
     except DoesNotExist:
         return 0
 
 
-def put_numbered_atomic(counter: str, build: Callable[[int], T]) -> Claimed[T]:
+def put_numbered_atomic(model: type[Model], counter: str, build: Callable[[int], T]) -> Claimed[T]:
     """UpdateItem ADD :1 (1 WCU) + PutItem if attribute_not_exists (item WCU + GSI entries).
 
     ``build(number)`` returns the item to put. Raises GapLeft (with ``number``) when the put
     fails after the number was taken: that number will never be used.
     """
-    number = counter_next(counter)
+    number = counter_next(model, counter)
     try:
         item = build(number)
         item.save(condition=_not_exists(type(item)))
@@ -89,10 +87,11 @@ def put_numbered_atomic(counter: str, build: Callable[[int], T]) -> Claimed[T]:
 
 
 def put_numbered_gapless(
+    counter_model: type[Model],
     counter: str,
     build: Callable[[int], T],
     *,
-    max_attempts: int = DEFAULT_ATTEMPTS,
+    max_attempts: int = BACKOFF.attempts,
     rng: random.Random | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Claimed[T]:
@@ -103,12 +102,12 @@ def put_numbered_gapless(
     nothing. Each attempt sends its own ClientRequestToken, so botocore retrying a request whose
     answer was lost cannot commit the same attempt twice.
     """
-    rng = rng or random.Random()
-    for attempt in range(1, max_attempts + 1):
-        seen = counter_value(counter, consistent=True)
+    value: Any = counter_model.value  # type: ignore[attr-defined]
+    for attempt in retry.attempts(replace(BACKOFF, attempts=max_attempts), rng=rng, sleep=sleep):
+        seen = counter_value(counter_model, counter, consistent=True)
         item = build(seen + 1)
         model = type(item)
-        unchanged = CounterItem.value.does_not_exist() if seen == 0 else CounterItem.value == seen
+        unchanged = value.does_not_exist() if seen == 0 else value == seen
         try:
             with TransactWrite(
                 connection=model._get_connection().connection,
@@ -116,15 +115,11 @@ def put_numbered_gapless(
                 return_consumed_capacity="TOTAL",
             ) as transaction:
                 transaction.save(item, condition=_not_exists(model))
-                transaction.update(CounterItem(counter), actions=[CounterItem.value.set(seen + 1)], condition=unchanged)
+                transaction.update(counter_model(counter), actions=[value.set(seen + 1)], condition=unchanged)
         except TransactWriteError as error:
-            if not _lost_race(error, counter, seen):
+            if not _lost_race(error, counter_model, counter, seen):
                 raise
-            if attempt == max_attempts:
-                break
-            # Full jitter (AWS Architecture Blog): spreads the losers so they stop colliding.
-            sleep(rng.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt)))
-            continue
+            continue  # full-jitter backoff, then a fresh read
         return Claimed(item=item, number=seen + 1, attempts=attempt)
     raise SequenceContention(f"gave up after {max_attempts} attempts", counter=counter, attempts=max_attempts)
 
@@ -134,7 +129,7 @@ def _not_exists(model: type[Model]) -> Condition:
     return model.get_attributes()[model._hash_keyname].does_not_exist()  # type: ignore[index]
 
 
-def _lost_race(error: TransactWriteError, counter: str, seen: int) -> bool:
+def _lost_race(error: TransactWriteError, counter_model: type[Model], counter: str, seen: int) -> bool:
     """True when the transaction was cancelled because another writer got there first.
 
     PynamoDB sends puts before updates: reason 0 is the item's Put, reason 1 the counter's
@@ -151,6 +146,6 @@ def _lost_race(error: TransactWriteError, counter: str, seen: int) -> bool:
         return False  # throttled, validation, …: not ours to retry (botocore already retried throttles)
     if "TransactionConflict" in codes or codes[1:2] == ["ConditionalCheckFailed"]:
         return True
-    if codes[:1] == ["ConditionalCheckFailed"] and counter_value(counter) == seen:
+    if codes[:1] == ["ConditionalCheckFailed"] and counter_value(counter_model, counter) == seen:
         raise AlreadyExists("an item with this key already exists", counter=counter, number=seen + 1) from error
     return True

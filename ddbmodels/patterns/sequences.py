@@ -16,19 +16,19 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from pynamodb.exceptions import PutError
 from pynamodb.models import Model
 
-from ddbmodels.errors import SequenceContention, is_conditional_failure
+from ddbmodels.core import retry
+from ddbmodels.core.errors import SequenceContention, is_conditional_failure
 
 T = TypeVar("T", bound=Model)
 
-DEFAULT_ATTEMPTS = 32  # 16 writers on one project: 12 was seen to give up 1–3% of the time
-BASE_DELAY_S = 0.004
-MAX_DELAY_S = 0.25
+# 16 writers on one project: 12 attempts was seen to give up 1–3% of the time
+BACKOFF = retry.Backoff(attempts=32, base_s=0.004, cap_s=0.25)
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def put_next(
     hash_key: object,
     build: Callable[[int | None], T],
     *,
-    max_attempts: int = DEFAULT_ATTEMPTS,
+    max_attempts: int = BACKOFF.attempts,
     rng: random.Random | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Claimed[T]:
@@ -79,11 +79,10 @@ def put_next(
     item is missing). A lost race re-reads after a full-jitter exponential backoff; after
     ``max_attempts`` lost races it raises SequenceContention and has written nothing.
     """
-    rng = rng or random.Random()
     range_name = model._range_keyname
     assert range_name is not None, f"{model.__name__} has no sort key"
     range_attr = model.get_attributes()[range_name]
-    for attempt in range(1, max_attempts + 1):
+    for attempt in retry.attempts(replace(BACKOFF, attempts=max_attempts), rng=rng, sleep=sleep):
         last = latest_sort_key(model, hash_key)
         item = build(last)
         try:
@@ -91,10 +90,6 @@ def put_next(
         except PutError as error:
             if not is_conditional_failure(error):
                 raise
-            if attempt == max_attempts:
-                break
-            # Full jitter (AWS Architecture Blog): spreads the losers so they stop colliding.
-            sleep(rng.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt)))
-            continue
+            continue  # lost the race: full-jitter backoff, then re-read the largest sort key
         return Claimed(item=item, number=int(getattr(item, range_name)), attempts=attempt)
     raise SequenceContention(f"gave up after {max_attempts} attempts", hash_key=hash_key, attempts=max_attempts)

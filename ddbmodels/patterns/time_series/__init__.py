@@ -1,10 +1,10 @@
-"""Time-series tables (seed 004): one table per period, hot while current, archived and dropped when old.
+"""Time-series tables: one table per period, hot while current, archived and dropped when old.
 
 ``rotate`` runs on a schedule: it creates the next period's table ahead of time (and the
 current one if missing), gives the current and next tables the *hot* provisioned throughput and
 every older table the *cold* one. On-demand tables have no throughput to set and are left alone.
 
-``archive`` takes every events table older than ``retention`` periods out of DynamoDB:
+``archive`` takes every table of the family older than ``retention`` periods out of DynamoDB:
 
 1. export — a parallel Scan (``segments`` threads, eventually consistent: 0.5 RCU per 4 KB)
    into ``events/<table>/data.jsonl.gz``, one line per item in DynamoDB JSON, the line format
@@ -28,22 +28,48 @@ from its archive (BatchWriteItem, 1 WCU per item ≤ 1 KB plus the index writes)
 """
 
 from ddbmodels.patterns.time_series.archive_format import ArchiveInvalid, archive_names, item_line
-from ddbmodels.patterns.time_series.archiving import archive
+from ddbmodels.patterns.time_series.archiving import ArchiveReport, archive, archive_table
 from ddbmodels.patterns.time_series.export import export_table
-from ddbmodels.patterns.time_series.restoring import restore
-from ddbmodels.patterns.time_series.rotation import rotate
-from ddbmodels.patterns.time_series.tables import _throughput as _throughput  # read by the tests
-from ddbmodels.patterns.time_series.tables import count_items, list_event_tables
+from ddbmodels.patterns.time_series.family import PeriodTables
+from ddbmodels.patterns.time_series.periods import (
+    PERIOD_KINDS,
+    PeriodKind,
+    check_kind,
+    parse_period_id,
+    period_bounds,
+    period_id,
+    period_shift,
+    period_start,
+)
+from ddbmodels.patterns.time_series.restoring import RestoreReport, restore
+from ddbmodels.patterns.time_series.rotation import DEFAULT_COLD, DEFAULT_HOT, RotateReport, rotate
+from ddbmodels.patterns.time_series.tables import PeriodTable, count_items, list_period_tables
 from ddbmodels.patterns.time_series.verify import verify_archive
 
 __all__ = [
+    "DEFAULT_COLD",
+    "DEFAULT_HOT",
+    "PERIOD_KINDS",
     "ArchiveInvalid",
+    "ArchiveReport",
+    "PeriodKind",
+    "PeriodTable",
+    "PeriodTables",
+    "RestoreReport",
+    "RotateReport",
     "archive",
     "archive_names",
+    "archive_table",
+    "check_kind",
     "count_items",
     "export_table",
     "item_line",
-    "list_event_tables",
+    "list_period_tables",
+    "parse_period_id",
+    "period_bounds",
+    "period_id",
+    "period_shift",
+    "period_start",
     "restore",
     "rotate",
     "verify_archive",

@@ -72,7 +72,7 @@ def item_line(item: Mapping[str, Any]) -> bytes:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-def _line_item(line: bytes) -> dict[str, Any]:
+def line_item(line: bytes) -> dict[str, Any]:
     record = json.loads(line)
     if not isinstance(record, dict) or not isinstance(record.get("Item"), dict):
         raise ValueError('an archive line is not {"Item": {...}}')
@@ -83,7 +83,7 @@ def _line_hash(line: bytes) -> int:
     return int.from_bytes(hashlib.sha256(line).digest(), "big")
 
 
-class _Digest:
+class ItemsDigest:
     """Count, SHA-256 of the bytes, and the order-independent items digest (Σ sha256(line) mod 2²⁵⁶)."""
 
     def __init__(self) -> None:
@@ -107,10 +107,10 @@ class _Digest:
         return f"{self.digest:064x}"
 
 
-class _HashingWriter:
+class HashingWriter:
     """What GzipFile writes to: the store's file, hashed on the way."""
 
-    def __init__(self, file: IO[bytes], digest: _Digest) -> None:
+    def __init__(self, file: IO[bytes], digest: ItemsDigest) -> None:
         self.file, self.digest = file, digest
 
     def write(self, chunk: bytes) -> int:
@@ -121,8 +121,8 @@ class _HashingWriter:
         self.file.flush()
 
 
-class _HashReader:
-    def __init__(self, file: IO[bytes], digest: _Digest) -> None:
+class HashingReader:
+    def __init__(self, file: IO[bytes], digest: ItemsDigest) -> None:
         self.file, self.digest = file, digest
 
     def read(self, size: int = -1, /) -> bytes:

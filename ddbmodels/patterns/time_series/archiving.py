@@ -8,12 +8,14 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from ddbmodels import capacity, connection, events
-from ddbmodels.archive import ArchiveStore
-from ddbmodels.events import PeriodKind
+from ddbmodels.core import capacity, tables
+from ddbmodels.core.keys import as_utc, utcnow
+from ddbmodels.core.storage import ArchiveStore
+from ddbmodels.patterns.time_series.family import PeriodTables
+from ddbmodels.patterns.time_series.periods import PeriodKind, period_shift
 from ddbmodels.patterns.time_series.archive_format import ARCHIVE_ROOT, MANIFEST_FILE, Progress, archive_names
 from ddbmodels.patterns.time_series.export import export_table
-from ddbmodels.patterns.time_series.tables import _drop_table, count_items, list_event_tables
+from ddbmodels.patterns.time_series.tables import count_items, list_period_tables
 from ddbmodels.patterns.time_series.verify import read_manifest, verify_archive
 
 Fence = Callable[[], object]
@@ -49,6 +51,7 @@ class ArchiveReport:
 
 @capacity.access_pattern("time_series.archive")
 def archive(
+    family: PeriodTables,
     kind: PeriodKind,
     now: datetime | None,
     retention: int,
@@ -73,19 +76,20 @@ def archive(
     """
     if not isinstance(retention, int) or retention < 1:
         raise ValueError(f"retention must be an integer ≥ 1 (the previous period must stay), got {retention!r}")
-    now = events.utcnow() if now is None else events.as_utc(now)
-    cutoff = events.period_shift(kind, now, -retention)
+    now = utcnow() if now is None else as_utc(now)
+    cutoff = period_shift(kind, now, -retention)
     # The tables still in DynamoDB, and those only left as an archive (a drop already happened).
-    candidates = {(t.start, t.name): t.period for t in list_event_tables() if t.end <= cutoff}
-    for name in store.list(f"{ARCHIVE_ROOT}/{connection.table_name(events.BASE)}"):
+    candidates = {(t.start, t.name): t.period for t in list_period_tables(family) if t.end <= cutoff}
+    for name in store.list(f"{ARCHIVE_ROOT}/{family.prefix}"):
         table, _, file = name.removeprefix(f"{ARCHIVE_ROOT}/").partition("/")
-        parsed = events.parse_events_table_name(table)
-        if file == MANIFEST_FILE and parsed and events.period_shift(parsed[0], parsed[2], 1) <= cutoff:
+        parsed = family.parse_table_name(table)
+        if file == MANIFEST_FILE and parsed and period_shift(parsed[0], parsed[2], 1) <= cutoff:
             candidates.setdefault((parsed[2], table), parsed[1])
     return [
         archive_table(
             table,
             store,
+            family=family,
             fence=fence,
             dry_run=dry_run,
             segments=segments,
@@ -102,6 +106,7 @@ def archive_table(
     table: str,
     store: ArchiveStore,
     *,
+    family: PeriodTables | None = None,
     fence: Fence,
     dry_run: bool = False,
     segments: int = 4,
@@ -113,7 +118,7 @@ def archive_table(
     began = time.perf_counter()
     report = ArchiveReport(table, period, "")
     with capacity.measure() as meter:
-        _archive_table(report, store, fence, dry_run, segments, on_progress, recheck_archived)
+        _archive_table(report, store, family, fence, dry_run, segments, on_progress, recheck_archived)
     report.rcu, report.wcu = round(meter.rcu, 3), round(meter.wcu, 3)
     report.seconds = round(time.perf_counter() - began, 3)
     return report
@@ -122,6 +127,7 @@ def archive_table(
 def _archive_table(
     report: ArchiveReport,
     store: ArchiveStore,
+    family: PeriodTables | None,
     fence: Fence,
     dry_run: bool,
     segments: int,
@@ -129,7 +135,7 @@ def _archive_table(
     recheck_archived: bool,
 ) -> None:
     table = report.table
-    description = events.describe_table(table)
+    description = tables.describe_table(table)
     status = description["TableStatus"] if description else "GONE"
     if status in ("GONE", "DELETING"):
         _report_gone(report, store, recheck_archived, on_progress)
@@ -155,7 +161,7 @@ def _archive_table(
         report.detail = f"existing archive replaced ({existing.detail}); "
     if not resumed:
         with capacity.measure() as export_meter:
-            export_table(table, store, segments=segments, on_progress=on_progress)
+            export_table(table, store, family=family, segments=segments, on_progress=on_progress)
         report.export_rcu = round(export_meter.rcu, 3)
         existing = verify_archive(store, table, on_progress=on_progress)
     assert existing is not None
@@ -179,7 +185,7 @@ def _archive_table(
         store.delete(archive_names(table)[1])
         return
     fence()  # raises when this run no longer owns the job: nothing is dropped
-    refused = _drop_table(table)
+    refused = tables.drop_table(table)
     if refused:
         report.action, report.detail = (
             "busy",

@@ -13,20 +13,22 @@ from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from typing import Any
 
-from ddbmodels import capacity, connection, events
-from ddbmodels.archive import ArchiveStore
-from ddbmodels.errors import NotFound
-from ddbmodels.events import PROVISIONED
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.errors import NotFound
+from ddbmodels.core.keys import utcnow
+from ddbmodels.core.storage import ArchiveStore
+from ddbmodels.core.tables import PROVISIONED, billing_mode_of, provisioned_throughput
 from ddbmodels.patterns.time_series.archive_format import (
     ARCHIVE_FORMAT,
     FORMAT_VERSION,
     Progress,
-    _Digest,
-    _HashingWriter,
+    ItemsDigest,
+    HashingWriter,
     archive_names,
     item_line,
 )
-from ddbmodels.patterns.time_series.tables import _throughput
+from ddbmodels.patterns.time_series.family import PeriodTables
+from ddbmodels.patterns.time_series.periods import period_shift
 
 
 def _scan_pages(table: str, segments: int) -> Generator[list[dict[str, Any]], None, None]:
@@ -81,26 +83,31 @@ def _scan_pages(table: str, segments: int) -> Generator[list[dict[str, Any]], No
 
 
 def export_table(
-    table: str, store: ArchiveStore, *, segments: int = 4, on_progress: Progress | None = None
+    table: str,
+    store: ArchiveStore,
+    *,
+    family: PeriodTables | None = None,
+    segments: int = 4,
+    on_progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Parallel Scan (eventually consistent) — 0.5 RCU per 4 KB of items; writes data file, then manifest.
 
-    Returns the manifest. The data file is written through ``store.open_write`` (atomic) while
+    Returns the manifest; with the table's ``family`` it records the table's period too. The data file is written through ``store.open_write`` (atomic) while
     being hashed; the manifest follows only once the data file is complete.
     """
     if segments < 1:
         raise ValueError(f"segments must be ≥ 1, got {segments}")
-    description = events.describe_table(table)
+    description = tables.describe_table(table)
     if description is None:
         raise NotFound(f"table {table} does not exist", table=table)
     data_name, manifest_name = archive_names(table)
     total = int(description.get("ItemCount", 0))  # refreshed about every six hours on AWS: a hint only
-    digest = _Digest()
+    digest = ItemsDigest()
     began = time.perf_counter()
     with (
         capacity.measure() as meter,
         store.open_write(data_name) as raw,
-        gzip.GzipFile(fileobj=_HashingWriter(raw, digest), mode="wb", compresslevel=6, mtime=0) as out,
+        gzip.GzipFile(fileobj=HashingWriter(raw, digest), mode="wb", compresslevel=6, mtime=0) as out,
         contextlib.closing(_scan_pages(table, segments)) as pages,
     ):
         for page in pages:
@@ -111,17 +118,23 @@ def export_table(
             if on_progress is not None:
                 on_progress(digest.items, max(total, digest.items), "export")
     seconds = time.perf_counter() - began
-    manifest = _manifest(description, digest, segments=segments, rcu=meter.rcu, seconds=seconds)
+    manifest = _manifest(description, digest, family, segments=segments, rcu=meter.rcu, seconds=seconds)
     with store.open_write(manifest_name) as file:
         file.write(json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n")
     return manifest
 
 
 def _manifest(
-    description: Mapping[str, Any], digest: _Digest, *, segments: int, rcu: float, seconds: float
+    description: Mapping[str, Any],
+    digest: ItemsDigest,
+    family: PeriodTables | None,
+    *,
+    segments: int,
+    rcu: float,
+    seconds: float,
 ) -> dict[str, Any]:
     table = description["TableName"]
-    parsed = events.parse_events_table_name(table)
+    parsed = family.parse_table_name(table) if family is not None else None
     period = None
     if parsed is not None:
         kind, period_id, start = parsed
@@ -129,9 +142,9 @@ def _manifest(
             "kind": kind,
             "id": period_id,
             "start": start.isoformat(),
-            "end": events.period_shift(kind, start, 1).isoformat(),
+            "end": period_shift(kind, start, 1).isoformat(),
         }
-    billing = description.get("BillingModeSummary", {}).get("BillingMode", PROVISIONED)
+    billing = billing_mode_of(description)
 
     def index(definition: Mapping[str, Any]) -> dict[str, Any]:
         return {k: definition[k] for k in ("IndexName", "KeySchema", "Projection")}
@@ -146,7 +159,7 @@ def _manifest(
         "global_secondary_indexes": [index(i) for i in description.get("GlobalSecondaryIndexes", [])],
         "local_secondary_indexes": [index(i) for i in description.get("LocalSecondaryIndexes", [])],
         "billing_mode": billing,
-        "provisioned_throughput": list(_throughput(description)) if billing == PROVISIONED else None,
+        "provisioned_throughput": list(provisioned_throughput(description)) if billing == PROVISIONED else None,
         "item_count": digest.items,
         "items_digest": digest.items_digest,
         "items_digest_algorithm": "sum of SHA-256 of each canonical line, mod 2^256, hex",
@@ -158,6 +171,6 @@ def _manifest(
             "compression": "GZIP",
             "format": "DYNAMODB_JSON",
         },
-        "exported_at": events.utcnow().isoformat(),
+        "exported_at": utcnow().isoformat(),
         "export": {"segments": segments, "consistent_read": False, "rcu": round(rcu, 3), "seconds": round(seconds, 3)},
     }

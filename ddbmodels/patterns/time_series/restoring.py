@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import random
 import time
 from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -13,26 +12,24 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import capacity, connection, events
-from ddbmodels.archive import ArchiveStore
-from ddbmodels.errors import AlreadyExists, DomainError
-from ddbmodels.events import PAY_PER_REQUEST, PROVISIONED
+from ddbmodels.core import capacity, connection, retry, tables
+from ddbmodels.core.errors import AlreadyExists, Unavailable
+from ddbmodels.core.storage import ArchiveStore
+from ddbmodels.core.tables import DEFAULT_THROUGHPUT, PAY_PER_REQUEST, PROVISIONED
 from ddbmodels.patterns.time_series.archive_format import (
     ARCHIVE_ROOT,
     DATA_FILE,
     MANIFEST_FILE,
     ArchiveInvalid,
     Progress,
-    _line_item,
+    line_item,
     archive_names,
 )
 from ddbmodels.patterns.time_series.tables import count_items
 from ddbmodels.patterns.time_series.verify import verify_archive
 
 BATCH_SIZE = 25  # BatchWriteItem's maximum
-BATCH_ATTEMPTS = 12
-BACKOFF_BASE_S = 0.05
-BACKOFF_MAX_S = 5.0
+BATCH_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
 
 
 @dataclass(frozen=True)
@@ -76,12 +73,12 @@ def restore(
         raise ArchiveInvalid(f"archive of {source} does not verify: {verification.detail}", table=source)
     manifest = verification.manifest
     target = table_name or source
-    if events.describe_table(target) is not None:
+    if tables.describe_table(target) is not None:
         raise AlreadyExists(f"table {target} exists; restore refuses to write into it", table=target)
     began = time.perf_counter()
     with capacity.measure() as meter:
         _create_from_manifest(target, manifest, billing_mode)
-        events.wait_active(target)
+        tables.wait_active(target)
         written = _write_items(target, store, source, workers, int(manifest["item_count"]), on_progress)
         in_table = count_items(target, consistent=True)
     if in_table != manifest["item_count"] or written != manifest["item_count"]:
@@ -94,8 +91,8 @@ def restore(
 
 def _create_from_manifest(target: str, manifest: Mapping[str, Any], billing_mode: str) -> None:
     """CreateTable (free) with the archived key schema, attribute definitions and indexes."""
-    events.check_billing_mode(billing_mode)
-    rcu, wcu = manifest.get("provisioned_throughput") or events.DEFAULT_THROUGHPUT
+    tables.check_billing_mode(billing_mode)
+    rcu, wcu = manifest.get("provisioned_throughput") or DEFAULT_THROUGHPUT
     throughput = {"ProvisionedThroughput": {"ReadCapacityUnits": rcu, "WriteCapacityUnits": wcu}}
     extra = throughput if billing_mode == PROVISIONED else {}
     request: dict[str, Any] = {
@@ -112,7 +109,7 @@ def _create_from_manifest(target: str, manifest: Mapping[str, Any], billing_mode
     try:
         connection.client().create_table(**request)
     except ClientError as error:
-        if events.error_code(error) == "ResourceInUseException":
+        if tables.error_code(error) == "ResourceInUseException":
             raise AlreadyExists(f"table {target} exists; restore refuses to write into it", table=target) from None
         raise
 
@@ -139,7 +136,7 @@ def _write_items(
                     on_progress(written, total, "restore")
 
         for line in lines:
-            batch.append(_line_item(line))
+            batch.append(line_item(line))
             if len(batch) == BATCH_SIZE:
                 send(batch)
                 batch = []
@@ -155,11 +152,12 @@ def _batch_write(table: str, items: list[dict[str, Any]]) -> int:
     """BatchWriteItem of ≤ 25 puts; UnprocessedItems again after a full-jitter backoff, bounded."""
     client = connection.client()
     requests: dict[str, Any] = {table: [{"PutRequest": {"Item": item}} for item in items]}
-    for attempt in range(BATCH_ATTEMPTS):
+    for _ in retry.attempts(BATCH_BACKOFF):
         answer = client.batch_write_item(RequestItems=requests, ReturnConsumedCapacity="TOTAL")
         requests = answer.get("UnprocessedItems") or {}
         if not requests:
             return len(items)
-        time.sleep(random.uniform(0, min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt)))
     left = len(requests.get(table, []))
-    raise DomainError(f"BatchWriteItem left {left} items unprocessed after {BATCH_ATTEMPTS} attempts", table=table)
+    raise Unavailable(
+        f"BatchWriteItem left {left} items unprocessed after {BATCH_BACKOFF.attempts} attempts", table=table
+    )

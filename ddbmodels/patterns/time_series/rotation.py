@@ -9,9 +9,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import capacity, connection, events
-from ddbmodels.events import PAY_PER_REQUEST, PROVISIONED, PeriodKind
-from ddbmodels.patterns.time_series.tables import EventTable, _throughput, list_event_tables
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.keys import as_utc, utcnow
+from ddbmodels.core.tables import PAY_PER_REQUEST, PROVISIONED, provisioned_throughput
+from ddbmodels.patterns.time_series.family import PeriodTables
+from ddbmodels.patterns.time_series.periods import PeriodKind, period_shift
+from ddbmodels.patterns.time_series.tables import PeriodTable, list_period_tables
 
 DEFAULT_HOT = (25, 25)
 DEFAULT_COLD = (1, 1)
@@ -61,18 +64,18 @@ class RotateReport:
         }
 
 
-def _set_throughput(table: Mapping[str, Any], target: tuple[int, int]) -> str:
+def _setprovisioned_throughput(table: Mapping[str, Any], target: tuple[int, int]) -> str:
     """UpdateTable of the table and its indexes to ``target`` where they differ (free); what changed."""
     update: dict[str, Any] = {}
     changes = []
     wanted = {"ReadCapacityUnits": target[0], "WriteCapacityUnits": target[1]}
-    if _throughput(table) != target:
+    if provisioned_throughput(table) != target:
         update["ProvisionedThroughput"] = wanted
-        changes.append(f"table {_throughput(table)[0]}/{_throughput(table)[1]}")
+        changes.append(f"table {provisioned_throughput(table)[0]}/{provisioned_throughput(table)[1]}")
     index_updates = [
         {"Update": {"IndexName": index["IndexName"], "ProvisionedThroughput": wanted}}
         for index in table.get("GlobalSecondaryIndexes", [])
-        if _throughput(index) != target
+        if provisioned_throughput(index) != target
     ]
     if index_updates:
         update["GlobalSecondaryIndexUpdates"] = index_updates
@@ -85,6 +88,7 @@ def _set_throughput(table: Mapping[str, Any], target: tuple[int, int]) -> str:
 
 @capacity.access_pattern("time_series.rotate")
 def rotate(
+    family: PeriodTables,
     kind: PeriodKind,
     now: datetime | None = None,
     *,
@@ -102,27 +106,27 @@ def rotate(
     decreases per day: a LimitExceededException is reported as such and the table left as it
     is; a table that is not ACTIVE is reported busy. Tables beyond the next period are left.
     """
-    now = events.utcnow() if now is None else events.as_utc(now)
-    events.check_billing_mode(billing_mode)
-    current = events.events_table_name(kind, now)
-    following = events.events_table_name(kind, events.period_shift(kind, now, 1))
+    now = utcnow() if now is None else as_utc(now)
+    tables.check_billing_mode(billing_mode)
+    current = family.table_name(kind, now)
+    following = family.table_name(kind, period_shift(kind, now, 1))
     report = RotateReport(kind, now, current, following)
     created = set()
     for name in (current, following):
-        if events.create_events_table(name, billing_mode=billing_mode, throughput=hot, wait=False):
+        if family.create(name, billing_mode=billing_mode, throughput=hot, wait=False):
             created.add(name)
     how = f"{billing_mode} {hot[0]}/{hot[1]} RCU/WCU" if billing_mode == PROVISIONED else billing_mode
     for name in created:
-        events.wait_active(name)
-    horizon = events.period_shift(kind, now, 2)  # end of the next period
-    for table in list_event_tables():
+        tables.wait_active(name)
+    horizon = period_shift(kind, now, 2)  # end of the next period
+    for table in list_period_tables(family):
         if table.name in created:
             report.actions.append(RotateAction(table.name, table.period, "created", how))
             continue
         if table.end > horizon:
             report.actions.append(RotateAction(table.name, table.period, "future", "beyond the next period"))
             continue
-        description = events.describe_table(table.name)
+        description = tables.describe_table(table.name)
         if description is None:
             continue  # dropped since ListTables (archived by a concurrent job)
         target = hot if table.name in (current, following) else cold
@@ -130,16 +134,16 @@ def rotate(
     return report
 
 
-def _rotate_one(table: EventTable, description: Mapping[str, Any], target: tuple[int, int], label: str) -> RotateAction:
+def _rotate_one(table: PeriodTable, description: Mapping[str, Any], target: tuple[int, int], label: str) -> RotateAction:
     if description.get("BillingModeSummary", {}).get("BillingMode") == PAY_PER_REQUEST:
         return RotateAction(table.name, table.period, "on-demand", "no throughput to set")
     busy = [description["TableStatus"], *(i["IndexStatus"] for i in description.get("GlobalSecondaryIndexes", []))]
     if any(status != "ACTIVE" for status in busy):
         return RotateAction(table.name, table.period, "busy", f"status {'/'.join(busy)}; next run retries")
     try:
-        changed = _set_throughput(description, target)
+        changed = _setprovisioned_throughput(description, target)
     except ClientError as error:
-        code, message = events.error_code(error), error.response.get("Error", {}).get("Message", "")
+        code, message = tables.error_code(error), error.response.get("Error", {}).get("Message", "")
         if code == "LimitExceededException":
             return RotateAction(
                 table.name,

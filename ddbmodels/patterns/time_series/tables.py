@@ -1,21 +1,20 @@
-"""The events tables of the current prefix: listed, counted, dropped; their provisioned throughput."""
+"""The tables of a period family under the current prefix: listed and counted."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from ddbmodels import capacity, connection, events
-from ddbmodels.events import PeriodKind
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.threads import map_in_threads
+from ddbmodels.patterns.time_series.family import PeriodTables
+from ddbmodels.patterns.time_series.periods import PeriodKind, period_shift
 
 
 @dataclass(frozen=True)
-class EventTable:
-    """An events table of the current prefix, with its period."""
+class PeriodTable:
+    """A table of a period family under the current prefix, with its period."""
 
     name: str
     kind: PeriodKind
@@ -25,21 +24,15 @@ class EventTable:
 
 
 @capacity.access_pattern("time_series.list")
-def list_event_tables() -> list[EventTable]:
-    """ListTables (free, 100 names a page), keep ``<prefix>events-<period id>``, oldest period first."""
-    client = connection.client()
-    found: list[EventTable] = []
-    request: dict[str, Any] = {}
-    while True:
-        page = client.list_tables(**request)
-        for name in page.get("TableNames", []):
-            parsed = events.parse_events_table_name(name)
-            if parsed is not None:
-                kind, period, start = parsed
-                found.append(EventTable(name, kind, period, start, events.period_shift(kind, start, 1)))
-        if "LastEvaluatedTableName" not in page:
-            return sorted(found, key=lambda t: (t.start, t.end, t.name))
-        request["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
+def list_period_tables(family: PeriodTables) -> list[PeriodTable]:
+    """ListTables (free, 100 names a page), keep ``<prefix><base><period id>``, oldest period first."""
+    found: list[PeriodTable] = []
+    for name in tables.list_table_names():
+        parsed = family.parse_table_name(name)
+        if parsed is not None:
+            kind, period, start = parsed
+            found.append(PeriodTable(name, kind, period, start, period_shift(kind, start, 1)))
+    return sorted(found, key=lambda t: (t.start, t.end, t.name))
 
 
 @capacity.access_pattern("time_series.count")
@@ -58,23 +51,4 @@ def count_items(table: str, *, consistent: bool = True, segments: int = 1) -> in
                 return total
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
-    return sum(events.map_in_threads(count, range(segments), workers=segments))
-
-
-def _drop_table(table: str) -> str:
-    """DeleteTable (free); "" when dropped (or already gone), else why not."""
-    try:
-        connection.client().delete_table(TableName=table)
-    except ClientError as error:
-        code = events.error_code(error)
-        if code == "ResourceNotFoundException":
-            return ""
-        if code in ("ResourceInUseException", "LimitExceededException"):
-            return f"DeleteTable refused ({code}: {error.response['Error'].get('Message', '')})"
-        raise
-    return ""
-
-
-def _throughput(description: Mapping[str, Any]) -> tuple[int, int]:
-    pt = description.get("ProvisionedThroughput", {})
-    return int(pt.get("ReadCapacityUnits", 0)), int(pt.get("WriteCapacityUnits", 0))
+    return sum(map_in_threads(count, range(segments), workers=segments))

@@ -15,9 +15,9 @@ from ddbmodels.patterns.time_series.archive_format import (
     FORMAT_VERSION,
     ArchiveInvalid,
     Progress,
-    _Digest,
-    _HashReader,
-    _line_item,
+    ItemsDigest,
+    HashingReader,
+    line_item,
     archive_names,
     item_line,
 )
@@ -66,13 +66,13 @@ def verify_archive(store: ArchiveStore, table: str, *, on_progress: Progress | N
         problems.append(f"manifest is for table {manifest.get('table')!r}")
     data = manifest.get("data") or {}
     expected = int(manifest.get("item_count", -1))
-    digest = _Digest()
+    digest = ItemsDigest()
     try:
         with store.open_read(archive_names(table)[0]) as raw:
-            hashing = _HashReader(raw, digest)
+            hashing = HashingReader(raw, digest)
             with gzip.GzipFile(fileobj=hashing, mode="rb") as lines:
                 for line in lines:
-                    digest.add_line(item_line(_line_item(line)))  # re-canonicalized: proves each line parses
+                    digest.add_line(item_line(line_item(line)))  # re-canonicalized: proves each line parses
                     if on_progress is not None and digest.items % 1000 == 0:
                         on_progress(digest.items, expected, "verify")
     except FileNotFoundError:

@@ -1,4 +1,5 @@
-"""Reading orders by time: one customer's (the table), or everybody's (the sharded ``by_time`` index).
+"""Reading orders: by number (the ``by_number`` index), one customer's by time (the table), everybody's
+by time (the sharded ``by_time`` index).
 
 Time ranges are half-open, [since, until), on the sort key's millisecond UTC time: a key
 ``<time>#<number>`` is ≥ ``<since>`` exactly when its time is ≥ since, and ≤ ``<until>`` exactly
@@ -17,6 +18,61 @@ from pynamodb.expressions.condition import Condition
 from ddbmodels import capacity
 from ddbmodels.orders import DEFAULT_SHARDS, OrderItem, OrdersByTimeIndex, shard_keys, time_key
 from ddbmodels.patterns.sharded_index import query_shards
+from datetime import datetime
+from pynamodb.exceptions import DoesNotExist, UpdateError
+from ddbmodels import capacity
+from ddbmodels.counters import ORDERS_COUNTER
+from ddbmodels.errors import InvalidTransition, is_conditional_failure
+from ddbmodels.issues import TENANT_SLUG_RE, utcnow
+from ddbmodels.orders import (
+    DEFAULT_SHARDS,
+    DELIVERY_METHODS,
+    MAX_ORDER_NUMBER,
+    NUMBERING_MODES,
+    PRODUCTS,
+    TRANSITIONS,
+    OrderItem,
+    OrdersByNumberIndex,
+    order_sort_key,
+    shard_key,
+)
+from ddbmodels.patterns.counters import put_numbered_atomic, put_numbered_gapless
+from ddbmodels.patterns.sequences import Claimed
+
+
+@capacity.access_pattern("orders.get")
+def order_get(*, customer: str, placed: str, consistent: bool = False) -> OrderItem | None:
+    """GetItem c, t — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing."""
+    try:
+        return OrderItem.get(customer, placed, consistent_read=consistent)
+    except DoesNotExist:
+        return None
+
+
+@capacity.access_pattern("orders.find")
+def order_key(*, number: int, customer: str | None = None) -> tuple[str, str] | None:
+    """Query by_number n=number (AND c=customer), Limit 1 — 0.5 RCU. The order's (c, t) key, or None.
+
+    With ``customer`` another customer's order is not found by the key condition itself; staff
+    pass no customer. The index is eventually consistent: an order placed a moment ago may not
+    be in it yet (callers that just placed one know its key already).
+    """
+    if not 0 < number <= MAX_ORDER_NUMBER:
+        return None
+    condition = OrdersByNumberIndex.customer == customer if customer is not None else None
+    for entry in OrderItem.by_number.query(number, range_key_condition=condition, limit=1):
+        return entry.customer, entry.placed
+    return None
+
+
+@capacity.access_pattern("orders.find")
+def order_find(*, number: int, customer: str | None = None, consistent: bool = False) -> OrderItem | None:
+    """order_key (0.5 RCU) + order_get (0.5 RCU, 1 consistent): the order with this number, or None."""
+    key = order_key(number=number, customer=customer)
+    if key is None:
+        return None
+    return order_get(customer=key[0], placed=key[1], consistent=consistent)
+
 
 OLDER = "older"
 NEWER = "newer"

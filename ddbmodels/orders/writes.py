@@ -1,18 +1,14 @@
-"""Orders: placed with a global number, looked up by number, moved along their workflow.
+"""Writing orders: placed with a global number from the orders counter, moved along their workflow.
 
 Placing an order takes the next value of the ``orders`` counter in one of two modes
 (``patterns.counters``): ``atomic`` (UpdateItem ADD, then PutItem — a failed put leaves a gap)
 or ``gapless`` (read, then one transaction — no gap, twice the write units, retries under
-contention). A status change is an UpdateItem conditioned on the status it leaves. Reading a
-customer's orders and all orders by time is in ``order_reads``.
+contention). A status change is an UpdateItem conditioned on the status it leaves.
 """
 
 from __future__ import annotations
-
 from datetime import datetime
-
 from pynamodb.exceptions import DoesNotExist, UpdateError
-
 from ddbmodels import capacity
 from ddbmodels.counters import ORDERS_COUNTER
 from ddbmodels.errors import InvalidTransition, is_conditional_failure
@@ -91,40 +87,6 @@ def order_place(
     if mode == "gapless":
         return put_numbered_gapless(counter, build)
     return put_numbered_atomic(counter, build)
-
-
-@capacity.access_pattern("orders.get")
-def order_get(*, customer: str, placed: str, consistent: bool = False) -> OrderItem | None:
-    """GetItem c, t — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing."""
-    try:
-        return OrderItem.get(customer, placed, consistent_read=consistent)
-    except DoesNotExist:
-        return None
-
-
-@capacity.access_pattern("orders.find")
-def order_key(*, number: int, customer: str | None = None) -> tuple[str, str] | None:
-    """Query by_number n=number (AND c=customer), Limit 1 — 0.5 RCU. The order's (c, t) key, or None.
-
-    With ``customer`` another customer's order is not found by the key condition itself; staff
-    pass no customer. The index is eventually consistent: an order placed a moment ago may not
-    be in it yet (callers that just placed one know its key already).
-    """
-    if not 0 < number <= MAX_ORDER_NUMBER:
-        return None
-    condition = OrdersByNumberIndex.customer == customer if customer is not None else None
-    for entry in OrderItem.by_number.query(number, range_key_condition=condition, limit=1):
-        return entry.customer, entry.placed
-    return None
-
-
-@capacity.access_pattern("orders.find")
-def order_find(*, number: int, customer: str | None = None, consistent: bool = False) -> OrderItem | None:
-    """order_key (0.5 RCU) + order_get (0.5 RCU, 1 consistent): the order with this number, or None."""
-    key = order_key(number=number, customer=customer)
-    if key is None:
-        return None
-    return order_get(customer=key[0], placed=key[1], consistent=consistent)
 
 
 @capacity.access_pattern("orders.transition")

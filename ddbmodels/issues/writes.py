@@ -1,20 +1,34 @@
-"""Issues of a project: numbered by the sort-key sequence, edited under optimistic locking.
+"""Writing issues and projects: numbered by the sort-key sequence, edited under optimistic locking.
 
-Every write is conditional. Creation claims the next number (patterns.sequences); an edit is
+Every write is conditional. Creation claims the next number (``patterns.sequences``); an edit is
 an UpdateItem conditioned on the version the editor loaded; a status change is also
 conditioned on the status it leaves; removal is a tombstone, never a DeleteItem, so the
-number stays taken.
+number stays taken. A project is the static item at sort key 0 of its collection.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
+from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
+
+from ddbmodels.errors import AlreadyExists, NotFound, is_conditional_failure
+from ddbmodels.issues import (
+    PROJECT_KEY_RE,
+    PROJECT_SK,
+    STATUSES,
+    TENANT_SLUG_RE,
+    CollectionItem,
+    ProjectItem,
+    ProjectsIndex,
+    collection_key,
+    utcnow,
+)
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
-
 from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
-
 from ddbmodels import capacity
 from ddbmodels.errors import InvalidTransition, NotFound, StaleWrite, is_conditional_failure
 from ddbmodels.issues import (
@@ -28,8 +42,8 @@ from ddbmodels.issues import (
 from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
 from ddbmodels.patterns.sequences import Claimed, put_next
 
+
 V = TypeVar("V", bound=CollectionItem)
-MAX_ISSUE_NUMBER = 10**15 - 1  # far beyond any real project; keeps look-ups inside DynamoDB's N range
 
 
 @capacity.access_pattern("issues.create")
@@ -70,18 +84,6 @@ def issue_create(
         )
 
     return put_next(CollectionItem, pk, build)  # type: ignore[arg-type]
-
-
-@capacity.access_pattern("issues.get")
-def issue_get(*, tenant: str, project_key: str, number: int, consistent: bool = False) -> IssueItem | None:
-    """GetItem pk, SK=number — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing or SK 0."""
-    if not PROJECT_SK < number <= MAX_ISSUE_NUMBER:
-        return None
-    try:
-        item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=consistent)
-    except DoesNotExist:
-        return None
-    return item if isinstance(item, IssueItem) else None
 
 
 def update_versioned(item: V, actions: Sequence[Action], condition: Condition | None = None) -> V:
@@ -161,53 +163,64 @@ def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
     )
 
 
-def _range_for(after: int | None, direction: str) -> Condition:
-    if after is None:
-        return CollectionItem.number > PROJECT_SK
-    if direction == NEWER:
-        return CollectionItem.number > after
-    return CollectionItem.number.between(PROJECT_SK + 1, after - 1)
+@capacity.access_pattern("projects.create")
+def project_create(*, tenant: str, key: str, name: str, description: str = "", created_by: str) -> ProjectItem:
+    """PutItem SK=0 if attribute_not_exists(pk) — 1 WCU (+1 WCU for the sparse index entry).
 
-
-@capacity.access_pattern("issues.page")
-def issue_page(
-    *,
-    tenant: str,
-    project_key: str,
-    status: str | None = None,
-    size: int = 25,
-    after: int | None = None,
-    direction: str = "older",
-) -> Page[IssueItem]:
-    """Query pk, SK > 0 descending, filter live (and status) — ≈ 0.5 RCU per 4 KB read.
-
-    The status filter reads the issues it discards too: fine for collections of thousands.
+    Raises AlreadyExists when the tenant already has a project with this key.
     """
-    if after is not None and after <= PROJECT_SK + 1 and direction != NEWER:
-        return Page(items=[], older_than=None, newer_than=None)  # nothing is older than issue 1
-    live: Any = IssueItem.deleted_at.does_not_exist()
-    if status:
-        live &= IssueItem.status == status
-    return newest_first_page(
-        IssueItem,
-        collection_key(tenant, project_key),
-        range_key_condition_for=_range_for,
-        filter_condition=live,
-        size=size,
-        after=after,
-        direction=direction,
+    if not TENANT_SLUG_RE.match(tenant) or not PROJECT_KEY_RE.match(key):
+        raise ValueError(f"invalid tenant {tenant!r} or project key {key!r}")
+    now = utcnow()
+    project = ProjectItem(
+        pk=collection_key(tenant, key),
+        number=PROJECT_SK,
+        name=name,
+        description=description or None,
+        created_by=created_by,
+        created_at=now,
+        updated_at=now,
+        gsi_tenant=tenant,
+        gsi_project_key=key,
     )
+    try:
+        project.save(condition=ProjectItem.pk.does_not_exist())
+    except PutError as error:
+        if is_conditional_failure(error):
+            raise AlreadyExists(f"project {key} already exists", tenant=tenant, key=key) from error
+        raise
+    return project
 
 
-@capacity.access_pattern("issues.numbers")
-def issue_numbers(*, tenant: str, project_key: str) -> list[int]:
-    """Query pk, SK > 0, projecting only SK, consistent — 1 RCU per 4 KB read. Tombstones included."""
-    return [
-        int(item.number)
-        for item in CollectionItem.query(
-            collection_key(tenant, project_key),
-            range_key_condition=CollectionItem.number > PROJECT_SK,
-            consistent_read=True,
-            attributes_to_get=["n", "k"],
+@capacity.access_pattern("projects.refresh_counts")
+def project_counts_refresh(*, tenant: str, key: str) -> dict[str, int]:
+    """Query the collection projecting status (≈ 0.5 RCU per 4 KB read) + UpdateItem SK 0 (1 WCU).
+
+    The static item's version is left alone, so a refresh never makes an editor's save stale.
+    Raises NotFound when the project does not exist.
+    """
+    pk = collection_key(tenant, key)
+    counts: Counter[str] = Counter()
+    for item in CollectionItem.query(
+        pk, range_key_condition=CollectionItem.number > PROJECT_SK, attributes_to_get=["st", "da", "k"]
+    ):
+        status = getattr(item, "status", None)
+        if status and getattr(item, "deleted_at", None) is None:
+            counts[status] += 1
+    now = utcnow()
+    connection = CollectionItem._get_connection()
+    try:
+        connection.update_item(
+            pk,
+            str(PROJECT_SK),  # the low-level API takes key values serialized, as DynamoDB's JSON does
+            actions=[
+                ProjectItem.issue_counts.set({s: counts.get(s, 0) for s in STATUSES}),
+                ProjectItem.counted_at.set(now),
+            ],
+            condition=ProjectItem.pk.exists(),
         )
-    ]
+    except UpdateError as error:
+        if is_conditional_failure(error):
+            raise NotFound("project not found", tenant=tenant, key=key) from error
+        raise
+    return {s: counts.get(s, 0) for s in STATUSES}

@@ -1,13 +1,12 @@
 """Reading scores: one member's score, the tenant's top K from the sharded index, a member's rank.
 
 Eventually consistent throughout (the ``top`` index offers nothing else): a score read right
-after an award may lag it by the index's propagation delay.
-"""
+after an award may lag it by the index's propagation delay."""
 
 from __future__ import annotations
 
+from ddbmodels.scores import AwardItem, award_key
 from pynamodb.exceptions import DoesNotExist
-
 from ddbmodels import capacity
 from ddbmodels.patterns import leaderboard
 from ddbmodels.scores import DEFAULT_SHARDS, TOP_INDEX, ScoreItem, ScoresTableItem, score_key, username_of
@@ -45,3 +44,13 @@ def top_scores(*, tenant: str, k: int, shards: int = DEFAULT_SHARDS) -> list[lea
 def rank_above(*, tenant: str, score: int, shards: int = DEFAULT_SHARDS, cap: int = 1000) -> leaderboard.Above:
     """Query ``top`` SK > score, COUNT, per shard — 0.5 RCU per 4 KB of entries counted per shard (capped)."""
     return leaderboard.count_above(board(shards=shards), tenant, score, cap=cap)
+
+
+@capacity.access_pattern("leaderboard.award_get")
+def award_get(*, tenant: str, project_key: str, number: int) -> AwardItem | None:
+    """GetItem the issue's award, consistent — 1 RCU. None when the issue's points are not given."""
+    try:
+        item = ScoresTableItem.get(award_key(tenant, project_key, number), consistent_read=True)
+    except DoesNotExist:
+        return None
+    return item if isinstance(item, AwardItem) else None

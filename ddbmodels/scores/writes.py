@@ -16,20 +16,16 @@ Cost, transactional writes being charged twice: an award is 2 WCU per KB for eac
 items (issue checked, award put, score updated) = 6 WCU for small items, plus the ``top`` index
 entry the score moves (1 WCU for a new entry, 2 to move one: delete + put). A revoke is a
 consistent GetItem (1 RCU) + the same transaction. Concurrent awards to one user conflict on their
-score item (TransactionConflict) and are retried with full jitter. Reads are in ``score_reads``.
-"""
+score item (TransactionConflict) and are retried with full jitter. Reads are in ``reads``."""
 
 from __future__ import annotations
-
 import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
-
 from ddbmodels import capacity
 from ddbmodels.errors import DomainError
 from ddbmodels.issues import PROJECT_SK, CollectionItem, IssueItem, collection_key, utcnow
@@ -44,11 +40,19 @@ from ddbmodels.scores import (
     score_key,
 )
 
+
 MAX_ATTEMPTS = 8
+
+
 BASE_DELAY_S = 0.005
+
+
 MAX_DELAY_S = 0.2
+
+
 CONDITION_FAILED = "ConditionalCheckFailed"
-# Cancellation reasons worth another attempt: another transaction held an item, or throttling.
+
+
 RETRYABLE = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
 
 
@@ -163,16 +167,6 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
     if codes[1] == CONDITION_FAILED:
         return Change(Outcome.ALREADY_AWARDED, user, 0, attempts)
     return Change(Outcome.NOT_ELIGIBLE, user, 0, attempts)
-
-
-@capacity.access_pattern("leaderboard.award_get")
-def award_get(*, tenant: str, project_key: str, number: int) -> AwardItem | None:
-    """GetItem the issue's award, consistent — 1 RCU. None when the issue's points are not given."""
-    try:
-        item = ScoresTableItem.get(award_key(tenant, project_key, number), consistent_read=True)
-    except DoesNotExist:
-        return None
-    return item if isinstance(item, AwardItem) else None
 
 
 @capacity.access_pattern("leaderboard.revoke")

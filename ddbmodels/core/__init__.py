@@ -1,0 +1,9 @@
+"""The ground floor of ddbmodels: what every pattern and table package stands on.
+
+``connection`` (where DynamoDB is, the table registry, lazy clients), ``errors`` (the one domain
+error tree), ``capacity`` (the meter hook and access-pattern tags), ``retry`` (the one
+full-jitter backoff), ``keys`` (time keys, shard suffixes, ``utcnow``), ``tables`` (create, wait,
+describe, delete, billing), ``threads`` (fan-out that keeps the meters), ``storage`` (the
+object-store protocol archives and attachments are written through). Imports nothing from the
+rest of ddbmodels, and nothing from Django.
+"""

@@ -1,0 +1,177 @@
+"""Table lifecycle: create every registered table (with its indexes), wait, describe, delete, billing.
+
+Creation is idempotent: an existing table is left as it is. Billing mode is a choice:
+PAY_PER_REQUEST (on-demand, the default) or PROVISIONED with given read/write units applied
+to the table and each of its global indexes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any, cast
+
+from pynamodb.models import Model
+
+from botocore.exceptions import ClientError
+
+from ddbmodels.core import connection
+from ddbmodels.core.connection import registered
+
+PAY_PER_REQUEST = "PAY_PER_REQUEST"
+PROVISIONED = "PROVISIONED"
+TABLE_WAIT_S = 300.0
+DEFAULT_THROUGHPUT = (5, 5)  # (RCU, WCU) of a provisioned table created on the fly
+
+
+@dataclass(frozen=True)
+class TableReport:
+    base: str
+    name: str
+    created: bool
+    status: str
+
+
+def _with_throughput(model: type[Model], rcu: int, wcu: int) -> None:
+    model.Meta.read_capacity_units = rcu
+    model.Meta.write_capacity_units = wcu
+    for index in model._indexes.values():
+        index.Meta.read_capacity_units = rcu  # type: ignore[attr-defined]
+        index.Meta.write_capacity_units = wcu  # type: ignore[attr-defined]
+
+
+def create_all(
+    *, billing_mode: str = PAY_PER_REQUEST, rcu: int = 5, wcu: int = 5, wait: bool = True
+) -> list[TableReport]:
+    """CreateTable for each registered table that does not exist yet (free), then wait for ACTIVE."""
+    check_billing_mode(billing_mode)
+    reports = []
+    for base, model in sorted(registered().items()):
+        created = False
+        if not model.exists():
+            _with_throughput(model, rcu, wcu)
+            model.create_table(
+                wait=False,
+                billing_mode=billing_mode,
+                read_capacity_units=rcu,
+                write_capacity_units=wcu,
+            )
+            created = True
+        reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else ""))
+    if wait:
+        reports = [TableReport(r.base, r.name, r.created, wait_model_active(registered()[r.base])) for r in reports]
+    return reports
+
+
+def wait_model_active(model: type[Model], timeout_s: float = TABLE_WAIT_S) -> str:
+    """DescribeTable until a registered model's table and all its indexes are ACTIVE (free)."""
+    wait_active(model.Meta.table_name, timeout_s)
+    return "ACTIVE"
+
+
+def describe(model: type[Model]) -> dict[str, Any]:
+    """DescribeTable (free) of a registered model's table: status, key schema, indexes, size, billing."""
+    return model._get_connection().connection.describe_table(model.Meta.table_name)
+
+
+def delete_all() -> list[str]:
+    """DeleteTable for every registered table that exists (free, whatever the table holds)."""
+    deleted = []
+    for model in registered().values():
+        if model.exists():
+            model.delete_table()
+            deleted.append(model.Meta.table_name)
+    return deleted
+
+
+# ---------------------------------------------------------------------------- any table, by name
+
+
+def check_billing_mode(billing_mode: str) -> str:
+    if billing_mode not in (PAY_PER_REQUEST, PROVISIONED):
+        raise ValueError(f"billing mode must be {PAY_PER_REQUEST} or {PROVISIONED}, got {billing_mode!r}")
+    return billing_mode
+
+
+def error_code(error: ClientError) -> str:
+    """The DynamoDB error code of a botocore ClientError (``ResourceNotFoundException``, …)."""
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def describe_table(name: str) -> dict[str, Any] | None:
+    """DescribeTable (free); None when the table does not exist."""
+    try:
+        return cast(dict[str, Any], connection.client().describe_table(TableName=name)["Table"])
+    except ClientError as error:
+        if error_code(error) == "ResourceNotFoundException":
+            return None
+        raise
+
+
+def wait_active(name: str, timeout_s: float = TABLE_WAIT_S) -> dict[str, Any]:
+    """DescribeTable (free) until the table and its indexes are ACTIVE; returns the description."""
+    deadline = time.monotonic() + timeout_s
+    delay = 0.05
+    while True:
+        table = describe_table(name)
+        if table is not None:
+            indexes = table.get("GlobalSecondaryIndexes", [])
+            if all(status == "ACTIVE" for status in [table["TableStatus"], *(i["IndexStatus"] for i in indexes)]):
+                return table
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"table {name} not ACTIVE after {timeout_s:.0f}s")
+        time.sleep(delay)
+        delay = min(delay * 2, 2.0)
+
+
+def create_table(definition: dict[str, Any], *, wait: bool = True) -> bool:
+    """CreateTable (free), idempotent: True when this call created it; then waits for ACTIVE."""
+    created = True
+    try:
+        connection.client().create_table(**definition)
+    except ClientError as error:
+        if error_code(error) != "ResourceInUseException":  # exists already, or being created by someone else
+            raise
+        created = False
+    if wait:
+        wait_active(definition["TableName"])
+    return created
+
+
+def drop_table(name: str) -> str:
+    """DeleteTable (free, whatever the table holds); "" when dropped (or already gone), else why not."""
+    try:
+        connection.client().delete_table(TableName=name)
+    except ClientError as error:
+        code = error_code(error)
+        if code == "ResourceNotFoundException":
+            return ""
+        if code in ("ResourceInUseException", "LimitExceededException"):
+            return f"DeleteTable refused ({code}: {error.response['Error'].get('Message', '')})"
+        raise
+    return ""
+
+
+def list_table_names() -> list[str]:
+    """ListTables (free, 100 names a page): every table name of the account and region."""
+    client = connection.client()
+    names: list[str] = []
+    request: dict[str, Any] = {}
+    while True:
+        page = client.list_tables(**request)
+        names.extend(page.get("TableNames", []))
+        if "LastEvaluatedTableName" not in page:
+            return names
+        request["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
+
+
+def provisioned_throughput(description: Mapping[str, Any]) -> tuple[int, int]:
+    """(RCU, WCU) provisioned on a table or index description; (0, 0) when on demand."""
+    pt = description.get("ProvisionedThroughput", {})
+    return int(pt.get("ReadCapacityUnits", 0)), int(pt.get("WriteCapacityUnits", 0))
+
+
+def billing_mode_of(description: Mapping[str, Any]) -> str:
+    """PAY_PER_REQUEST or PROVISIONED (DynamoDB leaves BillingModeSummary out for old provisioned tables)."""
+    return str(description.get("BillingModeSummary", {}).get("BillingMode", PROVISIONED))

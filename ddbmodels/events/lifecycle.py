@@ -1,0 +1,81 @@
+"""The events tables' lifecycle: the time-series pattern bound to the events family.
+
+``rotate`` keeps the current and next month (week, day) hot and older tables cold; ``archive``
+exports, verifies and drops the tables past retention; ``restore`` brings one back from its
+archive. Costs are the pattern's (``patterns.time_series``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ddbmodels.core import capacity
+from ddbmodels.core.storage import ArchiveStore
+from ddbmodels.core.tables import PAY_PER_REQUEST
+from ddbmodels.events.model import EVENTS
+from ddbmodels.patterns import time_series
+from ddbmodels.patterns.time_series import PeriodKind, PeriodTable
+from ddbmodels.patterns.time_series.archive_format import Progress
+from ddbmodels.patterns.time_series.archiving import ArchiveReport, Fence
+from ddbmodels.patterns.time_series.rotation import DEFAULT_COLD, DEFAULT_HOT, RotateReport
+
+
+def events_table_name(kind: PeriodKind, when: datetime) -> str:
+    """Physical name of the events table of the period holding ``when``: ``<prefix>events-<period id>``."""
+    return EVENTS.table_name(kind, when)
+
+
+def period_table_name(period: str) -> str:
+    """Physical name of the events table of a period id (validated)."""
+    return EVENTS.period_table_name(period)
+
+
+def parse_events_table_name(name: str) -> tuple[PeriodKind, str, datetime] | None:
+    """(kind, period id, start) when ``name`` is an events table under the current prefix, else None."""
+    return EVENTS.parse_table_name(name)
+
+
+def list_event_tables() -> list[PeriodTable]:
+    """ListTables (free): the events tables of the current prefix, oldest period first."""
+    return time_series.list_period_tables(EVENTS)
+
+
+@capacity.access_pattern("time_series.rotate")
+def rotate(
+    kind: PeriodKind,
+    now: datetime | None = None,
+    *,
+    hot: tuple[int, int] = DEFAULT_HOT,
+    cold: tuple[int, int] = DEFAULT_COLD,
+    billing_mode: str = PAY_PER_REQUEST,
+) -> RotateReport:
+    """CreateTable / UpdateTable of the events tables (free, control plane): see ``time_series.rotate``."""
+    return time_series.rotate(EVENTS, kind, now, hot=hot, cold=cold, billing_mode=billing_mode)
+
+
+@capacity.access_pattern("time_series.archive")
+def archive(
+    kind: PeriodKind,
+    now: datetime | None,
+    retention: int,
+    store: ArchiveStore,
+    *,
+    fence: Fence,
+    dry_run: bool = False,
+    segments: int = 4,
+    on_progress: Progress | None = None,
+    recheck_archived: bool = True,
+) -> list[ArchiveReport]:
+    """Export ≈ 0.5 RCU per 4 KB, count 1 RCU per 4 KB, DeleteTable free: see ``time_series.archive``."""
+    return time_series.archive(
+        EVENTS,
+        kind,
+        now,
+        retention,
+        store,
+        fence=fence,
+        dry_run=dry_run,
+        segments=segments,
+        on_progress=on_progress,
+        recheck_archived=recheck_archived,
+    )

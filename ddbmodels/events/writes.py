@@ -1,0 +1,75 @@
+"""Writing events: one PutItem into the table of the event's period, creating that table when due."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ddbmodels.core import capacity, connection
+from ddbmodels.core.keys import as_utc, utcnow
+from ddbmodels.core.tables import DEFAULT_THROUGHPUT, PAY_PER_REQUEST, error_code
+from ddbmodels.events.model import (
+    DEFAULT_PERIOD,
+    DEFAULT_SHARDS,
+    EVENTS,
+    Event,
+    PeriodClosed,
+    event_from_item,
+    event_item,
+)
+from ddbmodels.patterns.time_series import PeriodKind, period_id, period_shift, period_start
+
+
+@capacity.access_pattern("events.create_table")
+def create_events_table(
+    name: str,
+    *,
+    billing_mode: str = PAY_PER_REQUEST,
+    throughput: tuple[int, int] = DEFAULT_THROUGHPUT,
+    wait: bool = True,
+) -> bool:
+    """CreateTable (free), idempotent: True when this call created it; then waits for ACTIVE."""
+    return EVENTS.create(name, billing_mode=billing_mode, throughput=throughput, wait=wait)
+
+
+@capacity.access_pattern("events.put")
+def event_put(
+    *,
+    stream: str,
+    kind: str,
+    actor: str,
+    tenant: str,
+    data: Mapping[str, Any] | None = None,
+    when: datetime | None = None,
+    period: PeriodKind = DEFAULT_PERIOD,
+    shards: int = DEFAULT_SHARDS,
+    billing_mode: str = PAY_PER_REQUEST,
+    throughput: tuple[int, int] = DEFAULT_THROUGHPUT,
+) -> Event:
+    """PutItem into the table of ``when``'s period — 1 WCU per started KB, plus as much for ``by_day``.
+
+    The sort key is unique (random suffix), so no condition is needed. When the table does not
+    exist yet (``rotate`` normally creates it ahead of time) it is created here — idempotently,
+    with ``billing_mode``/``throughput`` — and the write is retried. Only the current, next and
+    previous periods (by the clock) are created on the fly: an older table may have been
+    archived and dropped, and must not come back half empty (PeriodClosed).
+    """
+    now = utcnow()
+    when = now if when is None else as_utc(when)
+    item = event_item(stream=stream, kind=kind, actor=actor, tenant=tenant, data=data, when=when, shards=shards)
+    name = EVENTS.table_name(period, when)
+    client = connection.client()
+    for attempt in (1, 2):
+        try:
+            client.put_item(TableName=name, Item=item, ReturnConsumedCapacity="TOTAL")
+            return event_from_item(item, name)
+        except ClientError as error:
+            if error_code(error) != "ResourceNotFoundException" or attempt == 2:
+                raise
+        if not period_shift(period, now, -1) <= period_start(period, when) <= period_shift(period, now, 1):
+            raise PeriodClosed(f"no events table for period {period_id(period, when)}", table=name)
+        create_events_table(name, billing_mode=billing_mode, throughput=throughput)
+    raise AssertionError("unreachable")

@@ -1,0 +1,156 @@
+"""Reading issues and projects: one GetItem, or one Query of the collection or of the sparse ``projects`` index."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
+
+from ddbmodels.errors import AlreadyExists, NotFound, is_conditional_failure
+from ddbmodels.issues import (
+    PROJECT_KEY_RE,
+    PROJECT_SK,
+    STATUSES,
+    TENANT_SLUG_RE,
+    CollectionItem,
+    ProjectItem,
+    ProjectsIndex,
+    collection_key,
+    utcnow,
+)
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.update import Action
+from ddbmodels import capacity
+from ddbmodels.errors import InvalidTransition, NotFound, StaleWrite, is_conditional_failure
+from ddbmodels.issues import (
+    PROJECT_SK,
+    TRANSITIONS,
+    CollectionItem,
+    IssueItem,
+    collection_key,
+    utcnow,
+)
+from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
+from ddbmodels.patterns.sequences import Claimed, put_next
+
+
+MAX_ISSUE_NUMBER = 10**15 - 1  # far beyond any real project; keeps look-ups inside DynamoDB's N range
+
+
+@capacity.access_pattern("issues.get")
+def issue_get(*, tenant: str, project_key: str, number: int, consistent: bool = False) -> IssueItem | None:
+    """GetItem pk, SK=number — 0.5 RCU (1 RCU consistent) per 4 KB. None when missing or SK 0."""
+    if not PROJECT_SK < number <= MAX_ISSUE_NUMBER:
+        return None
+    try:
+        item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=consistent)
+    except DoesNotExist:
+        return None
+    return item if isinstance(item, IssueItem) else None
+
+
+def _range_for(after: int | None, direction: str) -> Condition:
+    if after is None:
+        return CollectionItem.number > PROJECT_SK
+    if direction == NEWER:
+        return CollectionItem.number > after
+    return CollectionItem.number.between(PROJECT_SK + 1, after - 1)
+
+
+@capacity.access_pattern("issues.page")
+def issue_page(
+    *,
+    tenant: str,
+    project_key: str,
+    status: str | None = None,
+    size: int = 25,
+    after: int | None = None,
+    direction: str = "older",
+) -> Page[IssueItem]:
+    """Query pk, SK > 0 descending, filter live (and status) — ≈ 0.5 RCU per 4 KB read.
+
+    The status filter reads the issues it discards too: fine for collections of thousands.
+    """
+    if after is not None and after <= PROJECT_SK + 1 and direction != NEWER:
+        return Page(items=[], older_than=None, newer_than=None)  # nothing is older than issue 1
+    live: Any = IssueItem.deleted_at.does_not_exist()
+    if status:
+        live &= IssueItem.status == status
+    return newest_first_page(
+        IssueItem,
+        collection_key(tenant, project_key),
+        range_key_condition_for=_range_for,
+        filter_condition=live,
+        size=size,
+        after=after,
+        direction=direction,
+    )
+
+
+@capacity.access_pattern("issues.numbers")
+def issue_numbers(*, tenant: str, project_key: str) -> list[int]:
+    """Query pk, SK > 0, projecting only SK, consistent — 1 RCU per 4 KB read. Tombstones included."""
+    return [
+        int(item.number)
+        for item in CollectionItem.query(
+            collection_key(tenant, project_key),
+            range_key_condition=CollectionItem.number > PROJECT_SK,
+            consistent_read=True,
+            attributes_to_get=["n", "k"],
+        )
+    ]
+
+
+@capacity.access_pattern("projects.get")
+def project_get(*, tenant: str, key: str) -> ProjectItem | None:
+    """GetItem pk, SK=0, eventually consistent — 0.5 RCU. None when missing."""
+    try:
+        item = CollectionItem.get(collection_key(tenant, key), PROJECT_SK)
+    except DoesNotExist:
+        return None
+    return item if isinstance(item, ProjectItem) else None
+
+
+@capacity.access_pattern("projects.list")
+def project_keys(*, tenant: str) -> list[str]:
+    """Query index ``projects`` gt=tenant — 0.5 RCU per 4 KB of keys (≈ 80 projects per RCU)."""
+    # The low-level Query: the model-level one would add a filter on the discriminator, which a
+    # KEYS_ONLY index does not project.
+    connection = CollectionItem._get_connection()
+    keys: list[str] = []
+    start_key = None
+    while True:
+        page = connection.query(tenant, index_name=ProjectsIndex.Meta.index_name, exclusive_start_key=start_key)
+        keys.extend(entry["gk"]["S"] for entry in page.get("Items", []))
+        start_key = page.get("LastEvaluatedKey")
+        if not start_key:
+            return keys
+
+
+@capacity.access_pattern("projects.list")
+def project_list(*, tenant: str) -> list[ProjectItem]:
+    """Query index ``projects`` + BatchGetItem of the static items — 0.5 RCU per project + the Query."""
+    keys = project_keys(tenant=tenant)
+    found = {
+        item.project_key: item
+        for item in CollectionItem.batch_get([(collection_key(tenant, key), PROJECT_SK) for key in keys])
+        if isinstance(item, ProjectItem)
+    }
+    return [found[key] for key in keys if key in found]
+
+
+@capacity.access_pattern("projects.enumerate")
+def all_project_keys() -> list[tuple[str, str]]:
+    """Scan index ``projects`` (KEYS_ONLY, sparse) — 0.5 RCU per 4 KB: every (tenant, key) pair."""
+    connection = CollectionItem._get_connection()
+    found: list[tuple[str, str]] = []
+    start_key = None
+    while True:
+        page = connection.scan(index_name=ProjectsIndex.Meta.index_name, exclusive_start_key=start_key)
+        found.extend((entry["gt"]["S"], entry["gk"]["S"]) for entry in page.get("Items", []))
+        start_key = page.get("LastEvaluatedKey")
+        if not start_key:
+            return sorted(found)

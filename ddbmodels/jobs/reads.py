@@ -1,0 +1,26 @@
+"""Reading a job's coordination state (one consistent GetItem)."""
+
+from __future__ import annotations
+from datetime import datetime
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.models import Model
+from ddbmodels import capacity
+from ddbmodels.connection import register
+from ddbmodels.errors import DomainError, is_conditional_failure
+from ddbmodels.issues import utcnow
+
+
+@capacity.access_pattern("jobs.state")
+def job_state(job: str) -> JobItem | None:
+    """GetItem, consistent — 1 RCU. None before the job's first run."""
+    try:
+        return JobItem.get(job, consistent_read=True)
+    except DoesNotExist:
+        return None
+
+
+@capacity.access_pattern("jobs.state")
+def started_at(job: str) -> datetime | None:
+    state = job_state(job)
+    return state.started_at if state else None
