@@ -6,7 +6,7 @@ An events table of an old month (2020-01) is filled with ``--items`` events of a
 1. exported once per ``--segments`` level (parallel Scan, gzip JSON Lines, each into its own
    store, the table left in place): items/s and the RCU of the scan against the floor,
    table size / 4 KB × 0.5 (an eventually consistent read of 4 KB costs 0.5 RCU);
-2. archived for real (``patterns.time_series.archive``: export, manifest, read-back
+2. archived for real (``patterns.events.archive``: export, manifest, read-back
    verification, consistent COUNT Scan, DeleteTable) — DeleteTable consumes no capacity;
 3. restored from the archive into a copy (BatchWriteItem), and ``--delete-sample`` items of the
    copy deleted one by one (BatchWriteItem DeleteRequests): the measured WCU per item,
@@ -34,12 +34,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (`python bench/archive.py`): find ddbmodels
     sys.path.insert(0, str(ROOT))
 
-from ddbmodels import capacity, connection, events  # noqa: E402
-from ddbmodels.archive import LocalDirStore  # noqa: E402
+from ddbmodels import events  # noqa: E402
+from ddbmodels.core import capacity, connection  # noqa: E402
+from ddbmodels.core.storage import LocalDirStore  # noqa: E402
+from ddbmodels.core.tables import describe_table  # noqa: E402
+from ddbmodels.core.threads import map_in_threads  # noqa: E402
 from ddbmodels.patterns import time_series  # noqa: E402
 from devtools import bench  # noqa: E402
 
-KIND: events.PeriodKind = "month"
+KIND: time_series.PeriodKind = "month"
 MONTH = datetime(2020, 1, 1, tzinfo=UTC)
 NOW = datetime(2020, 3, 15, tzinfo=UTC)  # with retention 1, 2020-01 is past retention
 SHARDS = 4
@@ -114,7 +117,7 @@ def fill(table: str, items: list[dict[str, Any]]) -> dict[str, Any]:
     batches = in_batches([{"PutRequest": {"Item": item}} for item in items])
     began = time.perf_counter()
     with capacity.measure() as meter:
-        events.map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
+        map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
     seconds = time.perf_counter() - began
     return {
         "items": len(items),
@@ -162,7 +165,7 @@ def delete_sample(table: str, sample: int) -> dict[str, Any]:
     began = time.perf_counter()
     with capacity.measure() as meter:
         batches = in_batches([{"DeleteRequest": {"Key": key}} for key in keys])
-        events.map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
+        map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
     return {
         "items": len(keys),
         "seconds": round(time.perf_counter() - began, 3),
@@ -183,7 +186,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     items = build_items(args.items, args.item_bytes)
     sizes = [bench.item_size(item) for item in items]
     filled = fill(table, items)
-    description = events.describe_table(table) or {}
+    description = describe_table(table) or {}
     size_bytes = int(description.get("TableSizeBytes") or sum(sizes))
     if int(description.get("ItemCount", args.items)) != args.items:
         raise CheckFailed(f"the table holds {description.get('ItemCount')} items, expected {args.items}")
@@ -192,10 +195,8 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
     store = LocalDirStore(workdir / "archive")
     fence_calls = []
-    (report,) = time_series.archive(
-        KIND, NOW, 1, store, fence=lambda: fence_calls.append(1), segments=max(args.segments)
-    )
-    if report.action != "archived" or report.items != args.items or events.describe_table(table) is not None:
+    (report,) = events.archive(KIND, NOW, 1, store, fence=lambda: fence_calls.append(1), segments=max(args.segments))
+    if report.action != "archived" or report.items != args.items or describe_table(table) is not None:
         raise CheckFailed(f"archive: {report.line()}")
 
     copy = f"{table}-copy"  # not an events-table name: archive() never touches it

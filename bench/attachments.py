@@ -35,9 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (`python bench/attachments.py`): find ddbmodels
     sys.path.insert(0, str(ROOT))
 
-from ddbmodels import attachment_ops as ops  # noqa: E402
-from ddbmodels import capacity, connection, tables  # noqa: E402
-from ddbmodels.attachment_flow import LocalBlobStore, reconcile  # noqa: E402
+from ddbmodels import attachments as ops  # noqa: E402
 from ddbmodels.attachments import (  # noqa: E402
     ATTACHED,
     ATTACHING,
@@ -45,12 +43,15 @@ from ddbmodels.attachments import (  # noqa: E402
     IN_FLIGHT,
     INTERMEDIATE,
     AttachmentItem,
-    AttachmentStateError,
+    LocalBlobStore,
     issue_key,
     new_attachment_id,
+    reconcile,
     storage_name,
 )
-from ddbmodels.issues import utcnow  # noqa: E402
+from ddbmodels.core import capacity, connection, tables  # noqa: E402
+from ddbmodels.core.errors import ChangedSinceRead  # noqa: E402
+from ddbmodels.core.keys import utcnow  # noqa: E402
 from devtools import bench  # noqa: E402
 
 TENANT = "bench"
@@ -115,7 +116,7 @@ def measure_step(name: str, inputs: list[Any], step: Any, theory: float) -> tupl
     with capacity.measure() as meter:
         began = time.perf_counter()
         for value in inputs:
-            with contextlib.suppress(AttachmentStateError):  # the refused row expects it (a conditional failure)
+            with contextlib.suppress(ChangedSinceRead):  # the refused row expects it (a conditional failure)
                 results.append(step(value))
         seconds = time.perf_counter() - began
     n = len(inputs)

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (`python bench/distinct_keys.py`): find ddbmodels
     sys.path.insert(0, str(ROOT))
 
-from ddbmodels import connection  # noqa: E402
+from ddbmodels.core import connection  # noqa: E402
 from ddbmodels.patterns import distinct_keys as dk  # noqa: E402
 from devtools import bench  # noqa: E402
 

@@ -30,12 +30,15 @@ if str(ROOT) not in sys.path:  # run as a script (`python bench/issue_numbers.py
 
 from tqdm import tqdm  # noqa: E402
 
-from ddbmodels import capacity, connection, tables  # noqa: E402
-from ddbmodels.errors import SequenceContention  # noqa: E402
-from ddbmodels.issue_ops import issue_create, issue_numbers  # noqa: E402
-from ddbmodels.issues import IssueItem  # noqa: E402
-from ddbmodels.patterns.sequences import DEFAULT_ATTEMPTS  # noqa: E402
-from ddbmodels.projects import project_create  # noqa: E402
+from ddbmodels.core import capacity, connection, tables  # noqa: E402
+from ddbmodels.core.errors import SequenceContention  # noqa: E402
+from ddbmodels.issues import (  # noqa: E402
+    IssueItem,
+    issue_create,
+    issue_numbers,
+    project_create,
+)
+from ddbmodels.patterns.sequences import BACKOFF  # noqa: E402
 from devtools import bench  # noqa: E402
 
 TENANT = "bench"
@@ -113,7 +116,7 @@ def writer(
                 except SequenceContention as error:
                     result.gave_up += 1
                     issue_attempts += int(error.context.get("attempts", 0))  # type: ignore[call-overload]
-                    if stop.is_set() or issue_attempts >= GIVE_UP_LIMIT * DEFAULT_ATTEMPTS:
+                    if stop.is_set() or issue_attempts >= GIVE_UP_LIMIT * BACKOFF.attempts:
                         raise
                     continue
                 issue_attempts += claimed.attempts

@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (`python bench/leaderboard.py`): find ddbmodels
     sys.path.insert(0, str(ROOT))
 
-from ddbmodels import capacity, connection, issue_ops, projects, score_ops, score_reads, tables  # noqa: E402
+from ddbmodels import issues as ddb_issues  # noqa: E402
+from ddbmodels import scores as ddb_scores  # noqa: E402
+from ddbmodels.core import capacity, connection, tables  # noqa: E402
 from ddbmodels.issues import PRIORITIES, CollectionItem  # noqa: E402
 from ddbmodels.patterns import leaderboard  # noqa: E402
 from ddbmodels.scores import POINTS, ScoresTableItem  # noqa: E402
@@ -82,7 +84,7 @@ def measure_reads(tenant: str, k: int, shards: int, reads: int, scores: dict[str
     with capacity.measure() as meter:
         for _ in range(reads):
             began = time.perf_counter()
-            top = score_reads.top_scores(tenant=tenant, k=k, shards=shards)
+            top = ddb_scores.top_scores(tenant=tenant, k=k, shards=shards)
             latencies.append(time.perf_counter() - began)
             if top != expected_top(scores, k):
                 raise CheckFailed(f"top {k} with {shards} shards differs from the brute-force ranking")
@@ -94,11 +96,11 @@ def read_level(shards: int, users: int, reads: int, rng: random.Random) -> dict[
     scores = {f"user{i:04d}": rng.randint(1, 10 * users) for i in range(users)}
     with ThreadPoolExecutor(8) as pool:
         list(
-            pool.map(lambda u: score_ops.score_add(tenant=tenant, username=u, points=scores[u], shards=shards), scores)
+            pool.map(lambda u: ddb_scores.score_add(tenant=tenant, username=u, points=scores[u], shards=shards), scores)
         )
     median = sorted(scores.values())[users // 2]
     with capacity.measure() as rank_meter:
-        above = score_reads.rank_above(tenant=tenant, score=median, shards=shards, cap=10 * users)
+        above = ddb_scores.rank_above(tenant=tenant, score=median, shards=shards, cap=10 * users)
     if above.count != sum(1 for s in scores.values() if s > median):
         raise CheckFailed(f"rank count with {shards} shards is wrong")
     spread = Counter(leaderboard.shard_of(u, shards) for u in scores)
@@ -136,10 +138,10 @@ def cached_reads(shards: int, reads: int) -> dict[str, Any]:
 
 def awards(count: int, assignees: int) -> dict[str, Any]:
     tenant, key = "bench-awards", "AWD"
-    projects.project_create(tenant=tenant, key=key, name="Awards", created_by="bench")
+    ddb_issues.project_create(tenant=tenant, key=key, name="Awards", created_by="bench")
     issues = []
     for i in range(count):
-        item = issue_ops.issue_create(
+        item = ddb_issues.issue_create(
             tenant=tenant,
             project_key=key,
             title=f"#{i}",
@@ -147,28 +149,28 @@ def awards(count: int, assignees: int) -> dict[str, Any]:
             assignee=f"dev{i % assignees:02d}",
             priority=PRIORITIES[i % len(PRIORITIES)],
         ).item
-        issues.append(issue_ops.issue_change_status(item, to="resolved"))
+        issues.append(ddb_issues.issue_change_status(item, to="resolved"))
     first, later = capacity.CapacityMeter(), capacity.CapacityMeter()
     seen: set[str] = set()
     for issue in issues:
         with capacity.measure() as meter:
-            if score_ops.award_issue(issue).outcome is not score_ops.Outcome.AWARDED:
+            if ddb_scores.award_issue(issue).outcome is not ddb_scores.Outcome.AWARDED:
                 raise CheckFailed(f"{issue.reference} was not awarded")
         (later if issue.assignee in seen else first).add(meter)
         seen.add(str(issue.assignee))
     with capacity.measure() as again:
-        if any(score_ops.award_issue(issue).changed for issue in issues):
+        if any(ddb_scores.award_issue(issue).changed for issue in issues):
             raise CheckFailed("a duplicated award counted")
     expected = Counter[str]()
     for issue in issues:
         expected[str(issue.assignee)] += POINTS[issue.priority]
-    if dict(expected) != {u.member: u.score for u in score_reads.top_scores(tenant=tenant, k=assignees)}:
+    if dict(expected) != {u.member: u.score for u in ddb_scores.top_scores(tenant=tenant, k=assignees)}:
         raise CheckFailed("scores after the awards are not the sum of the points")
-    reopened = [issue_ops.issue_change_status(issue, to="open") for issue in issues]
+    reopened = [ddb_issues.issue_change_status(issue, to="open") for issue in issues]
     with capacity.measure() as revoked:
-        if not all(score_ops.revoke_issue(issue).changed for issue in reopened):
+        if not all(ddb_scores.revoke_issue(issue).changed for issue in reopened):
             raise CheckFailed("an award was not revoked")
-    if score_reads.top_scores(tenant=tenant, k=assignees):
+    if ddb_scores.top_scores(tenant=tenant, k=assignees):
         raise CheckFailed("scores are not back to zero after the revokes")
     both = capacity.CapacityMeter()
     both.add(first)

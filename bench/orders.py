@@ -39,11 +39,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (`python bench/orders.py`): find ddbmodels
     sys.path.insert(0, str(ROOT))
 
-from ddbmodels import capacity, connection, tables  # noqa: E402
-from ddbmodels.errors import SequenceContention  # noqa: E402
-from ddbmodels.order_ops import order_place  # noqa: E402
-from ddbmodels.order_reads import orders_in_range  # noqa: E402
-from ddbmodels.orders import OrderItem, preset_since  # noqa: E402
+from ddbmodels.core import capacity, connection, tables  # noqa: E402
+from ddbmodels.core.errors import SequenceContention  # noqa: E402
+from ddbmodels.orders import (  # noqa: E402
+    OrderItem,
+    order_place,
+    orders_in_range,
+    preset_since,
+)
 from devtools import bench  # noqa: E402
 
 CUSTOMERS = 8

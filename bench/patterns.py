@@ -59,22 +59,11 @@ if str(ROOT) not in sys.path:  # run as a script (`python bench/patterns.py`): f
 
 from pynamodb.models import Model  # noqa: E402
 
-from ddbmodels import (  # noqa: E402
-    attachment_flow,
-    attachment_ops,
-    capacity,
-    connection,
-    events,
-    issue_ops,
-    jobs,
-    order_ops,
-    order_reads,
-    projects,
-    score_ops,
-    score_reads,
-    tables,
-)
+from ddbmodels import attachments, events, jobs, orders, scores  # noqa: E402
+from ddbmodels import issues as ddb_issues  # noqa: E402
 from ddbmodels.attachments import ATTACHED, IN_FLIGHT, IN_FLIGHT_SHARDS, INTERMEDIATE, AttachmentItem  # noqa: E402
+from ddbmodels.core import capacity, connection, tables  # noqa: E402
+from ddbmodels.core.tables import describe_table  # noqa: E402
 from ddbmodels.issues import PRIORITIES, IssueItem  # noqa: E402
 from ddbmodels.orders import DEFAULT_SHARDS as ORDER_SHARDS  # noqa: E402
 from ddbmodels.orders import OrderItem, shard_keys  # noqa: E402
@@ -367,12 +356,12 @@ SPLIT = {pattern for pattern, rows in Counter(pattern_of(row) for row in MINIMA)
 
 
 def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
-    run("projects.create", projects.project_create, tenant=TENANT, key=PROJECT, name="Patterns", created_by="bench")
+    run("projects.create", ddb_issues.project_create, tenant=TENANT, key=PROJECT, name="Patterns", created_by="bench")
     issues: list[IssueItem] = []
     for i in range(count):
         claimed = run(
             "issues.create",
-            issue_ops.issue_create,
+            ddb_issues.issue_create,
             tenant=TENANT,
             project_key=PROJECT,
             title=f"Issue {i + 1}: measure the access patterns",
@@ -384,12 +373,14 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
         issues.append(claimed.item)
     check([int(i.number) for i in issues] == list(range(1, count + 1)), "issue numbers are not 1..N")
     for issue in issues:
-        got = run("issues.get (eventual)", issue_ops.issue_get, tenant=TENANT, project_key=PROJECT, number=issue.number)
+        got = run(
+            "issues.get (eventual)", ddb_issues.issue_get, tenant=TENANT, project_key=PROJECT, number=issue.number
+        )
         check(got is not None and got.title == issue.title, f"issue {issue.number} read back wrong")
     for issue in issues[:5]:
         run(
             "issues.get (consistent)",
-            issue_ops.issue_get,
+            ddb_issues.issue_get,
             tenant=TENANT,
             project_key=PROJECT,
             number=issue.number,
@@ -398,7 +389,7 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
     for issue in issues[AWARDED : AWARDED + 8]:
         run(
             "issues.update",
-            issue_ops.issue_update,
+            ddb_issues.issue_update,
             issue,
             title=f"{issue.title} (edited)",
             description="Edited text.",
@@ -407,15 +398,15 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
             labels=["bench"],
         )
     for issue in issues[:AWARDED]:
-        run("issues.update", issue_ops.issue_change_status, issue, to="resolved")
-    run("issues.tombstone", issue_ops.issue_tombstone, issues[-1], by="bench")
+        run("issues.update", ddb_issues.issue_change_status, issue, to="resolved")
+    run("issues.tombstone", ddb_issues.issue_tombstone, issues[-1], by="bench")
 
-    first = run("issues.page", issue_ops.issue_page, tenant=TENANT, project_key=PROJECT, size=PAGE_SIZE)
+    first = run("issues.page", ddb_issues.issue_page, tenant=TENANT, project_key=PROJECT, size=PAGE_SIZE)
     check(len(first.items) == min(PAGE_SIZE, count - 1), "the first page is not full")
     if first.older_than is not None:
         run(
             "issues.page",
-            issue_ops.issue_page,
+            ddb_issues.issue_page,
             tenant=TENANT,
             project_key=PROJECT,
             size=PAGE_SIZE,
@@ -423,20 +414,20 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
         )
     resolved = run(
         "issues.page (status filter)",
-        issue_ops.issue_page,
+        ddb_issues.issue_page,
         tenant=TENANT,
         project_key=PROJECT,
         status="resolved",
         size=PAGE_SIZE,
     )
     check(len(resolved.items) == AWARDED, "the status filter did not find the resolved issues")
-    numbers = run("issues.numbers", issue_ops.issue_numbers, tenant=TENANT, project_key=PROJECT, basis=issues)
+    numbers = run("issues.numbers", ddb_issues.issue_numbers, tenant=TENANT, project_key=PROJECT, basis=issues)
     check(numbers == list(range(1, count + 1)), "issue numbers (tombstone included) are not 1..N")
-    counts = run("projects.refresh_counts", projects.project_counts_refresh, tenant=TENANT, key=PROJECT, basis=issues)
+    counts = run("projects.refresh_counts", ddb_issues.project_counts_refresh, tenant=TENANT, key=PROJECT, basis=issues)
     check(counts["resolved"] == AWARDED and sum(counts.values()) == count - 1, f"wrong counts {counts}")
-    check(run("projects.get", projects.project_get, tenant=TENANT, key=PROJECT) is not None, "project not found")
-    check(len(run("projects.list", projects.project_list, tenant=TENANT)) == 1, "project list is not one project")
-    check((TENANT, PROJECT) in run("projects.enumerate", projects.all_project_keys), "enumerate missed the project")
+    check(run("projects.get", ddb_issues.project_get, tenant=TENANT, key=PROJECT) is not None, "project not found")
+    check(len(run("projects.list", ddb_issues.project_list, tenant=TENANT)) == 1, "project list is not one project")
+    check((TENANT, PROJECT) in run("projects.enumerate", ddb_issues.all_project_keys), "enumerate missed the project")
     return issues
 
 
@@ -446,7 +437,7 @@ def run_orders(run: Workload, count: int) -> None:
         for i in range(count):
             claimed = run(
                 f"orders.place ({mode})",
-                order_ops.order_place,
+                orders.order_place,
                 customer=CUSTOMERS[i % len(CUSTOMERS)],
                 product="seats",
                 quantity=1 + i % 9,
@@ -457,31 +448,29 @@ def run_orders(run: Workload, count: int) -> None:
             placed.append(claimed.item)
     check(sorted(int(o.number) for o in placed) == list(range(1, 2 * count + 1)), "order numbers are not 1..N")
     for order in placed:
-        got = run("orders.get", order_ops.order_get, customer=order.customer, placed=order.placed)
+        got = run("orders.get", orders.order_get, customer=order.customer, placed=order.placed)
         check(got is not None and got.number == order.number, f"order {order.number} read back wrong")
-        found = run("orders.find", order_ops.order_find, number=int(order.number), customer=order.customer)
+        found = run("orders.find", orders.order_find, number=int(order.number), customer=order.customer)
         check(found is not None and found.placed == order.placed, f"order {order.number} not found by number")
     for order in placed[:4]:
-        run("orders.transition", order_ops.order_transition, order, to="paid", by="bench")
+        run("orders.transition", orders.order_transition, order, to="paid", by="bench")
     mine = [o for o in placed if o.customer == CUSTOMERS[0]]
-    page = run("orders.customer_page", order_reads.customer_orders_page, customer=CUSTOMERS[0], size=PAGE_SIZE)
+    page = run("orders.customer_page", orders.customer_orders_page, customer=CUSTOMERS[0], size=PAGE_SIZE)
     check(len(page.items) == min(PAGE_SIZE, len(mine)), "a customer's page is not all their orders")
     now = datetime.now(UTC)
-    found = run(
-        "orders.range", order_reads.orders_in_range, since=now - timedelta(days=7), until=now + timedelta(minutes=1)
-    )
+    found = run("orders.range", orders.orders_in_range, since=now - timedelta(days=7), until=now + timedelta(minutes=1))
     check(len(found) == len(placed), "the last 7 days are not every order")
-    check(len(run("orders.latest", order_reads.orders_latest, limit=10)) == min(10, len(placed)), "latest 10")
-    check(len(run("orders.oldest", order_reads.orders_oldest, limit=10)) == min(10, len(placed)), "oldest 10")
+    check(len(run("orders.latest", orders.orders_latest, limit=10)) == min(10, len(placed)), "latest 10")
+    check(len(run("orders.oldest", orders.orders_oldest, limit=10)) == min(10, len(placed)), "oldest 10")
 
 
 def run_attachments(run: Workload, store_dir: str) -> None:
     def begin(name: str, number: int = 1) -> AttachmentItem:
         content = f"contents of {name}".encode()
-        size, sha = attachment_flow.digest(io.BytesIO(content))
+        size, sha = attachments.digest(io.BytesIO(content))
         return run(  # type: ignore[no-any-return]
             "attachments.transition",
-            attachment_ops.attachment_begin,
+            attachments.attachment_begin,
             tenant=TENANT,
             project_key=PROJECT,
             number=number,
@@ -500,11 +489,11 @@ def run_attachments(run: Workload, store_dir: str) -> None:
 
     # Issue 1: one attachment through every transition, one left attached.
     detached = begin("detached.txt")
-    transition(attachment_ops.attachment_complete, detached)
-    transition(attachment_ops.attachment_detach_begin, detached, by="bench")
-    transition(attachment_ops.attachment_detach_complete, detached)
+    transition(attachments.attachment_complete, detached)
+    transition(attachments.attachment_detach_begin, detached, by="bench")
+    transition(attachments.attachment_detach_complete, detached)
     kept = begin("kept.txt")
-    transition(attachment_ops.attachment_complete, kept)
+    transition(attachments.attachment_complete, kept)
     # Issue 2: what crashes leave behind, one per in_flight shard and state (ids are random, so
     # attachments are begun until each shard has one): stuck in Attaching (no file was stored),
     # then stuck in Detaching (the file was never deleted). Extras are simply completed.
@@ -521,20 +510,20 @@ def run_attachments(run: Workload, store_dir: str) -> None:
             else:
                 stuck[shard(item)] = item
             continue
-        transition(attachment_ops.attachment_complete, item)
+        transition(attachments.attachment_complete, item)
         if shard(item) not in leaving:
-            transition(attachment_ops.attachment_detach_begin, item, by="bench")
+            transition(attachments.attachment_detach_begin, item, by="bench")
             leaving[shard(item)] = item
     check(len(stuck) == len(leaving) == IN_FLIGHT_SHARDS, "random attachment ids never covered every shard")
     for item in spare:
-        transition(attachment_ops.attachment_complete, item)
+        transition(attachments.attachment_complete, item)
 
-    store = attachment_flow.LocalBlobStore(store_dir)
+    store = attachments.LocalBlobStore(store_dir)
 
     def attach(name: str) -> AttachmentItem:
         return run(  # type: ignore[no-any-return]
             "attachments.attach",
-            attachment_flow.attach,
+            attachments.attach,
             store,
             tenant=TENANT,
             project_key=PROJECT,
@@ -547,12 +536,12 @@ def run_attachments(run: Workload, store_dir: str) -> None:
         )
 
     flowed = attach("flow-detached.txt")
-    run("attachments.detach", attachment_flow.detach, store, flowed, by="bench")
+    run("attachments.detach", attachments.detach, store, flowed, by="bench")
     attached = attach("flow-kept.txt")
     for item in (kept, attached):
-        got = run("attachments.get", attachment_ops.attachment_get_by_key, item.pk, item.attachment_id)
+        got = run("attachments.get", attachments.attachment_get_by_key, item.pk, item.attachment_id)
         check(got is not None and got.state == ATTACHED, f"{item.filename} is not attached")
-    shown = run("attachments.list", attachment_ops.attachment_list, tenant=TENANT, project_key=PROJECT, number=1)
+    shown = run("attachments.list", attachments.attachment_list, tenant=TENANT, project_key=PROJECT, number=1)
     check({a.filename for a in shown} == {"kept.txt", "flow-kept.txt"}, "the list is not the attached files")
 
     soon = datetime.now(UTC) + timedelta(seconds=5)
@@ -560,10 +549,10 @@ def run_attachments(run: Workload, store_dir: str) -> None:
     # after its access_pattern has exited, so the consumption is wrapped in the same pattern
     # (capacity.access_pattern: "not for generator functions … wrap the consuming code instead").
     with capacity.access_pattern("attachments.in_flight"):
-        in_flight = run("attachments.in_flight", lambda: list(attachment_ops.attachments_in_flight(before=soon)))
+        in_flight = run("attachments.in_flight", lambda: list(attachments.attachments_in_flight(before=soon)))
     expected = {i.attachment_id for i in (*stuck.values(), *leaving.values())}
     check({i.attachment_id for i in in_flight} == expected, "in_flight did not find exactly the stuck items")
-    report = run("attachments.reconcile", attachment_flow.reconcile, store, before=soon, basis=in_flight)
+    report = run("attachments.reconcile", attachments.reconcile, store, before=soon, basis=in_flight)
     done = (report.rolled_back, report.detached, report.errors, report.moved_on)
     check(done == (IN_FLIGHT_SHARDS, IN_FLIGHT_SHARDS, 0, 0), f"reconcile did {report.as_dict()}")
 
@@ -574,24 +563,24 @@ def run_leaderboard(run: Workload, issues: list[IssueItem]) -> None:
         row = (
             "leaderboard.award (member scored)" if issue.assignee in scored else "leaderboard.award (first of a member)"
         )
-        change = run(row, score_ops.award_issue, issue)
-        check(change.outcome is score_ops.Outcome.AWARDED, f"{issue.reference} was not awarded")
+        change = run(row, scores.award_issue, issue)
+        check(change.outcome is scores.Outcome.AWARDED, f"{issue.reference} was not awarded")
         scored.add(str(issue.assignee))
-    award = run("leaderboard.award_get", score_ops.award_get, tenant=TENANT, project_key=PROJECT, number=3)
+    award = run("leaderboard.award_get", scores.award_get, tenant=TENANT, project_key=PROJECT, number=3)
     check(award is not None and award.username == issues[2].assignee, "the award of issue 3 is not its assignee's")
-    reopened = run("issues.update", issue_ops.issue_change_status, issues[0], to="open")
-    check(run("leaderboard.revoke", score_ops.revoke_issue, reopened).changed, "the award was not revoked")
-    outcome = run("leaderboard.sync", score_ops.sync_issue, issues[1]).outcome
-    check(outcome is score_ops.Outcome.ALREADY_AWARDED, f"sync of an awarded issue did {outcome}")
-    run("leaderboard.add", score_ops.score_add, tenant=TENANT, username="newcomer", points=1)
-    score = run("leaderboard.score", score_reads.score_get, tenant=TENANT, username=ASSIGNEES[1])
+    reopened = run("issues.update", ddb_issues.issue_change_status, issues[0], to="open")
+    check(run("leaderboard.revoke", scores.revoke_issue, reopened).changed, "the award was not revoked")
+    outcome = run("leaderboard.sync", scores.sync_issue, issues[1]).outcome
+    check(outcome is scores.Outcome.ALREADY_AWARDED, f"sync of an awarded issue did {outcome}")
+    run("leaderboard.add", scores.score_add, tenant=TENANT, username="newcomer", points=1)
+    score = run("leaderboard.score", scores.score_get, tenant=TENANT, username=ASSIGNEES[1])
     check(score is not None and int(score.score) > 0, f"{ASSIGNEES[1]} has no score")
     expected = Counter[str]({"newcomer": 1})
     for issue in issues[1:AWARDED]:  # issue 1's award was revoked
         expected[str(issue.assignee)] += POINTS[issue.priority]
-    top = run("leaderboard.top", score_reads.top_scores, tenant=TENANT, k=10)
+    top = run("leaderboard.top", scores.top_scores, tenant=TENANT, k=10)
     check({r.member: r.score for r in top} == dict(expected), f"the top is {top}, expected {dict(expected)}")
-    above = run("leaderboard.rank", score_reads.rank_above, tenant=TENANT, score=1)
+    above = run("leaderboard.rank", scores.rank_above, tenant=TENANT, score=1)
     check(above.count == sum(1 for s in expected.values() if s > 1), f"{above.count} members score more than 1")
 
 
@@ -802,7 +791,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         try:
             deleted = tables.delete_all()
-            if events.describe_table(events_table) is not None:
+            if describe_table(events_table) is not None:
                 connection.client().delete_table(TableName=events_table)
                 deleted.append(events_table)
             print(f"deleted {len(deleted)} table(s)", file=sys.stderr)

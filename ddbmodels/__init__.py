@@ -1,44 +1,64 @@
 """DynamoDB models and access patterns of Tracker. Imports nothing from Django.
 
-Importing the package installs the capacity meter's botocore hook (see ``capacity``).
+Three layers, imports going one way (``docs/architecture.md``):
+
+- ``ddbmodels.core`` — connection and table registry, the error tree, the capacity meter,
+  retry, key helpers, table lifecycle;
+- ``ddbmodels.patterns`` — the access patterns as generic functions over a model (sort-key
+  sequence, counters, sparse index, sharded index, leaderboard, pagination, distinct keys,
+  time-series tables); they import ``core`` only;
+- one package per table (``issues``, ``orders``, ``counters``, ``attachments``, ``scores``,
+  ``events``, ``jobs``), each ``model`` + ``writes`` + ``reads`` on top of the patterns.
+
+Importing the package registers every table's model (``core.tables.create_all`` creates them)
+and installs the capacity meter's botocore hook.
 """
 
-from ddbmodels import capacity
-from ddbmodels.connection import DynamoSettings, configure, current, registered, table_name
-from ddbmodels.errors import (
+from ddbmodels import attachments, counters, events, issues, jobs, orders, scores
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
+from ddbmodels.core.errors import (
     AlreadyExists,
+    ChangedSinceRead,
+    Contention,
     DomainError,
+    InvalidInput,
     InvalidTransition,
     NotFound,
     SequenceContention,
-    StaleWrite,
+    Unavailable,
 )
-from ddbmodels.issues import (
-    PRIORITIES,
-    STATUSES,
-    TRANSITIONS,
-    CollectionItem,
-    IssueItem,
-    ProjectItem,
-)
+from ddbmodels.issues.model import PRIORITIES, STATUSES, TRANSITIONS, CollectionItem, IssueItem, ProjectItem
 
 __all__ = [
     "PRIORITIES",
     "STATUSES",
     "TRANSITIONS",
     "AlreadyExists",
+    "ChangedSinceRead",
     "CollectionItem",
+    "Contention",
     "DomainError",
     "DynamoSettings",
+    "InvalidInput",
     "InvalidTransition",
     "IssueItem",
     "NotFound",
     "ProjectItem",
     "SequenceContention",
-    "StaleWrite",
+    "Unavailable",
+    "attachments",
     "capacity",
     "configure",
+    "connection",
+    "counters",
     "current",
+    "events",
+    "issues",
+    "jobs",
+    "orders",
     "registered",
+    "scores",
     "table_name",
+    "tables",
 ]

@@ -29,7 +29,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ddbmodels import connection
+from ddbmodels.core import connection
 
 Column = tuple[str, str, str]  # title, key in the row, format spec
 

@@ -19,7 +19,7 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 import ddbmodels
-from ddbmodels import tables
+from ddbmodels.core import tables
 from devtools import services
 
 

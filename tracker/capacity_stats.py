@@ -23,7 +23,7 @@ from typing import Literal
 import redis
 from django.conf import settings
 
-from ddbmodels.capacity import CapacityMeter
+from ddbmodels.core.capacity import CapacityMeter
 
 log = logging.getLogger(__name__)
 KEEP_DAYS = 7

@@ -7,15 +7,7 @@ from typing import Any
 
 from django import forms
 
-from ddbmodels.issues import (
-    DESCRIPTION_MAX,
-    LABEL_MAX,
-    LABELS_MAX,
-    PRIORITIES,
-    PROJECT_KEY_RE,
-    STATUSES,
-    TITLE_MAX,
-)
+from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, PROJECT_KEY_RE, STATUSES, TITLE_MAX
 
 STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
 PRIORITY_LABELS = {"low": "Low", "medium": "Medium", "high": "High", "urgent": "Urgent"}

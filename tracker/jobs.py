@@ -24,7 +24,8 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from ddbmodels import capacity, jobs
+from ddbmodels import jobs
+from ddbmodels.core import capacity
 from tracker import capacity_stats
 from tracker.capacity_stats import redis_client
 

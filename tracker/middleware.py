@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from ddbmodels import capacity
+from ddbmodels.core import capacity
 from tracker import capacity_stats
 
 

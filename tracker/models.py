@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-from ddbmodels.issues import TENANT_SLUG_RE
+from ddbmodels.core.keys import TENANT_SLUG_RE
 
 
 class Tenant(models.Model):

@@ -19,30 +19,30 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import IO, Any, Protocol, runtime_checkable
 
-from ddbmodels import attachment_ops as ops
-from ddbmodels import capacity
-from ddbmodels.archive import LocalDirStore
-from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHING, AttachmentItem, AttachmentStateError
-from ddbmodels.errors import DomainError
+from ddbmodels import attachments as ops
+from ddbmodels.attachments.model import ATTACHED, ATTACHING, DETACHING, AttachmentItem
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import ChangedSinceRead, DomainError, InvalidInput, Unavailable
+from ddbmodels.core.storage import LocalDirStore
 
 log = logging.getLogger(__name__)
 CHUNK = 256 * 1024
 COMPLETE, PARTIAL, MISSING = "complete", "partial", "missing"
 
 
-class EmptyFile(DomainError):
+class EmptyFile(InvalidInput):
     """The file is empty."""
 
     code = "empty_file"
 
 
-class FileTooLarge(DomainError):
+class FileTooLarge(InvalidInput):
     """The file is larger than the limit."""
 
     code = "file_too_large"
 
 
-class AttachFailed(DomainError):
+class AttachFailed(Unavailable):
     """The file could not be stored and verified; nothing was attached."""
 
     code = "attach_failed"
@@ -145,7 +145,7 @@ def attach(
     if outcome == COMPLETE:
         try:
             return ops.attachment_complete(item, same_visit=True)
-        except AttachmentStateError as error:
+        except ChangedSinceRead as error:
             if error.current == ATTACHED:  # the repair job verified and completed it first
                 return ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True) or item
             outcome = f"claimed by the repair job while {error.current}"
@@ -160,7 +160,7 @@ def _roll_back(store: BlobStore, item: AttachmentItem, *, reason: str) -> None:
     try:
         store.delete(item.storage_name)
         ops.attachment_fail(item, reason=reason)
-    except AttachmentStateError:
+    except ChangedSinceRead:
         pass  # the repair job claimed it: it finishes the rollback
     except Exception:  # noqa: BLE001  (left Attaching: the repair job will roll it back)
         log.warning("rollback of %s left to the repair job", item.storage_name, exc_info=True)
@@ -170,7 +170,7 @@ def _roll_back(store: BlobStore, item: AttachmentItem, *, reason: str) -> None:
 def detach(store: BlobStore, item: AttachmentItem, *, by: str) -> AttachmentItem:
     """UpdateItem Detaching (2 WCU) → delete the file → UpdateItem Detached (2 WCU).
 
-    Raises AttachmentStateError when the attachment is not Attached (nothing changed), and
+    Raises ChangedSinceRead when the attachment is not Attached (nothing changed), and
     DetachIncomplete when the file could not be deleted (hidden; the repair job finishes it).
     """
     ops.attachment_detach_begin(item, by=by)
@@ -181,7 +181,7 @@ def detach(store: BlobStore, item: AttachmentItem, *, by: str) -> AttachmentItem
         raise DetachIncomplete("The file could not be deleted yet; it will be removed shortly.") from error
     try:
         return ops.attachment_detach_complete(item)
-    except AttachmentStateError:  # the repair job finished it meanwhile
+    except ChangedSinceRead:  # the repair job finished it meanwhile
         return ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True) or item
 
 
@@ -229,7 +229,7 @@ def reconcile(
                 report.files_deleted += had_file
                 ops.attachment_detach_complete(item)
                 report.detached += 1
-        except AttachmentStateError:
+        except ChangedSinceRead:
             report.moved_on += 1
         except Exception:  # noqa: BLE001  (one bad file must not stop the run; it stays in the index)
             log.warning("could not repair %s", item.storage_name, exc_info=True)

@@ -37,9 +37,9 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAt
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from ddbmodels.connection import register
-from ddbmodels.errors import DomainError, InvalidTransition
-from ddbmodels.issues import utcnow
+from ddbmodels.core.connection import register
+from ddbmodels.core.errors import InvalidInput
+from ddbmodels.core.keys import utcnow
 from ddbmodels.patterns.sparse_index import SparseIndex
 
 ATTACHING, ATTACHED, DETACHING, DETACHED, FAILED = "Attaching", "Attached", "Detaching", "Detached", "Failed"
@@ -54,18 +54,7 @@ _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ATTACHMENT_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
-class AttachmentStateError(InvalidTransition):
-    """The attachment is not in the state this change starts from."""
-
-    code = "attachment_state"
-
-    def __init__(self, message: str = "", *, current: str | None, wanted: str, **context: object) -> None:
-        super().__init__(message, current=current, wanted=wanted, **context)
-        self.current = current
-        self.wanted = wanted
-
-
-class BadFilename(DomainError):
+class BadFilename(InvalidInput):
     """The file name cannot be used."""
 
     code = "bad_filename"

@@ -1,29 +1,21 @@
 """Reading attachments: one GetItem, an issue's collection, or the in-flight sparse index."""
 
 from __future__ import annotations
+
 from collections.abc import Sequence
 from datetime import datetime
+
 from pynamodb.exceptions import DoesNotExist
-from pynamodb.expressions.condition import Condition
-from ddbmodels import capacity
-from ddbmodels.attachments import (
-    ATTACHED,
-    ATTACHING,
+
+from ddbmodels.attachments.model import (
     ATTACHMENT_ID_RE,
-    DETACHED,
-    DETACHING,
-    FAILED,
     IN_FLIGHT,
     INTERMEDIATE,
     VISIBLE,
     AttachmentItem,
-    AttachmentStateError,
     issue_key,
-    new_attachment_id,
-    storage_name,
 )
-from ddbmodels.errors import InvalidTransition
-from ddbmodels.issues import utcnow
+from ddbmodels.core import capacity
 from ddbmodels.patterns import sparse_index
 
 
@@ -58,7 +50,7 @@ def attachment_list(
     return list(
         AttachmentItem.query(
             issue_key(tenant, project_key, number),
-            filter_condition=Item.state.is_in(*states),
+            filter_condition=AttachmentItem.state.is_in(*states),
             consistent_read=consistent,
         )
     )

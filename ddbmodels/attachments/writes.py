@@ -10,29 +10,25 @@ with one consistent GetItem, on that path only).
 """
 
 from __future__ import annotations
-from collections.abc import Sequence
-from datetime import datetime
-from pynamodb.exceptions import DoesNotExist
+
 from pynamodb.expressions.condition import Condition
-from ddbmodels import capacity
-from ddbmodels.attachments import (
+
+from ddbmodels.attachments.model import (
     ATTACHED,
     ATTACHING,
-    ATTACHMENT_ID_RE,
     DETACHED,
     DETACHING,
     FAILED,
     IN_FLIGHT,
-    INTERMEDIATE,
-    VISIBLE,
     AttachmentItem,
-    AttachmentStateError,
     issue_key,
     new_attachment_id,
     storage_name,
 )
-from ddbmodels.errors import InvalidTransition
-from ddbmodels.issues import utcnow
+from ddbmodels.attachments.reads import attachment_get_by_key
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.core.keys import utcnow
 from ddbmodels.patterns import sparse_index
 
 
@@ -68,9 +64,11 @@ def attachment_begin(
         updated_at=now,
     )
     try:
-        sparse_index.put_entering(IN_FLIGHT, item, state=ATTACHING, at=now, condition=Item.pk.does_not_exist())
+        sparse_index.put_entering(
+            IN_FLIGHT, item, state=ATTACHING, at=now, condition=AttachmentItem.pk.does_not_exist()
+        )
     except InvalidTransition as error:  # 80 random bits collided: astronomically unlikely, never silent
-        raise AttachmentStateError("attachment id taken", current=None, wanted=ATTACHING) from error
+        raise ChangedSinceRead("attachment id taken", current=None, wanted=ATTACHING) from error
     return item
 
 
@@ -81,10 +79,12 @@ def attachment_complete(item: AttachmentItem, *, same_visit: bool = False) -> At
     ``same_visit``: also require the entry time this copy carries, so a writer whose item was
     claimed by the repair job meanwhile (``attachment_claim``) is refused.
     """
-    condition = Item.state == ATTACHING
+    condition = AttachmentItem.state == ATTACHING
     if same_visit:
         condition &= IN_FLIGHT.entered_at(item)
-    return _leave(item, ATTACHED, condition, [Item.state.set(ATTACHED), Item.updated_at.set(utcnow())])
+    return _leave(
+        item, ATTACHED, condition, [AttachmentItem.state.set(ATTACHED), AttachmentItem.updated_at.set(utcnow())]
+    )
 
 
 @capacity.access_pattern("attachments.transition")
@@ -94,10 +94,15 @@ def attachment_claim(item: AttachmentItem, *, reason: str) -> AttachmentItem:
     A stuck attach is claimed before anything is deleted: the uploader, if it is somehow still
     at work, completes only on the entry time it knows, and is refused from now on.
     """
-    condition = (Item.state == ATTACHING) & IN_FLIGHT.entered_at(item)
+    condition = (AttachmentItem.state == ATTACHING) & IN_FLIGHT.entered_at(item)
     try:
         sparse_index.enter(
-            IN_FLIGHT, item, state=ATTACHING, at=utcnow(), condition=condition, actions=[Item.reason.set(reason)]
+            IN_FLIGHT,
+            item,
+            state=ATTACHING,
+            at=utcnow(),
+            condition=condition,
+            actions=[AttachmentItem.reason.set(reason)],
         )
     except InvalidTransition as error:
         raise _refused(item, ATTACHING) from error
@@ -107,8 +112,12 @@ def attachment_claim(item: AttachmentItem, *, reason: str) -> AttachmentItem:
 @capacity.access_pattern("attachments.transition")
 def attachment_fail(item: AttachmentItem, *, reason: str) -> AttachmentItem:
     """UpdateItem st=Failed, rs REMOVE gp, gs, if st = Attaching and gs unchanged — 1 WCU + 1 WCU."""
-    condition = (Item.state == ATTACHING) & IN_FLIGHT.entered_at(item)
-    actions = [Item.state.set(FAILED), Item.reason.set(reason), Item.updated_at.set(utcnow())]
+    condition = (AttachmentItem.state == ATTACHING) & IN_FLIGHT.entered_at(item)
+    actions = [
+        AttachmentItem.state.set(FAILED),
+        AttachmentItem.reason.set(reason),
+        AttachmentItem.updated_at.set(utcnow()),
+    ]
     return _leave(item, FAILED, condition, actions)
 
 
@@ -116,9 +125,15 @@ def attachment_fail(item: AttachmentItem, *, reason: str) -> AttachmentItem:
 def attachment_detach_begin(item: AttachmentItem, *, by: str) -> AttachmentItem:
     """UpdateItem st=Detaching, db SET gp, gs, if st = Attached — 1 WCU + 1 WCU (index entry added)."""
     now = utcnow()
-    actions = [Item.state.set(DETACHING), Item.detached_by.set(by), Item.updated_at.set(now)]
+    actions = [
+        AttachmentItem.state.set(DETACHING),
+        AttachmentItem.detached_by.set(by),
+        AttachmentItem.updated_at.set(now),
+    ]
     try:
-        sparse_index.enter(IN_FLIGHT, item, state=DETACHING, at=now, condition=Item.state == ATTACHED, actions=actions)
+        sparse_index.enter(
+            IN_FLIGHT, item, state=DETACHING, at=now, condition=AttachmentItem.state == ATTACHED, actions=actions
+        )
     except InvalidTransition as error:
         raise _refused(item, DETACHING) from error
     return item
@@ -127,7 +142,12 @@ def attachment_detach_begin(item: AttachmentItem, *, by: str) -> AttachmentItem:
 @capacity.access_pattern("attachments.transition")
 def attachment_detach_complete(item: AttachmentItem) -> AttachmentItem:
     """UpdateItem st=Detached REMOVE gp, gs, if st = Detaching — 1 WCU + 1 WCU (index entry deleted)."""
-    return _leave(item, DETACHED, Item.state == DETACHING, [Item.state.set(DETACHED), Item.updated_at.set(utcnow())])
+    return _leave(
+        item,
+        DETACHED,
+        AttachmentItem.state == DETACHING,
+        [AttachmentItem.state.set(DETACHED), AttachmentItem.updated_at.set(utcnow())],
+    )
 
 
 def _leave(item: AttachmentItem, to: str, condition: Condition, actions: list) -> AttachmentItem:
@@ -138,11 +158,11 @@ def _leave(item: AttachmentItem, to: str, condition: Condition, actions: list) -
     return item
 
 
-def _refused(item: AttachmentItem, wanted: str) -> AttachmentStateError:
+def _refused(item: AttachmentItem, wanted: str) -> ChangedSinceRead:
     """The error for a refused transition, with the state read now — GetItem, consistent: 1 RCU."""
     current = attachment_get_by_key(item.pk, item.attachment_id, consistent=True)
     state = current.state if current is not None else None
-    return AttachmentStateError(
+    return ChangedSinceRead(
         f"{item.filename} is {(state or 'missing').lower()}; it cannot become {wanted.lower()}",
         current=state,
         wanted=wanted,

@@ -32,7 +32,7 @@ def attempts(
     policy: Backoff,
     *,
     rng: random.Random | None = None,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
 ) -> Iterator[int]:
     """Attempt numbers 1 … ``policy.attempts``, sleeping a full-jitter delay before each one after the first.
 
@@ -40,6 +40,7 @@ def attempts(
     when the loop ends on its own, every attempt failed. No sleep follows the last attempt.
     """
     rng = rng or random.Random()
+    sleep = sleep or time.sleep  # looked up per call, so a test can patch time.sleep
     for attempt in range(1, policy.attempts + 1):
         if attempt > 1:
             sleep(policy.delay(attempt - 1, rng))

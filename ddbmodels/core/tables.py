@@ -8,13 +8,12 @@ to the table and each of its global indexes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
-from pynamodb.models import Model
-
 from botocore.exceptions import ClientError
+from pynamodb.models import Model
 
 from ddbmodels.core import connection
 from ddbmodels.core.connection import registered

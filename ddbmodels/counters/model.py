@@ -3,7 +3,7 @@
     PK  pk = the counter's name ("orders")
         v  = the last value handed out (N); the item is missing until the first number
 
-Seed 002, strategy 1: the next number is one UpdateItem ``ADD v :1`` with
+The next number is one UpdateItem ``ADD v :1`` with
 ``ReturnValues=UPDATED_NEW`` — DynamoDB serializes the writes of one item, so every caller gets
 a different value, with no read and no retry. The price is a hot key: one counter is one item on
 one partition, so it hands out at most ~1,000 numbers a second (a partition's write limit) no
@@ -15,7 +15,7 @@ from __future__ import annotations
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
-from ddbmodels.connection import register
+from ddbmodels.core.connection import register
 
 ORDERS_COUNTER = "orders"
 

@@ -1,4 +1,4 @@
-"""The events tables: activity events, one table per period (day, ISO week or month): recent tables hot, old ones archived.
+"""The events tables: activity events, one table per period (day, ISO week or month), old ones archived.
 
     table  <prefix>events-<period id>   events-2026-11 (month), events-2026-W47 (ISO week),
                                         events-2026-11-22 (day); the kind is the app's setting

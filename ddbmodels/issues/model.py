@@ -12,7 +12,6 @@ the table (seed 000, method 2) is a Scan of an index that is a few bytes per pro
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 
 from pynamodb.attributes import (
     DiscriminatorAttribute,
@@ -26,10 +25,10 @@ from pynamodb.attributes import (
 from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
-from ddbmodels.connection import register
+from ddbmodels.core.connection import register
+from ddbmodels.core.keys import utcnow
 
 PROJECT_KEY_RE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
-TENANT_SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$")
 PROJECT_SK = 0
 
 STATUSES = ("open", "in_progress", "resolved", "closed")
@@ -45,11 +44,6 @@ TITLE_MAX = 200
 DESCRIPTION_MAX = 10_000
 LABELS_MAX = 10
 LABEL_MAX = 30
-
-
-def utcnow() -> datetime:
-    """Aware UTC now (PynamoDB would label a naive local time as UTC)."""
-    return datetime.now(UTC)
 
 
 def collection_key(tenant: str, project_key: str) -> str:

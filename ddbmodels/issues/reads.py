@@ -2,40 +2,21 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from typing import Any
 
-from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
+from pynamodb.exceptions import DoesNotExist
+from pynamodb.expressions.condition import Condition
 
-from ddbmodels.errors import AlreadyExists, NotFound, is_conditional_failure
-from ddbmodels.issues import (
-    PROJECT_KEY_RE,
+from ddbmodels.core import capacity
+from ddbmodels.issues.model import (
     PROJECT_SK,
-    STATUSES,
-    TENANT_SLUG_RE,
     CollectionItem,
+    IssueItem,
     ProjectItem,
     ProjectsIndex,
     collection_key,
-    utcnow,
-)
-from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
-from pynamodb.exceptions import DoesNotExist, UpdateError
-from pynamodb.expressions.condition import Condition
-from pynamodb.expressions.update import Action
-from ddbmodels import capacity
-from ddbmodels.errors import InvalidTransition, NotFound, StaleWrite, is_conditional_failure
-from ddbmodels.issues import (
-    PROJECT_SK,
-    TRANSITIONS,
-    CollectionItem,
-    IssueItem,
-    collection_key,
-    utcnow,
 )
 from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
-from ddbmodels.patterns.sequences import Claimed, put_next
-
 
 MAX_ISSUE_NUMBER = 10**15 - 1  # far beyond any real project; keeps look-ups inside DynamoDB's N range
 

@@ -9,39 +9,27 @@ number stays taken. A project is the static item at sort key 0 of its collection
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
-from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
+from pynamodb.exceptions import PutError, UpdateError
+from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.update import Action
 
-from ddbmodels.errors import AlreadyExists, NotFound, is_conditional_failure
-from ddbmodels.issues import (
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidTransition, NotFound, is_conditional_failure
+from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
+from ddbmodels.issues.model import (
     PROJECT_KEY_RE,
     PROJECT_SK,
     STATUSES,
-    TENANT_SLUG_RE,
-    CollectionItem,
-    ProjectItem,
-    ProjectsIndex,
-    collection_key,
-    utcnow,
-)
-from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
-from pynamodb.exceptions import DoesNotExist, UpdateError
-from pynamodb.expressions.condition import Condition
-from pynamodb.expressions.update import Action
-from ddbmodels import capacity
-from ddbmodels.errors import InvalidTransition, NotFound, StaleWrite, is_conditional_failure
-from ddbmodels.issues import (
-    PROJECT_SK,
     TRANSITIONS,
     CollectionItem,
     IssueItem,
+    ProjectItem,
     collection_key,
-    utcnow,
 )
-from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
 from ddbmodels.patterns.sequences import Claimed, put_next
-
 
 V = TypeVar("V", bound=CollectionItem)
 
@@ -89,13 +77,13 @@ def issue_create(
 def update_versioned(item: V, actions: Sequence[Action], condition: Condition | None = None) -> V:
     """UpdateItem with ``version = :loaded`` (and ``condition``) — 1 WCU per KB of the item.
 
-    Raises StaleWrite when somebody saved the item since it was loaded.
+    Raises ChangedSinceRead when somebody saved the item since it was loaded.
     """
     try:
         item.update(actions=list(actions), condition=condition)
     except UpdateError as error:
         if is_conditional_failure(error):
-            raise StaleWrite("changed since it was loaded", pk=item.pk, number=item.number) from error
+            raise ChangedSinceRead("changed since it was loaded", pk=item.pk, number=item.number) from error
         raise
     return item
 

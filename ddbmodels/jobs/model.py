@@ -11,16 +11,11 @@ under the same condition.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.models import Model
 
-from ddbmodels import capacity
-from ddbmodels.connection import register
-from ddbmodels.errors import DomainError, is_conditional_failure
-from ddbmodels.issues import utcnow
+from ddbmodels.core.connection import register
+from ddbmodels.core.errors import DomainError
 
 
 class FencedOut(DomainError):

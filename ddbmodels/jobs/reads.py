@@ -1,14 +1,13 @@
 """Reading a job's coordination state (one consistent GetItem)."""
 
 from __future__ import annotations
+
 from datetime import datetime
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import DoesNotExist, UpdateError
-from pynamodb.models import Model
-from ddbmodels import capacity
-from ddbmodels.connection import register
-from ddbmodels.errors import DomainError, is_conditional_failure
-from ddbmodels.issues import utcnow
+
+from pynamodb.exceptions import DoesNotExist
+
+from ddbmodels.core import capacity
+from ddbmodels.jobs.model import JobItem
 
 
 @capacity.access_pattern("jobs.state")

@@ -1,14 +1,13 @@
 """Writing a job's coordination state: the fencing token, the fence check, the checkpoint."""
 
 from __future__ import annotations
-from datetime import datetime
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import DoesNotExist, UpdateError
-from pynamodb.models import Model
-from ddbmodels import capacity
-from ddbmodels.connection import register
-from ddbmodels.errors import DomainError, is_conditional_failure
-from ddbmodels.issues import utcnow
+
+from pynamodb.exceptions import UpdateError
+
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import is_conditional_failure
+from ddbmodels.core.keys import utcnow
+from ddbmodels.jobs.model import FencedOut, JobItem
 
 
 @capacity.access_pattern("jobs.fence")

@@ -33,8 +33,8 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAt
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
-from ddbmodels.connection import register
-from ddbmodels.events import as_utc
+from ddbmodels.core.connection import register
+from ddbmodels.core.keys import as_utc
 
 
 @dataclass(frozen=True)

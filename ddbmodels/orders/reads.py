@@ -13,31 +13,20 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pynamodb.attributes import UnicodeAttribute
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
-from ddbmodels import capacity
-from ddbmodels.orders import DEFAULT_SHARDS, OrderItem, OrdersByTimeIndex, shard_keys, time_key
-from ddbmodels.patterns.sharded_index import query_shards
-from datetime import datetime
-from pynamodb.exceptions import DoesNotExist, UpdateError
-from ddbmodels import capacity
-from ddbmodels.counters import ORDERS_COUNTER
-from ddbmodels.errors import InvalidTransition, is_conditional_failure
-from ddbmodels.issues import TENANT_SLUG_RE, utcnow
-from ddbmodels.orders import (
+from ddbmodels.core import capacity
+from ddbmodels.orders.model import (
     DEFAULT_SHARDS,
-    DELIVERY_METHODS,
     MAX_ORDER_NUMBER,
-    NUMBERING_MODES,
-    PRODUCTS,
-    TRANSITIONS,
     OrderItem,
     OrdersByNumberIndex,
-    order_sort_key,
-    shard_key,
+    OrdersByTimeIndex,
+    shard_keys,
+    time_key,
 )
-from ddbmodels.patterns.counters import put_numbered_atomic, put_numbered_gapless
-from ddbmodels.patterns.sequences import Claimed
+from ddbmodels.patterns.sharded_index import query_shards
 
 
 @capacity.access_pattern("orders.get")

@@ -7,21 +7,22 @@ contention). A status change is an UpdateItem conditioned on the status it leave
 """
 
 from __future__ import annotations
+
 from datetime import datetime
-from pynamodb.exceptions import DoesNotExist, UpdateError
-from ddbmodels import capacity
-from ddbmodels.counters import ORDERS_COUNTER
-from ddbmodels.errors import InvalidTransition, is_conditional_failure
-from ddbmodels.issues import TENANT_SLUG_RE, utcnow
-from ddbmodels.orders import (
+
+from pynamodb.exceptions import UpdateError
+
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, is_conditional_failure
+from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
+from ddbmodels.counters.model import ORDERS_COUNTER, CounterItem
+from ddbmodels.orders.model import (
     DEFAULT_SHARDS,
     DELIVERY_METHODS,
-    MAX_ORDER_NUMBER,
     NUMBERING_MODES,
     PRODUCTS,
     TRANSITIONS,
     OrderItem,
-    OrdersByNumberIndex,
     order_sort_key,
     shard_key,
 )
@@ -85,8 +86,8 @@ def order_place(
         )
 
     if mode == "gapless":
-        return put_numbered_gapless(counter, build)
-    return put_numbered_atomic(counter, build)
+        return put_numbered_gapless(CounterItem, counter, build)
+    return put_numbered_atomic(CounterItem, counter, build)
 
 
 @capacity.access_pattern("orders.transition")
@@ -106,8 +107,6 @@ def order_transition(order: OrderItem, *, to: str, by: str) -> OrderItem:
         )
     except UpdateError as error:
         if is_conditional_failure(error):
-            raise InvalidTransition(
-                f"the order is no longer {current}", current=current, to=to, changed_since_read=True
-            ) from error
+            raise ChangedSinceRead(f"the order is no longer {current}", wanted=to, number=order.number) from error
         raise
     return order

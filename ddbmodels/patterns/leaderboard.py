@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ddbmodels import connection
-from ddbmodels.events import map_in_threads
+from ddbmodels.core import connection
+from ddbmodels.core.threads import map_in_threads
 
 MAX_WORKERS = 8
 

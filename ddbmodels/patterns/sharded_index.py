@@ -22,7 +22,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.indexes import GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from ddbmodels.events import map_in_threads
+from ddbmodels.core.threads import map_in_threads
 
 T = TypeVar("T", bound=Model)
 MAX_PARALLEL = 8

@@ -40,7 +40,7 @@ from pynamodb.expressions.update import Action
 from pynamodb.indexes import GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from ddbmodels.errors import InvalidTransition, is_conditional_failure
+from ddbmodels.core.errors import InvalidTransition, is_conditional_failure
 
 M = TypeVar("M", bound=Model)
 

@@ -29,8 +29,8 @@ from pynamodb.attributes import (
 from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
-from ddbmodels.connection import register
-from ddbmodels.issues import TENANT_SLUG_RE, utcnow
+from ddbmodels.core.connection import register
+from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
 
 # Points for a resolved issue, by priority: urgent work is worth more than two low ones.
 POINTS: dict[str, int] = {"low": 1, "medium": 2, "high": 3, "urgent": 5}

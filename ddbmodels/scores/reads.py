@@ -5,11 +5,20 @@ after an award may lag it by the index's propagation delay."""
 
 from __future__ import annotations
 
-from ddbmodels.scores import AwardItem, award_key
 from pynamodb.exceptions import DoesNotExist
-from ddbmodels import capacity
+
+from ddbmodels.core import capacity
 from ddbmodels.patterns import leaderboard
-from ddbmodels.scores import DEFAULT_SHARDS, TOP_INDEX, ScoreItem, ScoresTableItem, score_key, username_of
+from ddbmodels.scores.model import (
+    DEFAULT_SHARDS,
+    TOP_INDEX,
+    AwardItem,
+    ScoreItem,
+    ScoresTableItem,
+    award_key,
+    score_key,
+    username_of,
+)
 
 
 @capacity.access_pattern("leaderboard.score")

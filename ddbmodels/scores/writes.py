@@ -19,18 +19,21 @@ consistent GetItem (1 RCU) + the same transaction. Concurrent awards to one user
 score item (TransactionConflict) and are retried with full jitter. Reads are in ``reads``."""
 
 from __future__ import annotations
+
 import random
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
-from ddbmodels import capacity
-from ddbmodels.errors import DomainError
-from ddbmodels.issues import PROJECT_SK, CollectionItem, IssueItem, collection_key, utcnow
+
+from ddbmodels.core import capacity, retry
+from ddbmodels.core.errors import Contention
+from ddbmodels.core.keys import utcnow
+from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key
 from ddbmodels.patterns import leaderboard
-from ddbmodels.scores import (
+from ddbmodels.scores.model import (
     DEFAULT_SHARDS,
     AwardItem,
     ScoreItem,
@@ -39,24 +42,16 @@ from ddbmodels.scores import (
     points_for,
     score_key,
 )
+from ddbmodels.scores.reads import award_get
 
-
-MAX_ATTEMPTS = 8
-
-
-BASE_DELAY_S = 0.005
-
-
-MAX_DELAY_S = 0.2
-
-
+BACKOFF = retry.Backoff(attempts=8, base_s=0.005, cap_s=0.2)
 CONDITION_FAILED = "ConditionalCheckFailed"
 
 
 RETRYABLE = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
 
 
-class AwardContention(DomainError):
+class AwardContention(Contention):
     """Every attempt collided with another transaction on the same score; nothing was written."""
 
     code = "award_contention"
@@ -90,8 +85,7 @@ def _transact(build: Callable[[TransactWrite], None], *, rng: random.Random | No
     Returns the cancellation reason codes (one per item, "None" for items that were fine) when a
     condition failed; raises on anything else, and AwardContention when every attempt collided.
     """
-    rng = rng or random.Random()
-    for attempt in range(1, MAX_ATTEMPTS + 1):
+    for attempt in retry.attempts(BACKOFF, rng=rng):
         connection = ScoresTableItem._get_connection().connection
         try:
             with TransactWrite(connection=connection, return_consumed_capacity="TOTAL") as tx:
@@ -104,12 +98,9 @@ def _transact(build: Callable[[TransactWrite], None], *, rng: random.Random | No
                 return codes, attempt
             if not RETRYABLE.intersection(codes):
                 raise
-            if attempt < MAX_ATTEMPTS:
-                # Full jitter (as in patterns.sequences): colliding writers stop colliding.
-                time.sleep(rng.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt)))
-            continue
+            continue  # collided: full-jitter backoff, then again
         return [], attempt
-    raise AwardContention(f"gave up after {MAX_ATTEMPTS} conflicting attempts", attempts=MAX_ATTEMPTS)
+    raise AwardContention(f"gave up after {BACKOFF.attempts} conflicting attempts", attempts=BACKOFF.attempts)
 
 
 @capacity.access_pattern("leaderboard.award")

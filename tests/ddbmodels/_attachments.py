@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import IO
 
 import ddbmodels
-from ddbmodels import attachment_ops as ops
-from ddbmodels.attachment_flow import LocalBlobStore, attach, digest
-from ddbmodels.attachments import IN_FLIGHT, INTERMEDIATE, AttachmentItem
-from ddbmodels.issues import utcnow
+from ddbmodels import attachments as ops
+from ddbmodels.attachments.flow import LocalBlobStore, attach, digest
+from ddbmodels.attachments.model import IN_FLIGHT, INTERMEDIATE, AttachmentItem
+from ddbmodels.core.keys import utcnow
 
 Key = tuple[str, str]
 DATA = b"%PDF-1.7 pretend this is a report\n" * 40

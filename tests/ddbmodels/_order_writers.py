@@ -15,8 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ddbmodels
-from ddbmodels import SequenceContention, capacity, order_ops
-from ddbmodels.patterns.counters import counter_value
+from ddbmodels import orders
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import SequenceContention
+from ddbmodels.counters import counter_value
 
 
 def _writer(
@@ -30,7 +32,7 @@ def _writer(
             customer = customers[(thread + i) % len(customers)]
             while True:
                 try:
-                    claimed = order_ops.order_place(
+                    claimed = orders.order_place(
                         customer=customer,
                         product="seats",
                         quantity=1 + i % 5,

@@ -14,7 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ddbmodels
-from ddbmodels import SequenceContention, capacity, issue_ops
+from ddbmodels import issues
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import SequenceContention
 
 
 def _writer(
@@ -28,7 +30,7 @@ def _writer(
             title = f"p{process}-t{thread}-i{i}"
             while True:
                 try:
-                    claimed = issue_ops.issue_create(tenant=tenant, project_key=key, title=title, reporter="writer")
+                    claimed = issues.issue_create(tenant=tenant, project_key=key, title=title, reporter="writer")
                 except SequenceContention:
                     given_up += 1  # every attempt lost, nothing written: a caller may simply try again
                     continue
@@ -53,7 +55,7 @@ def write_issues(
     try:
         ddbmodels.configure(endpoint_url=endpoint_url, region="us-east-1", table_prefix=table_prefix)
         # One call before the threads start, so they share a ready connection.
-        issue_ops.issue_numbers(tenant=tenant, project_key=key)
+        issues.issue_numbers(tenant=tenant, project_key=key)
         start = threading.Barrier(threads)
         barrier.wait(timeout=120)  # every process is ready: go together
         began = time.monotonic()

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import issue_ops, projects
-from ddbmodels.issues import IssueItem, ProjectItem
+from ddbmodels import issues
+from ddbmodels.issues.model import IssueItem, ProjectItem
 
 REPORTER = "user-1"
 
@@ -33,7 +33,7 @@ def make_project(tenant: str) -> Callable[..., ProjectItem]:
     """Create a project of the test's tenant (key ``WEB`` unless told otherwise)."""
 
     def make(key: str = "WEB", *, name: str | None = None, of_tenant: str | None = None) -> ProjectItem:
-        return projects.project_create(
+        return issues.project_create(
             tenant=of_tenant or tenant, key=key, name=name or f"Project {key}", created_by=REPORTER
         )
 
@@ -47,7 +47,7 @@ def make_issues(tenant: str) -> Callable[..., list[IssueItem]]:
     def make(count: int, key: str = "WEB", **fields: object) -> list[IssueItem]:
         created = []
         for i in range(count):
-            claimed = issue_ops.issue_create(
+            claimed = issues.issue_create(
                 tenant=tenant, project_key=key, title=f"issue {i + 1}", reporter=REPORTER, **fields
             )
             created.append(claimed.item)
@@ -58,6 +58,6 @@ def make_issues(tenant: str) -> Callable[..., list[IssueItem]]:
 
 def load(tenant: str, number: int, key: str = "WEB") -> IssueItem:
     """A fresh, strongly consistent copy of an issue (fails the test when it is missing)."""
-    issue = issue_ops.issue_get(tenant=tenant, project_key=key, number=number, consistent=True)
+    issue = issues.issue_get(tenant=tenant, project_key=key, number=number, consistent=True)
     assert issue is not None, f"issue {key}-{number} of {tenant} is missing"
     return issue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import uuid
 
-from ddbmodels.counters import CounterItem
+from ddbmodels.counters.model import CounterItem
 
 
 def unique_counter(*, start_high: bool = False) -> str:

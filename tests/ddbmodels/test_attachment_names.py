@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ddbmodels.attachments import (
+from ddbmodels.attachments.model import (
     ATTACHMENT_ID_RE,
     FILENAME_MAX,
     IN_FLIGHT_SHARDS,

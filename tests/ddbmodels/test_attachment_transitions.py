@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ddbmodels import attachment_ops as ops
-from ddbmodels import capacity
-from ddbmodels.attachment_flow import AttachFailed, LocalBlobStore, detach
-from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHED, DETACHING, FAILED, AttachmentStateError
+from ddbmodels import attachments as ops
+from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHED, DETACHING, FAILED
+from ddbmodels.attachments.flow import AttachFailed, LocalBlobStore, detach
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import ChangedSinceRead
 from tests.ddbmodels._attachments import FlakyStore, attach_bytes, begin, fresh_table, index_keys, load, table_items
 
 pytestmark = pytest.mark.ddblocal
@@ -48,7 +49,7 @@ def test_a_transition_the_state_does_not_allow_names_the_state_and_writes_nothin
     before = load(item).serialize()
     kwargs = {"by": "eve"} if move == "detach_begin" else {}
     fresh = load(item)
-    with capacity.measure() as meter, pytest.raises(AttachmentStateError) as refused:
+    with capacity.measure() as meter, pytest.raises(ChangedSinceRead) as refused:
         getattr(ops, f"attachment_{move}")(fresh, **kwargs)
     assert refused.value.current == current
     assert current.lower() in str(refused.value)
@@ -106,6 +107,6 @@ def test_attach_then_detach_store_and_remove_the_file_for_eight_wcu(own_table: N
     assert not store.exists(item.storage_name)
     assert meter.wcu == 8  # four transitions, each 1 WCU for the item + 1 for the index entry
     assert index_keys() == set()
-    with pytest.raises(AttachmentStateError) as again:
+    with pytest.raises(ChangedSinceRead) as again:
         detach(store, load(item), by="bob")
     assert again.value.current == DETACHED

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from ddbmodels import attachment_ops as ops
-from ddbmodels.attachment_flow import AttachFailed, LocalBlobStore, reconcile
-from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHED, DETACHING, FAILED, AttachmentItem, AttachmentStateError
-from ddbmodels.issues import utcnow
+from ddbmodels import attachments as ops
+from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHED, DETACHING, FAILED
+from ddbmodels.attachments.flow import AttachFailed, LocalBlobStore, reconcile
+from ddbmodels.attachments.model import AttachmentItem
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.keys import utcnow
 from tests.ddbmodels._attachments import (
     DATA,
     FlakyStore,
@@ -104,7 +106,7 @@ def test_after_hundreds_of_random_transitions_on_four_threads_the_index_is_exact
             move = rng.choice(list(moves))
             try:
                 moves[move](copy)
-            except AttachmentStateError:
+            except ChangedSinceRead:
                 refused[move] += 1
             else:
                 won[(key(target), move)] += 1

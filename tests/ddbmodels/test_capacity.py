@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import AlreadyExists, StaleWrite, capacity, issue_ops, projects
-from ddbmodels.issues import CollectionItem, IssueItem, ProjectItem, collection_key
+from ddbmodels import issues
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead
+from ddbmodels.issues.model import CollectionItem, IssueItem, ProjectItem, collection_key
 from ddbmodels.patterns.sequences import put_next
 from tests.ddbmodels.conftest import REPORTER, load
 
@@ -22,9 +24,9 @@ def test_creating_one_small_issue_costs_exactly_one_rcu_and_one_wcu(tenant: str,
     make_project()
 
     with capacity.measure() as first:
-        issue_ops.issue_create(tenant=tenant, project_key="WEB", title="small", reporter=REPORTER)
+        issues.issue_create(tenant=tenant, project_key="WEB", title="small", reporter=REPORTER)
     with capacity.measure() as second:
-        issue_ops.issue_create(tenant=tenant, project_key="WEB", title="small too", reporter=REPORTER)
+        issues.issue_create(tenant=tenant, project_key="WEB", title="small too", reporter=REPORTER)
 
     for meter in (first, second):  # the first reads the static item as the maximum, the second an issue
         assert (meter.rcu, meter.wcu) == (1.0, 1.0)
@@ -35,7 +37,7 @@ def test_creating_one_small_issue_costs_exactly_one_rcu_and_one_wcu(tenant: str,
 
 def test_creating_a_project_costs_two_wcu_for_the_table_and_the_sparse_index(tenant: str) -> None:
     with capacity.measure() as meter:
-        projects.project_create(tenant=tenant, key="WEB", name="Web", created_by=REPORTER)
+        issues.project_create(tenant=tenant, key="WEB", name="Web", created_by=REPORTER)
 
     assert (meter.rcu, meter.wcu, meter.requests) == (0.0, 2.0, 1)
     assert dict(meter.by_operation) == {"PutItem": 1}
@@ -53,7 +55,7 @@ def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, m
             with capacity.measure() as meter:
                 both_measuring.wait()  # both meters are open before either thread calls DynamoDB
                 for _ in range(count):
-                    issue_ops.issue_create(tenant=tenant, project_key=key, title=key, reporter=REPORTER)
+                    issues.issue_create(tenant=tenant, project_key=key, title=key, reporter=REPORTER)
                 both_measuring.wait()  # …and stay open until both have finished
             meters[key] = meter
         except BaseException as error:
@@ -77,10 +79,10 @@ def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, m
 def test_nested_meters_both_count_the_inner_calls(tenant: str, make_project: MakeProject) -> None:
     make_project()
     with capacity.measure() as outer:
-        issue_ops.issue_create(tenant=tenant, project_key="WEB", title="outer", reporter=REPORTER)
+        issues.issue_create(tenant=tenant, project_key="WEB", title="outer", reporter=REPORTER)
         with capacity.measure() as inner:
-            issue_ops.issue_create(tenant=tenant, project_key="WEB", title="inner", reporter=REPORTER)
-        issue_ops.issue_get(tenant=tenant, project_key="WEB", number=1)
+            issues.issue_create(tenant=tenant, project_key="WEB", title="inner", reporter=REPORTER)
+        issues.issue_get(tenant=tenant, project_key="WEB", number=1)
 
     assert (inner.requests, inner.rcu, inner.wcu) == (2, 1.0, 1.0)
     assert (outer.requests, outer.rcu, outer.wcu) == (5, 2.5, 2.0)  # + an eventually consistent GetItem
@@ -89,7 +91,7 @@ def test_nested_meters_both_count_the_inner_calls(tenant: str, make_project: Mak
 def test_the_global_meter_counts_every_call(tenant: str, make_project: MakeProject) -> None:
     make_project()
     before = capacity.GLOBAL.requests
-    issue_ops.issue_create(tenant=tenant, project_key="WEB", title="x", reporter=REPORTER)
+    issues.issue_create(tenant=tenant, project_key="WEB", title="x", reporter=REPORTER)
     assert capacity.GLOBAL.requests - before == 2
 
 
@@ -109,10 +111,10 @@ def test_a_stale_write_is_counted_as_a_conditional_failure(
     make_project()
     make_issues(1)
     fresh, stale = load(tenant, 1), load(tenant, 1)
-    issue_ops.issue_change_status(fresh, to="closed")
+    issues.issue_change_status(fresh, to="closed")
 
-    with capacity.measure() as meter, pytest.raises(StaleWrite):
-        issue_ops.issue_change_status(stale, to="resolved")
+    with capacity.measure() as meter, pytest.raises(ChangedSinceRead):
+        issues.issue_change_status(stale, to="resolved")
 
     assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (1, 1, {"UpdateItem": 1})
 
@@ -149,8 +151,8 @@ def test_each_call_is_filed_under_the_access_pattern_that_made_it(tenant: str, m
     make_project()
     with capacity.measure() as meter:
         for title in ("one", "two"):
-            issue_ops.issue_create(tenant=tenant, project_key="WEB", title=title, reporter=REPORTER)
-        issue_ops.issue_get(tenant=tenant, project_key="WEB", number=1)
+            issues.issue_create(tenant=tenant, project_key="WEB", title=title, reporter=REPORTER)
+        issues.issue_get(tenant=tenant, project_key="WEB", number=1)
 
     assert meter.as_dict()["by_pattern"] == {
         "issues.create": {"calls": 2, "rcu": 2.0, "wcu": 2.0, "requests": 4},  # 1 RCU + 1 WCU each: the minimum
@@ -166,8 +168,8 @@ def test_the_outermost_pattern_wins_and_calls_outside_any_pattern_are_untagged(
     make_project()
     with capacity.measure() as meter:
         with capacity.access_pattern("service.create_two"):
-            issue_ops.issue_create(tenant=tenant, project_key="WEB", title="a", reporter=REPORTER)
-            issue_ops.issue_create(tenant=tenant, project_key="WEB", title="b", reporter=REPORTER)
+            issues.issue_create(tenant=tenant, project_key="WEB", title="a", reporter=REPORTER)
+            issues.issue_create(tenant=tenant, project_key="WEB", title="b", reporter=REPORTER)
         IssueItem.get(collection_key(tenant, "WEB"), 1)  # a plain model read, outside every pattern
 
     assert set(meter.by_pattern) == {"service.create_two", capacity.UNTAGGED}
@@ -178,12 +180,12 @@ def test_the_outermost_pattern_wins_and_calls_outside_any_pattern_are_untagged(
 
 
 def test_a_pattern_is_kept_on_the_threads_of_a_sharded_read(tenant: str) -> None:
-    from ddbmodels import score_ops, score_reads
+    from ddbmodels import scores
 
     for n, user in enumerate(("ann", "bob", "cyd", "dee")):
-        score_ops.score_add(tenant=tenant, username=user, points=10 + n, shards=4)
+        scores.score_add(tenant=tenant, username=user, points=10 + n, shards=4)
     with capacity.measure() as meter:
-        top = score_reads.top_scores(tenant=tenant, k=2, shards=4)
+        top = scores.top_scores(tenant=tenant, k=2, shards=4)
 
     assert [r.member for r in top] == ["dee", "cyd"]
     # One Query per shard, on 4 threads, all filed under the pattern the caller entered.

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 
 import ddbmodels
-from ddbmodels import issue_ops
-from ddbmodels.issues import ProjectItem
+from ddbmodels import issues
+from ddbmodels.issues.model import ProjectItem
 from ddbmodels.patterns import sequences
 from tests.ddbmodels import _writers
 from tests.ddbmodels._processes import run_in_processes
@@ -60,15 +60,15 @@ def test_sixteen_writers_in_two_processes_number_four_hundred_issues_without_dup
     assert duplicates == []
     assert sorted(claimed_numbers) == list(range(1, N + 1))
     # The table agrees: exactly 1..N, each holding the issue of the writer that was told so.
-    assert issue_ops.issue_numbers(tenant=tenant, project_key="RACE") == list(range(1, N + 1))
-    page = issue_ops.issue_page(tenant=tenant, project_key="RACE", size=N)
+    assert issues.issue_numbers(tenant=tenant, project_key="RACE") == list(range(1, N + 1))
+    page = issues.issue_page(tenant=tenant, project_key="RACE", size=N)
     assert {int(item.number): item.title for item in page.items} == {number: title for number, title, _ in claims}
 
     # Every lost race is one failed conditional PutItem, as counted by the capacity meters.
     conflicts = sum(attempts - 1 for _, _, attempts in claims)
     given_up = sum(report["given_up"] for report in reports)
     failures = sum(report["conditional_failures"] for report in reports)
-    assert failures == conflicts + given_up * sequences.DEFAULT_ATTEMPTS
+    assert failures == conflicts + given_up * sequences.BACKOFF.attempts
     seconds = max(report["seconds"] for report in reports)
     figures = {"issues": N, "writers": PROCESSES * THREADS, "seconds": round(seconds, 1)}
     figures |= {"conflicts": conflicts, "given_up": given_up, "conditional_failures": failures}
@@ -78,8 +78,8 @@ def test_sixteen_writers_in_two_processes_number_four_hundred_issues_without_dup
 
     # The newest issue tombstoned keeps its number taken: the next issue is N + 1.
     newest = load(tenant, N, "RACE")
-    issue_ops.issue_tombstone(newest, by=REPORTER)
-    after = issue_ops.issue_create(tenant=tenant, project_key="RACE", title="after the tombstone", reporter=REPORTER)
+    issues.issue_tombstone(newest, by=REPORTER)
+    after = issues.issue_create(tenant=tenant, project_key="RACE", title="after the tombstone", reporter=REPORTER)
     assert after.number == N + 1
     assert load(tenant, N, "RACE").is_tombstone
-    assert issue_ops.issue_numbers(tenant=tenant, project_key="RACE") == list(range(1, N + 2))
+    assert issues.issue_numbers(tenant=tenant, project_key="RACE") == list(range(1, N + 2))

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import ddbmodels
-from ddbmodels import capacity, connection
+from ddbmodels.core import capacity, connection
 from ddbmodels.patterns import distinct_keys as dk
 
 pytestmark = pytest.mark.ddblocal

@@ -10,8 +10,15 @@ from decimal import Decimal
 import pytest
 
 import ddbmodels
-from ddbmodels import capacity, connection, events
-from ddbmodels.events import PeriodClosed, event_put, period_id, stream_events, tenant_day_events
+from ddbmodels import events
+from ddbmodels.core import capacity, connection
+from ddbmodels.core.keys import utcnow
+from ddbmodels.core.tables import describe_table
+from ddbmodels.events.model import PeriodClosed
+from ddbmodels.events.reads import stream_events, tenant_day_events
+from ddbmodels.events.writes import event_put
+from ddbmodels.patterns import time_series
+from ddbmodels.patterns.time_series import period_id
 
 UTC_NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -32,7 +39,7 @@ def own_prefix(ddblocal: ddbmodels.DynamoSettings) -> Iterator[str]:
 
 
 def table_exists(name: str) -> bool:
-    return events.describe_table(name) is not None
+    return describe_table(name) is not None
 
 
 # ---------------------------------------------------------------------------- periods (no DynamoDB)
@@ -55,11 +62,11 @@ def table_exists(name: str) -> bool:
     ],
 )
 def test_period_ids_follow_the_calendar_and_iso_weeks_across_year_boundaries(
-    kind: events.PeriodKind, when: datetime, expected: str
+    kind: time_series.PeriodKind, when: datetime, expected: str
 ) -> None:
     assert period_id(kind, when) == expected
-    parsed_kind, start = events.parse_period_id(expected)
-    assert (parsed_kind, start) == (kind, events.period_start(kind, when))
+    parsed_kind, start = time_series.parse_period_id(expected)
+    assert (parsed_kind, start) == (kind, time_series.period_start(kind, when))
 
 
 def test_a_time_in_another_zone_is_filed_under_its_utc_period() -> None:
@@ -70,23 +77,25 @@ def test_a_time_in_another_zone_is_filed_under_its_utc_period() -> None:
 
 
 def test_period_bounds_are_half_open_and_shift_across_years() -> None:
-    assert events.period_bounds("week", UTC_NOON) == (
+    assert time_series.period_bounds("week", UTC_NOON) == (
         datetime(2026, 11, 16, tzinfo=UTC),
         datetime(2026, 11, 23, tzinfo=UTC),
     )
-    assert events.period_bounds("month", datetime(2026, 12, 5, tzinfo=UTC)) == (
+    assert time_series.period_bounds("month", datetime(2026, 12, 5, tzinfo=UTC)) == (
         datetime(2026, 12, 1, tzinfo=UTC),
         datetime(2027, 1, 1, tzinfo=UTC),
     )
-    assert events.period_shift("month", datetime(2026, 1, 15, tzinfo=UTC), -1) == datetime(2025, 12, 1, tzinfo=UTC)
-    assert events.period_shift("month", datetime(2026, 11, 15, tzinfo=UTC), -23) == datetime(2024, 12, 1, tzinfo=UTC)
-    assert events.period_shift("day", datetime(2026, 12, 31, 9, tzinfo=UTC), 1) == datetime(2027, 1, 1, tzinfo=UTC)
+    assert time_series.period_shift("month", datetime(2026, 1, 15, tzinfo=UTC), -1) == datetime(2025, 12, 1, tzinfo=UTC)
+    assert time_series.period_shift("month", datetime(2026, 11, 15, tzinfo=UTC), -23) == datetime(
+        2024, 12, 1, tzinfo=UTC
+    )
+    assert time_series.period_shift("day", datetime(2026, 12, 31, 9, tzinfo=UTC), 1) == datetime(2027, 1, 1, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("text", ["2026-13", "2025-W53", "2026-W54", "2026-W00", "2026-02-30", "26-11", "2026-11-"])
 def test_period_ids_that_cannot_exist_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="not a period id"):
-        events.parse_period_id(text)
+        time_series.parse_period_id(text)
 
 
 def test_naive_datetimes_and_unknown_kinds_are_refused() -> None:
@@ -128,7 +137,7 @@ def test_the_shard_of_a_stream_is_calculated_the_same_way_every_time() -> None:
 
 @pytest.mark.ddblocal
 def test_event_put_creates_the_table_of_its_period_on_demand_and_costs_two_wcu(own_prefix: str) -> None:
-    name = events.events_table_name("day", events.utcnow())
+    name = events.events_table_name("day", utcnow())
     assert not table_exists(name)
 
     first = event_put(stream="acme#WEB#1", kind="issue.created", actor="ann", tenant="acme", period="day")
@@ -146,7 +155,7 @@ def test_event_put_creates_the_table_of_its_period_on_demand_and_costs_two_wcu(o
 
 @pytest.mark.ddblocal
 def test_stream_events_reads_the_current_and_previous_periods_newest_first(own_prefix: str) -> None:
-    now = events.utcnow()
+    now = utcnow()
     yesterday = now - timedelta(days=1)
     stream, other = "acme#WEB#7", "acme#WEB#8"
     moments = [yesterday + timedelta(milliseconds=i) for i in range(3)] + [now - timedelta(milliseconds=1), now]
@@ -182,7 +191,7 @@ def test_a_missing_period_table_reads_as_empty(own_prefix: str) -> None:
 
 @pytest.mark.ddblocal
 def test_event_put_refuses_to_recreate_a_table_older_than_the_previous_period(own_prefix: str) -> None:
-    long_ago = events.utcnow() - timedelta(days=3)
+    long_ago = utcnow() - timedelta(days=3)
     with pytest.raises(PeriodClosed):
         event_put(stream="acme#WEB#1", kind="issue.edited", actor="ann", tenant="acme", when=long_ago, period="day")
     assert not table_exists(events.events_table_name("day", long_ago))
@@ -209,7 +218,7 @@ def test_event_data_keeps_its_types(own_prefix: str) -> None:
 
 @pytest.mark.ddblocal
 def test_the_sharded_day_index_spreads_a_days_writes_and_reads_them_back_in_order(own_prefix: str) -> None:
-    day = events.utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
+    day = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
     streams = [f"acme#WEB#{n}" for n in range(40)]
     written = [
         event_put(

@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import TRANSITIONS, InvalidTransition, StaleWrite, issue_ops
-from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
+from ddbmodels import TRANSITIONS, issues
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.issues.model import STATUSES, IssueItem, ProjectItem
 from ddbmodels.patterns.pagination import NEWER, Page
 from tests.ddbmodels.conftest import REPORTER, load
 
@@ -40,13 +41,13 @@ def edit(issue: IssueItem, **changes: object) -> IssueItem:
         "labels": issue.labels or (),
     }
     fields.update(changes)
-    return issue_ops.issue_update(issue, **fields)  # type: ignore[arg-type]
+    return issues.issue_update(issue, **fields)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- optimistic locking
 
 
-def test_of_two_copies_the_first_update_wins_and_the_second_raises_stale_write_changing_nothing(
+def test_of_two_copies_the_first_update_wins_and_the_second_raises_changed_since_read_changing_nothing(
     tenant: str, make_project: MakeProject, make_issues: MakeIssues
 ) -> None:
     make_project()
@@ -57,9 +58,9 @@ def test_of_two_copies_the_first_update_wins_and_the_second_raises_stale_write_c
     edit(first, title="first wins", labels=["ui"], priority="high")
     assert first.version == 2  # the copy that won holds what was stored
 
-    with pytest.raises(StaleWrite) as raised:
+    with pytest.raises(ChangedSinceRead) as raised:
         edit(second, title="second loses", assignee="someone")
-    assert raised.value.code == "stale_write"
+    assert raised.value.code == "changed_since_read"
 
     stored = load(tenant, 1)
     assert snapshot(stored) == snapshot(first)
@@ -72,14 +73,14 @@ def test_of_two_copies_the_first_update_wins_and_the_second_raises_stale_write_c
     )
 
 
-def test_a_reloaded_copy_can_update_again_after_a_stale_write(
+def test_a_reloaded_copy_can_update_again_after_a_changed_since_read_refusal(
     tenant: str, make_project: MakeProject, make_issues: MakeIssues
 ) -> None:
     make_project()
     make_issues(1)
     first, second = load(tenant, 1), load(tenant, 1)
     edit(first, title="one")
-    with pytest.raises(StaleWrite):
+    with pytest.raises(ChangedSinceRead):
         edit(second, title="two")
 
     edit(load(tenant, 1), title="two, after reloading")
@@ -113,7 +114,7 @@ def test_every_allowed_status_transition_works_and_bumps_the_version(
     issue = load(tenant, 1)
     for version, to in enumerate(path, start=2):
         seen.add((issue.status, to))
-        issue_ops.issue_change_status(issue, to=to)
+        issues.issue_change_status(issue, to=to)
         stored = load(tenant, 1)
         assert (stored.status, stored.version) == (to, version)
         assert (issue.status, issue.version) == (to, version)
@@ -139,11 +140,11 @@ def test_a_disallowed_status_transition_raises_invalid_transition_and_changes_no
     make_issues(1)
     issue = load(tenant, 1)
     if start != "open":
-        issue_ops.issue_change_status(issue, to=start)
+        issues.issue_change_status(issue, to=start)
     before = snapshot(load(tenant, 1))
 
     with pytest.raises(InvalidTransition) as raised:
-        issue_ops.issue_change_status(issue, to=to)
+        issues.issue_change_status(issue, to=to)
 
     assert raised.value.code == "invalid_transition"
     assert raised.value.context == {"current": start, "to": to}
@@ -158,24 +159,24 @@ def test_the_transition_table_only_names_known_statuses() -> None:
         assert source not in targets
 
 
-def test_a_status_change_on_a_stale_copy_raises_stale_write_and_changes_nothing(
+def test_a_status_change_on_a_stale_copy_raises_changed_since_read_and_changes_nothing(
     tenant: str, make_project: MakeProject, make_issues: MakeIssues
 ) -> None:
     make_project()
     make_issues(1)
     fresh, stale = load(tenant, 1), load(tenant, 1)
-    issue_ops.issue_change_status(fresh, to="closed")
+    issues.issue_change_status(fresh, to="closed")
     after_first = snapshot(load(tenant, 1))
 
     # The stale copy still says "open", so the move looks allowed; the stored item refuses it.
-    with pytest.raises(StaleWrite):
-        issue_ops.issue_change_status(stale, to="in_progress")
+    with pytest.raises(ChangedSinceRead):
+        issues.issue_change_status(stale, to="in_progress")
 
     assert snapshot(load(tenant, 1)) == after_first
     assert load(tenant, 1).status == "closed"
 
 
-def test_a_status_change_on_a_copy_stale_only_by_an_edit_raises_stale_write(
+def test_a_status_change_on_a_copy_stale_only_by_an_edit_raises_changed_since_read(
     tenant: str, make_project: MakeProject, make_issues: MakeIssues
 ) -> None:
     make_project()
@@ -183,8 +184,8 @@ def test_a_status_change_on_a_copy_stale_only_by_an_edit_raises_stale_write(
     editor, mover = load(tenant, 1), load(tenant, 1)
     edit(editor, title="edited meanwhile")
 
-    with pytest.raises(StaleWrite):
-        issue_ops.issue_change_status(mover, to="resolved")
+    with pytest.raises(ChangedSinceRead):
+        issues.issue_change_status(mover, to="resolved")
 
     stored = load(tenant, 1)
     assert (stored.status, stored.title, stored.version) == ("open", "edited meanwhile", 2)
@@ -199,7 +200,7 @@ def test_a_tombstone_hides_the_content_and_keeps_the_number(
     make_project()
     make_issues(3, description="secret details", assignee="ann", labels=["x", "y"])
 
-    issue_ops.issue_tombstone(load(tenant, 2), by="admin")
+    issues.issue_tombstone(load(tenant, 2), by="admin")
 
     gone = load(tenant, 2)
     assert gone.is_tombstone
@@ -208,7 +209,7 @@ def test_a_tombstone_hides_the_content_and_keeps_the_number(
     assert gone.title == "(deleted)"
     assert (gone.description, gone.assignee, gone.labels) == (None, None, None)
     assert gone.reference == "WEB-2"
-    assert issue_ops.issue_numbers(tenant=tenant, project_key="WEB") == [1, 2, 3]
+    assert issues.issue_numbers(tenant=tenant, project_key="WEB") == [1, 2, 3]
     neighbour = load(tenant, 1)
     assert (neighbour.title, neighbour.description) == ("issue 1", "secret details")
 
@@ -218,9 +219,9 @@ def test_the_top_issue_tombstoned_never_gives_its_number_again(
 ) -> None:
     make_project()
     make_issues(3)
-    issue_ops.issue_tombstone(load(tenant, 3), by="admin")
+    issues.issue_tombstone(load(tenant, 3), by="admin")
 
-    claimed = issue_ops.issue_create(tenant=tenant, project_key="WEB", title="next", reporter=REPORTER)
+    claimed = issues.issue_create(tenant=tenant, project_key="WEB", title="next", reporter=REPORTER)
 
     assert claimed.number == 4
     assert load(tenant, 3).is_tombstone
@@ -231,20 +232,20 @@ def test_a_tombstone_cannot_be_edited_moved_or_deleted_again(
 ) -> None:
     make_project()
     make_issues(1)
-    issue_ops.issue_tombstone(load(tenant, 1), by="admin")
+    issues.issue_tombstone(load(tenant, 1), by="admin")
     before = snapshot(load(tenant, 1))
 
     with pytest.raises(InvalidTransition):
-        issue_ops.issue_tombstone(load(tenant, 1), by="admin")
+        issues.issue_tombstone(load(tenant, 1), by="admin")
     with pytest.raises(InvalidTransition):
-        issue_ops.issue_change_status(load(tenant, 1), to="closed")
-    with pytest.raises(StaleWrite):  # the update is conditioned on "not deleted"
+        issues.issue_change_status(load(tenant, 1), to="closed")
+    with pytest.raises(ChangedSinceRead):  # the update is conditioned on "not deleted"
         edit(load(tenant, 1), title="resurrected")
 
     assert snapshot(load(tenant, 1)) == before
 
 
-def test_tombstoning_a_stale_copy_raises_stale_write(
+def test_tombstoning_a_stale_copy_raises_changed_since_read(
     tenant: str, make_project: MakeProject, make_issues: MakeIssues
 ) -> None:
     make_project()
@@ -252,8 +253,8 @@ def test_tombstoning_a_stale_copy_raises_stale_write(
     fresh, stale = load(tenant, 1), load(tenant, 1)
     edit(fresh, title="edited")
 
-    with pytest.raises(StaleWrite):
-        issue_ops.issue_tombstone(stale, by="admin")
+    with pytest.raises(ChangedSinceRead):
+        issues.issue_tombstone(stale, by="admin")
 
     stored = load(tenant, 1)
     assert not stored.is_tombstone
@@ -265,10 +266,10 @@ def test_issue_get_returns_none_for_the_static_item_and_for_missing_numbers(
 ) -> None:
     make_project()
     make_issues(1)
-    assert issue_ops.issue_get(tenant=tenant, project_key="WEB", number=0) is None
-    assert issue_ops.issue_get(tenant=tenant, project_key="WEB", number=2) is None
-    assert issue_ops.issue_get(tenant=tenant, project_key="NOPE", number=1) is None
-    assert issue_ops.issue_get(tenant=tenant, project_key="WEB", number=1) is not None
+    assert issues.issue_get(tenant=tenant, project_key="WEB", number=0) is None
+    assert issues.issue_get(tenant=tenant, project_key="WEB", number=2) is None
+    assert issues.issue_get(tenant=tenant, project_key="NOPE", number=1) is None
+    assert issues.issue_get(tenant=tenant, project_key="WEB", number=1) is not None
 
 
 # ---------------------------------------------------------------------------- pages
@@ -280,9 +281,9 @@ def test_sixty_issues_come_in_pages_of_25_25_10_newest_first(
     make_project()
     make_issues(60)
 
-    first = issue_ops.issue_page(tenant=tenant, project_key="WEB")
-    second = issue_ops.issue_page(tenant=tenant, project_key="WEB", after=first.older_than)
-    third = issue_ops.issue_page(tenant=tenant, project_key="WEB", after=second.older_than)
+    first = issues.issue_page(tenant=tenant, project_key="WEB")
+    second = issues.issue_page(tenant=tenant, project_key="WEB", after=first.older_than)
+    third = issues.issue_page(tenant=tenant, project_key="WEB", after=second.older_than)
 
     assert shape(first) == (list(range(60, 35, -1)), 36, None)
     assert shape(second) == (list(range(35, 10, -1)), 11, 35)
@@ -295,14 +296,14 @@ def test_next_and_previous_cursors_round_trip_exactly(
 ) -> None:
     make_project()
     make_issues(60)
-    pages = [issue_ops.issue_page(tenant=tenant, project_key="WEB")]
+    pages = [issues.issue_page(tenant=tenant, project_key="WEB")]
     while pages[-1].older_than is not None:
-        pages.append(issue_ops.issue_page(tenant=tenant, project_key="WEB", after=pages[-1].older_than))
+        pages.append(issues.issue_page(tenant=tenant, project_key="WEB", after=pages[-1].older_than))
     assert len(pages) == 3
 
     for newer, older in itertools.pairwise(pages):
         assert older.newer_than is not None
-        back = issue_ops.issue_page(tenant=tenant, project_key="WEB", after=older.newer_than, direction=NEWER)
+        back = issues.issue_page(tenant=tenant, project_key="WEB", after=older.newer_than, direction=NEWER)
         assert shape(back) == shape(newer)
         assert older.newer_than == numbers(older)[0]
         assert newer.older_than == numbers(newer)[-1]
@@ -313,8 +314,8 @@ def test_a_page_size_that_divides_the_collection_ends_without_an_empty_page(
 ) -> None:
     make_project()
     make_issues(10)
-    first = issue_ops.issue_page(tenant=tenant, project_key="WEB", size=5)
-    second = issue_ops.issue_page(tenant=tenant, project_key="WEB", size=5, after=first.older_than)
+    first = issues.issue_page(tenant=tenant, project_key="WEB", size=5)
+    second = issues.issue_page(tenant=tenant, project_key="WEB", size=5, after=first.older_than)
 
     assert shape(first) == ([10, 9, 8, 7, 6], 6, None)
     assert shape(second) == ([5, 4, 3, 2, 1], None, 5)
@@ -326,12 +327,12 @@ def test_the_status_filter_returns_full_pages_even_when_matching_issues_are_spar
     make_project()
     make_issues(60)
     for number in range(6, 61, 6):  # 6, 12, … 60: one issue in six is in progress
-        issue_ops.issue_change_status(load(tenant, number), to="in_progress")
-    issue_ops.issue_tombstone(load(tenant, 30), by="admin")  # in progress, then deleted
-    issue_ops.issue_tombstone(load(tenant, 45), by="admin")  # open, deleted
+        issues.issue_change_status(load(tenant, number), to="in_progress")
+    issues.issue_tombstone(load(tenant, 30), by="admin")  # in progress, then deleted
+    issues.issue_tombstone(load(tenant, 45), by="admin")  # open, deleted
 
     def page(**kwargs: object) -> Page[IssueItem]:
-        return issue_ops.issue_page(tenant=tenant, project_key="WEB", status="in_progress", size=4, **kwargs)  # type: ignore[arg-type]
+        return issues.issue_page(tenant=tenant, project_key="WEB", status="in_progress", size=4, **kwargs)  # type: ignore[arg-type]
 
     first = page()
     second = page(after=first.older_than)
@@ -351,28 +352,28 @@ def test_tombstoned_issues_are_never_listed(tenant: str, make_project: MakeProje
     make_issues(60)
     deleted = {1, 10, 11, 25, 26, 36, 37, 59, 60}
     for number in sorted(deleted):
-        issue_ops.issue_tombstone(load(tenant, number), by="admin")
+        issues.issue_tombstone(load(tenant, number), by="admin")
 
     listed: list[int] = []
-    page = issue_ops.issue_page(tenant=tenant, project_key="WEB")
+    page = issues.issue_page(tenant=tenant, project_key="WEB")
     pages = [page]
     while page.older_than is not None:
-        page = issue_ops.issue_page(tenant=tenant, project_key="WEB", after=page.older_than)
+        page = issues.issue_page(tenant=tenant, project_key="WEB", after=page.older_than)
         pages.append(page)
     for p in pages:
         listed.extend(numbers(p))
 
     assert [len(p.items) for p in pages] == [25, 25, 1]
     assert listed == [n for n in range(60, 0, -1) if n not in deleted]
-    open_only = issue_ops.issue_page(tenant=tenant, project_key="WEB", status="open", size=100)
+    open_only = issues.issue_page(tenant=tenant, project_key="WEB", status="open", size=100)
     assert set(numbers(open_only)).isdisjoint(deleted)
     assert len(open_only.items) == 60 - len(deleted)
 
 
 def test_a_project_without_issues_has_one_empty_page(tenant: str, make_project: MakeProject) -> None:
     make_project()
-    assert shape(issue_ops.issue_page(tenant=tenant, project_key="WEB")) == ([], None, None)
-    assert shape(issue_ops.issue_page(tenant=tenant, project_key="NOPE")) == ([], None, None)
+    assert shape(issues.issue_page(tenant=tenant, project_key="WEB")) == ([], None, None)
+    assert shape(issues.issue_page(tenant=tenant, project_key="NOPE")) == ([], None, None)
 
 
 @pytest.mark.parametrize("after", [1, 0, -5])
@@ -381,4 +382,4 @@ def test_a_cursor_at_or_below_the_first_issue_gives_an_empty_older_page(
 ) -> None:
     make_project()
     make_issues(3)
-    assert shape(issue_ops.issue_page(tenant=tenant, project_key="WEB", after=after)) == ([], None, None)
+    assert shape(issues.issue_page(tenant=tenant, project_key="WEB", after=after)) == ([], None, None)

@@ -10,17 +10,19 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ddbmodels import capacity, issue_ops, score_ops, score_reads
-from ddbmodels.issues import PRIORITIES, IssueItem, ProjectItem
+from ddbmodels import issues as ddb_issues
+from ddbmodels import scores as ddb_scores
+from ddbmodels.core import capacity
+from ddbmodels.issues.model import PRIORITIES, IssueItem, ProjectItem
 from ddbmodels.patterns import leaderboard
 from ddbmodels.patterns.leaderboard import Ranked
-from ddbmodels.scores import POINTS
+from ddbmodels.scores.model import POINTS
 from tests.ddbmodels.conftest import load
 
 ddblocal = pytest.mark.ddblocal
 MakeProject = Callable[..., ProjectItem]
 MakeIssues = Callable[..., list[IssueItem]]
-Outcome = score_ops.Outcome
+Outcome = ddb_scores.Outcome
 THREADS = 16
 
 
@@ -35,18 +37,18 @@ def seed(tenant: str, scores: dict[str, int], shards: int) -> None:
     with ThreadPoolExecutor(8) as pool:
         list(
             pool.map(
-                lambda item: score_ops.score_add(tenant=tenant, username=item[0], points=item[1], shards=shards),
+                lambda item: ddb_scores.score_add(tenant=tenant, username=item[0], points=item[1], shards=shards),
                 scores.items(),
             )
         )
 
 
 def resolved(tenant: str, issue: IssueItem) -> IssueItem:
-    return issue_ops.issue_change_status(load(tenant, int(issue.number)), to="resolved")
+    return ddb_issues.issue_change_status(load(tenant, int(issue.number)), to="resolved")
 
 
 def score_of(tenant: str, username: str) -> tuple[int, int]:
-    item = score_reads.score_get(tenant=tenant, username=username)
+    item = ddb_scores.score_get(tenant=tenant, username=username)
     return (int(item.score), int(item.awards)) if item is not None else (0, 0)
 
 
@@ -75,8 +77,8 @@ def test_the_merged_top_k_equals_a_brute_force_ranking_of_hundreds_of_random_sco
     scores = {f"{rng.choice('abcxyz')}{i:03d}": rng.randint(1, 25) for i in range(300)}
     seed(tenant, scores, shards)
     for k in (1, 10, 50, 299, 300, 1000):
-        assert score_reads.top_scores(tenant=tenant, k=k, shards=shards) == brute_force(scores, k), k
-    assert score_reads.top_scores(tenant="someone-else", k=10, shards=shards) == []
+        assert ddb_scores.top_scores(tenant=tenant, k=k, shards=shards) == brute_force(scores, k), k
+    assert ddb_scores.top_scores(tenant="someone-else", k=10, shards=shards) == []
 
 
 @ddblocal
@@ -85,7 +87,7 @@ def test_a_tie_across_the_cut_reads_the_whole_tie_and_lists_it_by_name(tenant: s
     scores = {f"m{i:02d}": 5 for i in range(15)} | {"top": 9}
     seed(tenant, scores, 1)
     with capacity.measure() as meter:
-        rows = score_reads.top_scores(tenant=tenant, k=10, shards=1)
+        rows = ddb_scores.top_scores(tenant=tenant, k=10, shards=1)
     assert [r.member for r in rows] == ["top", *(f"m{i:02d}" for i in range(9))]
     assert [r.rank for r in rows] == [1] + [2] * 9
     assert meter.by_operation == {"Query": 2}  # the top 10, then every entry at 5 points
@@ -96,7 +98,7 @@ def test_a_tie_across_the_cut_reads_the_whole_tie_and_lists_it_by_name(tenant: s
 def test_a_top_without_a_tie_at_the_cut_costs_one_query_per_shard(tenant: str, shards: int) -> None:
     seed(tenant, {f"m{i:02d}": i + 1 for i in range(40)}, shards)
     with capacity.measure() as meter:
-        rows = score_reads.top_scores(tenant=tenant, k=10, shards=shards)
+        rows = ddb_scores.top_scores(tenant=tenant, k=10, shards=shards)
     assert [r.score for r in rows] == list(range(40, 30, -1))
     assert meter.by_operation == {"Query": shards}
     assert meter.rcu == shards * 0.5  # eleven small entries per shard are far below 4 KB
@@ -109,9 +111,9 @@ def test_rank_is_one_more_than_the_members_scoring_strictly_more(tenant: str) ->
     seed(tenant, scores, 4)
     for mine in (40, 33, 20, 1, 0):
         expected = sum(1 for s in scores.values() if s > mine)
-        above = score_reads.rank_above(tenant=tenant, score=mine, shards=4)
+        above = ddb_scores.rank_above(tenant=tenant, score=mine, shards=4)
         assert (above.count, above.rank, above.exact) == (expected, expected + 1, True)
-    capped = score_reads.rank_above(tenant=tenant, score=0, shards=4, cap=20)
+    capped = ddb_scores.rank_above(tenant=tenant, score=0, shards=4, cap=20)
     assert not capped.exact
     assert 20 <= capped.count < 200
 
@@ -126,14 +128,14 @@ def test_awarding_an_issue_twice_counts_it_once(
     make_project()
     (issue,) = make_issues(1, assignee="alice", priority="high")
     issue = resolved(tenant, issue)
-    first = score_ops.award_issue(issue)
+    first = ddb_scores.award_issue(issue)
     with capacity.measure() as meter:
-        second = score_ops.award_issue(issue)
+        second = ddb_scores.award_issue(issue)
     assert (first.outcome, first.points, first.changed) == (Outcome.AWARDED, POINTS["high"], True)
     assert (second.outcome, second.changed) == (Outcome.ALREADY_AWARDED, False)
     assert meter.conditional_failures == 1  # refused by the award's attribute_not_exists
     assert score_of(tenant, "alice") == (3, 1)
-    assert score_reads.top_scores(tenant=tenant, k=10) == [Ranked(1, "alice", 3)]
+    assert ddb_scores.top_scores(tenant=tenant, k=10) == [Ranked(1, "alice", 3)]
 
 
 @ddblocal
@@ -142,17 +144,17 @@ def test_revoking_takes_back_exactly_the_award_and_a_second_revoke_does_nothing(
 ) -> None:
     make_project()
     first, second = make_issues(2, assignee="alice", priority="urgent")
-    score_ops.award_issue(resolved(tenant, first))
-    score_ops.award_issue(resolved(tenant, second))
+    ddb_scores.award_issue(resolved(tenant, first))
+    ddb_scores.award_issue(resolved(tenant, second))
     assert score_of(tenant, "alice") == (10, 2)
-    reopened = issue_ops.issue_change_status(load(tenant, 1), to="open")
-    assert score_ops.revoke_issue(reopened).outcome is Outcome.REVOKED
+    reopened = ddb_issues.issue_change_status(load(tenant, 1), to="open")
+    assert ddb_scores.revoke_issue(reopened).outcome is Outcome.REVOKED
     assert score_of(tenant, "alice") == (5, 1)
-    assert score_ops.award_get(tenant=tenant, project_key="WEB", number=1) is None
-    assert score_ops.revoke_issue(reopened).outcome is Outcome.NOTHING_TO_REVOKE
+    assert ddb_scores.award_get(tenant=tenant, project_key="WEB", number=1) is None
+    assert ddb_scores.revoke_issue(reopened).outcome is Outcome.NOTHING_TO_REVOKE
     assert score_of(tenant, "alice") == (5, 1)
     # Resolved again, it earns its points again.
-    assert score_ops.award_issue(resolved(tenant, reopened)).outcome is Outcome.AWARDED
+    assert ddb_scores.award_issue(resolved(tenant, reopened)).outcome is Outcome.AWARDED
     assert score_of(tenant, "alice") == (10, 2)
 
 
@@ -165,7 +167,7 @@ def test_concurrent_duplicated_awards_of_many_issues_add_up_to_exactly_the_sum(
     users = [f"dev{i}" for i in range(6)]
     issues = []
     for i in range(60):
-        claimed = issue_ops.issue_create(
+        claimed = ddb_issues.issue_create(
             tenant=tenant,
             project_key="WEB",
             title=f"#{i}",
@@ -181,9 +183,9 @@ def test_concurrent_duplicated_awards_of_many_issues_add_up_to_exactly_the_sum(
     rng.shuffle(work)
     start = threading.Barrier(THREADS)
 
-    def writer(chunk: list[IssueItem]) -> list[score_ops.Change]:
+    def writer(chunk: list[IssueItem]) -> list[ddb_scores.Change]:
         start.wait(timeout=60)
-        return [score_ops.award_issue(issue) for issue in chunk]
+        return [ddb_scores.award_issue(issue) for issue in chunk]
 
     with ThreadPoolExecutor(THREADS) as pool:
         changes = [c for chunk in pool.map(writer, [work[i::THREADS] for i in range(THREADS)]) for c in chunk]
@@ -191,4 +193,4 @@ def test_concurrent_duplicated_awards_of_many_issues_add_up_to_exactly_the_sum(
     assert outcomes == {Outcome.AWARDED: 60, Outcome.ALREADY_AWARDED: 60}
     assert {u: score_of(tenant, u)[0] for u in users} == {u: expected[u] for u in users}
     assert sum(score_of(tenant, u)[1] for u in users) == 60
-    assert score_reads.top_scores(tenant=tenant, k=10) == brute_force(dict(expected), 10)
+    assert ddb_scores.top_scores(tenant=tenant, k=10) == brute_force(dict(expected), 10)

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from ddbmodels import order_ops
-from ddbmodels.errors import InvalidTransition
-from ddbmodels.orders import OrderItem, months_before, order_sort_key, preset_since, shard_key
-from ddbmodels.patterns.counters import counter_value
+from ddbmodels import orders
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.counters import counter_value
+from ddbmodels.orders.model import OrderItem, months_before, order_sort_key, preset_since, shard_key
 from tests.ddbmodels.conftest import unique_tenant
 from tests.ddbmodels.order_helpers import unique_counter
 
@@ -31,7 +31,7 @@ def acme() -> str:
 
 
 def place(customer: str, counter: str, **fields: Any) -> OrderItem:
-    return order_ops.order_place(customer=customer, counter=counter, **{**VALID, **fields}).item
+    return orders.order_place(customer=customer, counter=counter, **{**VALID, **fields}).item
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_a_bad_order_is_refused_before_any_number_is_taken(
     acme: str, counter: str, field: str, value: object, message: str
 ) -> None:
     with pytest.raises(ValueError, match=message):
-        order_ops.order_place(**{"customer": acme, "counter": counter, **VALID, field: value})
+        orders.order_place(**{"customer": acme, "counter": counter, **VALID, field: value})
     assert counter_value(counter) == 0
     assert list(OrderItem.query(acme, consistent_read=True)) == []
     assert place(acme, counter).number == 1
@@ -63,20 +63,20 @@ def test_an_order_is_found_by_number_only_within_its_own_tenant(acme: str) -> No
     counter = unique_counter(start_high=True)  # numbers no other counter of the test table hands out
     mine = place(acme, counter)
     theirs = place(globex, counter)
-    assert order_ops.order_find(number=int(mine.number), customer=acme).placed == mine.placed
-    assert order_ops.order_find(number=int(theirs.number), customer=acme) is None
-    assert order_ops.order_key(number=int(theirs.number), customer=globex) == (globex, theirs.placed)
+    assert orders.order_find(number=int(mine.number), customer=acme).placed == mine.placed
+    assert orders.order_find(number=int(theirs.number), customer=acme) is None
+    assert orders.order_key(number=int(theirs.number), customer=globex) == (globex, theirs.placed)
     # Staff look up any order by number alone.
-    assert order_ops.order_find(number=int(theirs.number)).customer == globex
+    assert orders.order_find(number=int(theirs.number)).customer == globex
     for number in (0, -1, 10**15, int(theirs.number) + 1000):
-        assert order_ops.order_find(number=number, customer=acme) is None
+        assert orders.order_find(number=number, customer=acme) is None
 
 
 def test_an_order_moves_pending_paid_fulfilled_and_records_who_moved_it(acme: str, counter: str) -> None:
     order = place(acme, counter)
-    order_ops.order_transition(order, to="paid", by="alice")
-    order_ops.order_transition(order, to="fulfilled", by="alice")
-    stored = order_ops.order_get(customer=acme, placed=order.placed, consistent=True)
+    orders.order_transition(order, to="paid", by="alice")
+    orders.order_transition(order, to="fulfilled", by="alice")
+    stored = orders.order_get(customer=acme, placed=order.placed, consistent=True)
     assert (stored.status, stored.updated_by) == ("fulfilled", "alice")
     assert stored.next_statuses == []
 
@@ -96,21 +96,21 @@ def test_a_transition_the_status_does_not_allow_is_refused_and_changes_nothing(
 ) -> None:
     order = place(acme, counter)
     for step in path:
-        order_ops.order_transition(order, to=step, by="alice")
-    before = order_ops.order_get(customer=acme, placed=order.placed, consistent=True).serialize()
+        orders.order_transition(order, to=step, by="alice")
+    before = orders.order_get(customer=acme, placed=order.placed, consistent=True).serialize()
     with pytest.raises(InvalidTransition):
-        order_ops.order_transition(order, to=refused, by="alice")
-    assert order_ops.order_get(customer=acme, placed=order.placed, consistent=True).serialize() == before
+        orders.order_transition(order, to=refused, by="alice")
+    assert orders.order_get(customer=acme, placed=order.placed, consistent=True).serialize() == before
 
 
 def test_a_transition_from_a_status_that_changed_meanwhile_is_refused(acme: str, counter: str) -> None:
     order = place(acme, counter)
-    stale = order_ops.order_get(customer=acme, placed=order.placed)
-    order_ops.order_transition(order, to="cancelled", by="alice")
-    with pytest.raises(InvalidTransition) as raised:
-        order_ops.order_transition(stale, to="paid", by="bob")
-    assert raised.value.context["changed_since_read"] is True
-    assert order_ops.order_get(customer=acme, placed=order.placed, consistent=True).status == "cancelled"
+    stale = orders.order_get(customer=acme, placed=order.placed)
+    orders.order_transition(order, to="cancelled", by="alice")
+    with pytest.raises(ChangedSinceRead) as raised:
+        orders.order_transition(stale, to="paid", by="bob")
+    assert raised.value.wanted == "paid"
+    assert orders.order_get(customer=acme, placed=order.placed, consistent=True).status == "cancelled"
 
 
 def test_sort_keys_sort_by_time_then_number_and_shards_round_robin() -> None:

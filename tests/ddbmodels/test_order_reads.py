@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import ddbmodels
-from ddbmodels import capacity, order_ops, order_reads
-from ddbmodels.orders import PRESETS, OrderItem, preset_since
+from ddbmodels import orders as ddb_orders
+from ddbmodels.core import capacity
+from ddbmodels.orders.model import PRESETS, OrderItem, preset_since
 from tests.ddbmodels.conftest import unique_tenant
 from tests.ddbmodels.order_helpers import unique_counter
 
@@ -40,7 +41,7 @@ def era(ddb: ddbmodels.DynamoSettings) -> Era:
     times += [NOW - timedelta(days=7), NOW]  # exactly on "since" (inside) and on "until" (outside)
     fields = {"product": "storage", "quantity": 10, "delivery": "expedited", "placed_by": "era", "counter": counter}
     placed = [
-        order_ops.order_place(customer=customers[i % 4], when=when, **fields).item.placed
+        ddb_orders.order_place(customer=customers[i % 4], when=when, **fields).item.placed
         for i, when in enumerate(times)
     ]
     return Era(customers=customers, placed=placed)
@@ -65,8 +66,8 @@ def keys(orders: list[OrderItem]) -> list[str]:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_each_preset_range_across_all_shards_equals_a_brute_force_scan(era: Era, preset: str) -> None:
     since = preset_since(preset, NOW)
-    newest_first = order_reads.orders_in_range(since=since, until=NOW)
-    oldest_first = order_reads.orders_in_range(since=since, until=NOW, newest_first=False)
+    newest_first = ddb_orders.orders_in_range(since=since, until=NOW)
+    oldest_first = ddb_orders.orders_in_range(since=since, until=NOW, newest_first=False)
     expected = brute_force(since, NOW)
     assert expected  # the era has orders in every preset range
     assert keys(oldest_first) == expected
@@ -74,22 +75,22 @@ def test_each_preset_range_across_all_shards_equals_a_brute_force_scan(era: Era,
 
 
 def test_a_range_holds_its_start_and_not_its_end(era: Era) -> None:
-    found = keys(order_reads.orders_in_range(since=NOW - timedelta(days=7), until=NOW))
+    found = keys(ddb_orders.orders_in_range(since=NOW - timedelta(days=7), until=NOW))
     assert era.placed[-2] in found  # placed exactly at since
     assert era.placed[-1] not in found  # placed exactly at until
-    assert keys(order_reads.orders_in_range(since=NOW, until=NOW + timedelta(milliseconds=1))) == [era.placed[-1]]
+    assert keys(ddb_orders.orders_in_range(since=NOW, until=NOW + timedelta(milliseconds=1))) == [era.placed[-1]]
 
 
 def test_an_open_ended_range_and_an_empty_one(era: Era) -> None:
     since = NOW - timedelta(days=30)
-    assert keys(order_reads.orders_in_range(since=since, newest_first=False)) == brute_force(since)
-    assert order_reads.orders_in_range(since=NOW, until=NOW - timedelta(days=1)) == []
+    assert keys(ddb_orders.orders_in_range(since=since, newest_first=False)) == brute_force(since)
+    assert ddb_orders.orders_in_range(since=NOW, until=NOW - timedelta(days=1)) == []
 
 
 def test_latest_and_oldest_hundred_are_merged_in_order_and_equal_a_brute_force_sort(era: Era) -> None:
     everything = brute_force()
-    latest = keys(order_reads.orders_latest(limit=100))
-    oldest = keys(order_reads.orders_oldest(limit=100))
+    latest = keys(ddb_orders.orders_latest(limit=100))
+    oldest = keys(ddb_orders.orders_oldest(limit=100))
     assert latest == everything[::-1][:100]
     assert oldest == everything[:100]
     assert latest == sorted(latest, reverse=True)
@@ -99,15 +100,15 @@ def test_latest_and_oldest_hundred_are_merged_in_order_and_equal_a_brute_force_s
 def test_reading_more_shards_than_were_written_is_harmless_and_fewer_misses_orders(era: Era) -> None:
     since = preset_since("3m", NOW)
     expected = brute_force(since, NOW)
-    assert keys(order_reads.orders_in_range(since=since, until=NOW, newest_first=False, shards=8)) == expected
-    two = keys(order_reads.orders_in_range(since=since, until=NOW, newest_first=False, shards=2))
+    assert keys(ddb_orders.orders_in_range(since=since, until=NOW, newest_first=False, shards=8)) == expected
+    two = keys(ddb_orders.orders_in_range(since=since, until=NOW, newest_first=False, shards=2))
     assert two == [k for k in expected if int(k.rpartition("#")[2]) % 4 in (0, 1)]
     assert len(two) < len(expected)
 
 
 def test_a_range_query_is_one_query_per_shard_at_half_a_unit_each_or_more(era: Era) -> None:
     with capacity.measure() as meter:
-        order_reads.orders_in_range(since=preset_since("7d", NOW), until=NOW, shards=4)
+        ddb_orders.orders_in_range(since=preset_since("7d", NOW), until=NOW, shards=4)
     assert meter.by_operation == {"Query": 4}
     assert meter.rcu >= 4 * 0.5
 
@@ -117,7 +118,7 @@ def test_a_customers_pages_walk_its_range_newest_first_and_back(era: Era) -> Non
     expected = brute_force(since, NOW, customer)[::-1]
     pages, after = [], None
     while True:
-        page = order_reads.customer_orders_page(customer=customer, since=since, until=NOW, size=7, after=after)
+        page = ddb_orders.customer_orders_page(customer=customer, since=since, until=NOW, size=7, after=after)
         pages.append(page)
         if page.older_than is None:
             break
@@ -126,13 +127,13 @@ def test_a_customers_pages_walk_its_range_newest_first_and_back(era: Era) -> Non
     assert all(len(page.items) == 7 for page in pages[:-1])
     assert pages[0].newer_than is None
     # Back from the last page: each "newer" page is the page before it.
-    back = order_reads.customer_orders_page(
+    back = ddb_orders.customer_orders_page(
         customer=customer, since=since, until=NOW, size=7, after=pages[-1].newer_than, direction="newer"
     )
     assert keys(back.items) == keys(pages[-2].items)
 
 
 def test_a_customer_sees_only_its_own_orders_and_an_unknown_customer_none(era: Era) -> None:
-    page = order_reads.customer_orders_page(customer=era.customers[0], size=500)
+    page = ddb_orders.customer_orders_page(customer=era.customers[0], size=500)
     assert {o.customer for o in page.items} == {era.customers[0]}
-    assert order_reads.customer_orders_page(customer=unique_tenant()).items == []
+    assert ddb_orders.customer_orders_page(customer=unique_tenant()).items == []

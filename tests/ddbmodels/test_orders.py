@@ -12,11 +12,13 @@ import pytest
 from pynamodb.exceptions import PutError
 
 import ddbmodels
-from ddbmodels import capacity, order_ops
-from ddbmodels.errors import AlreadyExists
-from ddbmodels.orders import OrderItem, order_sort_key, shard_key
+from ddbmodels import orders
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import AlreadyExists
+from ddbmodels.counters import CounterItem, counter_value
+from ddbmodels.orders.model import OrderItem, order_sort_key, shard_key
 from ddbmodels.patterns import counters
-from ddbmodels.patterns.counters import GapLeft, counter_value
+from ddbmodels.patterns.counters import GapLeft
 from ddbmodels.patterns.sequences import Claimed
 from tests.ddbmodels import _order_writers
 from tests.ddbmodels._processes import run_in_processes
@@ -33,7 +35,7 @@ log = logging.getLogger(__name__)
 
 def place(customer: str, counter: str, mode: str = "atomic", **fields: Any) -> Claimed[OrderItem]:
     fields = {"product": "seats", "quantity": 1, "delivery": "standard", "placed_by": "tester", **fields}
-    return order_ops.order_place(customer=customer, mode=mode, counter=counter, **fields)
+    return orders.order_place(customer=customer, mode=mode, counter=counter, **fields)
 
 
 def stored_numbers(customers: list[str]) -> list[int]:
@@ -68,7 +70,7 @@ def test_sixteen_writers_in_two_processes_get_eight_hundred_distinct_numbers(
     assert counter_value(counter) == N
     # Each writer was told the number its stored order carries.
     for number, customer, placed, _ in claims[:: N // 40]:
-        assert int(order_ops.order_get(customer=customer, placed=placed, consistent=True).number) == number
+        assert int(orders.order_get(customer=customer, placed=placed, consistent=True).number) == number
 
     lost = sum(attempts - 1 for _, _, _, attempts in claims)
     given_up = sum(report["given_up"] for report in reports)
@@ -76,7 +78,7 @@ def test_sixteen_writers_in_two_processes_get_eight_hundred_distinct_numbers(
     if mode == "atomic":
         assert (lost, given_up, failures) == (0, 0, 0)  # ADD never races
     else:
-        assert failures >= lost + given_up * counters.DEFAULT_ATTEMPTS
+        assert failures >= lost + given_up * counters.BACKOFF.attempts
     figures = {"mode": mode, "seconds": round(max(r["seconds"] for r in reports), 1), "lost_races": lost}
     figures |= {"given_up": given_up, "rcu": sum(r["rcu"] for r in reports), "wcu": sum(r["wcu"] for r in reports)}
     for name, value in figures.items():
@@ -137,11 +139,11 @@ def test_gapless_mode_rereads_and_retries_after_losing_the_race(monkeypatch: pyt
     real_value = counters.counter_value
     reads: list[int] = []
 
-    def read_then_lose(name: str, *, consistent: bool = True) -> int:
-        seen = real_value(name, consistent=consistent)
+    def read_then_lose(model: type[CounterItem], name: str, *, consistent: bool = True) -> int:
+        seen = real_value(model, name, consistent=consistent)
         reads.append(seen)
         if len(reads) == 1:
-            counters.counter_next(name)  # another writer takes number 2 between our read and our commit
+            counters.counter_next(model, name)  # another writer takes number 2 between our read and our commit
         return seen
 
     monkeypatch.setattr(counters, "counter_value", read_then_lose)

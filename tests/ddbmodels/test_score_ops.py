@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -10,23 +11,24 @@ from pynamodb.connection.base import Connection
 from pynamodb.exceptions import CancellationReason, TransactWriteError, VerboseClientError
 
 import ddbmodels
-from ddbmodels import capacity, issue_ops, score_ops, score_reads
-from ddbmodels.issues import IssueItem, ProjectItem
-from ddbmodels.scores import POINTS, points_for, score_key
+from ddbmodels import issues, scores
+from ddbmodels.core import capacity
+from ddbmodels.issues.model import IssueItem, ProjectItem
+from ddbmodels.scores.model import POINTS, points_for, score_key
 from tests.ddbmodels.conftest import load
 
 MakeProject = Callable[..., ProjectItem]
 MakeIssues = Callable[..., list[IssueItem]]
-Outcome = score_ops.Outcome
+Outcome = scores.Outcome
 
 
 def score_of(tenant: str, username: str) -> int:
-    item = score_reads.score_get(tenant=tenant, username=username)
+    item = scores.score_get(tenant=tenant, username=username)
     return int(item.score) if item is not None else 0
 
 
 def move(tenant: str, number: int, to: str) -> IssueItem:
-    return issue_ops.issue_change_status(load(tenant, number), to=to)
+    return issues.issue_change_status(load(tenant, number), to=to)
 
 
 def test_points_grow_with_priority_and_an_unknown_priority_is_refused() -> None:
@@ -50,8 +52,8 @@ def test_an_issue_that_is_not_resolved_or_not_assigned_earns_nothing_and_nothing
     open_issue, unassigned = make_issues(1, assignee="alice")[0], make_issues(1)[0]
     unassigned = move(tenant, int(unassigned.number), "resolved")
     with capacity.measure() as meter:
-        assert score_ops.award_issue(open_issue).outcome is Outcome.NOT_ELIGIBLE
-        assert score_ops.award_issue(unassigned).outcome is Outcome.NOT_ELIGIBLE
+        assert scores.award_issue(open_issue).outcome is Outcome.NOT_ELIGIBLE
+        assert scores.award_issue(unassigned).outcome is Outcome.NOT_ELIGIBLE
     assert meter.requests == 0
     assert score_of(tenant, "alice") == 0
 
@@ -65,10 +67,10 @@ def test_an_award_from_a_copy_loaded_before_a_reopen_cannot_land_after_it(
     stale = move(tenant, 1, "resolved")  # the copy a slow award hook still holds
     move(tenant, 1, "open")
     with capacity.measure() as meter:
-        assert score_ops.award_issue(stale).outcome is Outcome.NOT_ELIGIBLE
+        assert scores.award_issue(stale).outcome is Outcome.NOT_ELIGIBLE
     assert meter.conditional_failures == 1  # the ConditionCheck on the issue refused it
     assert score_of(tenant, "alice") == 0
-    assert score_ops.award_get(tenant=tenant, project_key="WEB", number=1) is None
+    assert scores.award_get(tenant=tenant, project_key="WEB", number=1) is None
 
 
 @pytest.mark.ddblocal
@@ -77,11 +79,11 @@ def test_a_revoke_from_a_copy_loaded_before_the_issue_was_resolved_again_changes
 ) -> None:
     make_project()
     make_issues(1, assignee="alice", priority="high")
-    score_ops.award_issue(move(tenant, 1, "resolved"))
+    scores.award_issue(move(tenant, 1, "resolved"))
     reopened = move(tenant, 1, "open")
     # The reopen's revoke is slow; meanwhile the issue is resolved again (its award already exists).
-    assert score_ops.award_issue(move(tenant, 1, "resolved")).outcome is Outcome.ALREADY_AWARDED
-    assert score_ops.revoke_issue(reopened).outcome is Outcome.NOT_ELIGIBLE
+    assert scores.award_issue(move(tenant, 1, "resolved")).outcome is Outcome.ALREADY_AWARDED
+    assert scores.revoke_issue(reopened).outcome is Outcome.NOT_ELIGIBLE
     assert score_of(tenant, "alice") == POINTS["high"]
 
 
@@ -91,13 +93,13 @@ def test_a_revoke_takes_back_what_was_given_even_after_priority_and_assignee_cha
 ) -> None:
     make_project()
     make_issues(1, assignee="alice", priority="urgent")
-    score_ops.award_issue(move(tenant, 1, "resolved"))
+    scores.award_issue(move(tenant, 1, "resolved"))
     issue = load(tenant, 1)
-    issue_ops.issue_update(issue, title=issue.title, description="", priority="low", assignee="bob", labels=())
-    change = score_ops.revoke_issue(move(tenant, 1, "open"))
+    issues.issue_update(issue, title=issue.title, description="", priority="low", assignee="bob", labels=())
+    change = scores.revoke_issue(move(tenant, 1, "open"))
     assert (change.outcome, change.username, change.points) == (Outcome.REVOKED, "alice", 5)
     assert (score_of(tenant, "alice"), score_of(tenant, "bob")) == (0, 0)
-    assert score_reads.score_get(tenant=tenant, username="bob") is None
+    assert scores.score_get(tenant=tenant, username="bob") is None
 
 
 @pytest.mark.ddblocal
@@ -107,20 +109,20 @@ def test_sync_repairs_a_missed_award_and_a_missed_revoke_and_then_does_nothing(
     make_project()
     make_issues(3, assignee="alice", priority="medium")
     move(tenant, 1, "resolved")  # its award hook "failed"
-    score_ops.award_issue(move(tenant, 2, "resolved"))
+    scores.award_issue(move(tenant, 2, "resolved"))
     move(tenant, 2, "open")  # its revoke hook "failed"
-    score_ops.award_issue(move(tenant, 3, "resolved"))
+    scores.award_issue(move(tenant, 3, "resolved"))
     move(tenant, 3, "closed")  # closing a resolved issue keeps its points
     assert score_of(tenant, "alice") == 4
-    outcomes = [c.outcome for c in score_ops.sync_project(tenant=tenant, project_key="WEB")]
+    outcomes = [c.outcome for c in scores.sync_project(tenant=tenant, project_key="WEB")]
     assert outcomes == [Outcome.AWARDED, Outcome.REVOKED, Outcome.NOT_ELIGIBLE]
     assert score_of(tenant, "alice") == 4  # 1 and 3 count, 2 does not
-    assert [score_ops.award_get(tenant=tenant, project_key="WEB", number=n) is not None for n in (1, 2, 3)] == [
+    assert [scores.award_get(tenant=tenant, project_key="WEB", number=n) is not None for n in (1, 2, 3)] == [
         True,
         False,
         True,
     ]
-    again = [c.outcome for c in score_ops.sync_project(tenant=tenant, project_key="WEB")]
+    again = [c.outcome for c in scores.sync_project(tenant=tenant, project_key="WEB")]
     assert again == [Outcome.ALREADY_AWARDED, Outcome.NOTHING_TO_REVOKE, Outcome.NOT_ELIGIBLE]
     assert score_of(tenant, "alice") == 4
 
@@ -145,7 +147,7 @@ def collisions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Connection, "transact_write_items", transact)
-    monkeypatch.setattr(score_ops.time, "sleep", lambda _: None)
+    monkeypatch.setattr(time, "sleep", lambda _: None)
     return remaining
 
 
@@ -160,7 +162,7 @@ def test_an_award_that_collides_with_another_transaction_is_retried_and_counts_o
     make_issues(1, assignee="alice", priority="urgent")
     issue = move(tenant, 1, "resolved")
     collisions[0] = 3
-    change = score_ops.award_issue(issue)
+    change = scores.award_issue(issue)
     assert (change.outcome, change.attempts) == (Outcome.AWARDED, 4)
     assert score_of(tenant, "alice") == 5
 
@@ -175,9 +177,9 @@ def test_an_award_that_always_collides_gives_up_with_a_domain_error_and_writes_n
     make_project()
     make_issues(1, assignee="alice")
     issue = move(tenant, 1, "resolved")
-    collisions[0] = score_ops.MAX_ATTEMPTS
-    with pytest.raises(score_ops.AwardContention):
-        score_ops.award_issue(issue)
+    collisions[0] = scores.BACKOFF.attempts
+    with pytest.raises(scores.AwardContention):
+        scores.award_issue(issue)
     assert collisions[0] == 0
-    assert score_reads.score_get(tenant=tenant, username="alice") is None
-    assert score_ops.award_get(tenant=tenant, project_key="WEB", number=1) is None
+    assert scores.score_get(tenant=tenant, username="alice") is None
+    assert scores.award_get(tenant=tenant, project_key="WEB", number=1) is None

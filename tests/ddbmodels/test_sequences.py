@@ -7,13 +7,15 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import NotFound, SequenceContention, issue_ops
-from ddbmodels.issues import CollectionItem, IssueItem, ProjectItem, collection_key
+from ddbmodels import issues
+from ddbmodels.core.errors import NotFound, SequenceContention
+from ddbmodels.issues.model import CollectionItem, IssueItem, ProjectItem, collection_key
 from ddbmodels.patterns import sequences
-from ddbmodels.patterns.sequences import BASE_DELAY_S, MAX_DELAY_S, latest_sort_key, put_next
+from ddbmodels.patterns.sequences import BACKOFF, latest_sort_key, put_next
 from tests.ddbmodels.conftest import REPORTER
 
 pytestmark = pytest.mark.usefixtures("moto_ddb")
+BASE_DELAY_S, MAX_DELAY_S = BACKOFF.base_s, BACKOFF.cap_s
 
 
 def issue(pk: str, number: int, title: str) -> IssueItem:
@@ -62,14 +64,14 @@ def test_a_conflict_on_the_first_try_is_retried_and_the_issue_gets_the_next_numb
 
     monkeypatch.setattr(sequences, "latest_sort_key", latest_then_competitor_writes)
 
-    claimed = issue_ops.issue_create(tenant=tenant, project_key="WEB", title="mine", reporter=REPORTER)
+    claimed = issues.issue_create(tenant=tenant, project_key="WEB", title="mine", reporter=REPORTER)
 
     assert claimed.number == 3
     assert claimed.attempts == 2
     assert claimed.conflicts == 1
     assert reads == [1, 2]
     assert everything_in(pk) == {0: "ProjectItem", 1: "issue 1", 2: "competitor", 3: "mine"}
-    assert issue_ops.issue_numbers(tenant=tenant, project_key="WEB") == [1, 2, 3]
+    assert issues.issue_numbers(tenant=tenant, project_key="WEB") == [1, 2, 3]
 
 
 def test_put_next_retries_after_one_lost_race_with_one_jittered_sleep(tenant: str) -> None:
@@ -154,7 +156,7 @@ def test_the_backoff_ceiling_doubles_per_attempt_and_stops_at_the_max(tenant: st
 
 def test_issue_create_raises_not_found_when_the_project_is_missing_and_writes_nothing(tenant: str) -> None:
     with pytest.raises(NotFound) as raised:
-        issue_ops.issue_create(tenant=tenant, project_key="NOPE", title="orphan", reporter=REPORTER)
+        issues.issue_create(tenant=tenant, project_key="NOPE", title="orphan", reporter=REPORTER)
 
     assert raised.value.code == "not_found"
     assert raised.value.context == {"tenant": tenant, "project_key": "NOPE"}

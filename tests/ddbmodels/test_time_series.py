@@ -16,11 +16,14 @@ import pytest
 from botocore.exceptions import ClientError
 
 import ddbmodels
-from ddbmodels import AlreadyExists, capacity, connection, events
-from ddbmodels.archive import ArchiveStore, LocalDirStore
-from ddbmodels.events import PAY_PER_REQUEST, PROVISIONED
+from ddbmodels import events
+from ddbmodels.core import capacity, connection
+from ddbmodels.core.errors import AlreadyExists
+from ddbmodels.core.storage import ArchiveStore, LocalDirStore
+from ddbmodels.core.tables import PAY_PER_REQUEST, PROVISIONED, describe_table, provisioned_throughput
+from ddbmodels.events import archive, rotate
 from ddbmodels.patterns import time_series
-from ddbmodels.patterns.time_series import ArchiveInvalid, archive, archive_names, restore, rotate
+from ddbmodels.patterns.time_series import ArchiveInvalid, archive_names, restore
 
 pytestmark = pytest.mark.ddblocal
 
@@ -70,7 +73,7 @@ def fill(table: str, items: list[dict[str, Any]]) -> None:
 
 
 def plain_events(month: str, count: int) -> list[dict[str, Any]]:
-    start = events.parse_period_id(month)[1]
+    start = time_series.parse_period_id(month)[1]
     return [
         events.event_item(
             stream=f"acme#WEB#{i % 7}",
@@ -121,7 +124,7 @@ def scanned(table: str) -> set[bytes]:
 
 
 def exists(table: str) -> bool:
-    return events.describe_table(table) is not None
+    return describe_table(table) is not None
 
 
 class Fence:
@@ -190,7 +193,7 @@ def test_list_event_tables_finds_the_prefixs_events_tables_sorted_by_period(own_
     for name in ("events-2026-11", "events-2026-W47", "events-2025-12-31", "events-junk", "issues"):
         events.create_events_table(f"{own_prefix}{name}", wait=False)
 
-    found = time_series.list_event_tables()
+    found = events.list_event_tables()
 
     assert [(t.kind, t.period) for t in found] == [("day", "2025-12-31"), ("month", "2026-11"), ("week", "2026-W47")]
     assert found[2].start == datetime(2026, 11, 16, tzinfo=UTC)
@@ -217,11 +220,11 @@ def test_rotate_creates_the_next_table_and_sets_hot_and_cold_throughput(own_pref
         following: "created",
     }
     for name, expected in ((current, (20, 10)), (following, (20, 10)), (previous, (2, 1)), (older, (2, 1))):
-        description = events.describe_table(name)
+        description = describe_table(name)
         assert description is not None
-        assert time_series._throughput(description) == expected, name
-        assert time_series._throughput(description["GlobalSecondaryIndexes"][0]) == expected, name
-    assert "BillingModeSummary" in (events.describe_table(on_demand) or {})
+        assert provisioned_throughput(description) == expected, name
+        assert provisioned_throughput(description["GlobalSecondaryIndexes"][0]) == expected, name
+    assert "BillingModeSummary" in (describe_table(on_demand) or {})
 
     again = rotate("month", NOW, hot=(20, 10), cold=(2, 1), billing_mode=PROVISIONED)
     assert again.created == []
@@ -270,7 +273,7 @@ def test_archive_then_restore_round_trips_every_item_exactly(own_prefix: str, st
     kept = month_table("2026-08")
     fill(old, plain_events("2026-07", 120) + odd_items())
     before = scanned(old)
-    description_before = events.describe_table(old)
+    description_before = describe_table(old)
     fence = Fence()
     progress: list[tuple[int, int, str]] = []
 
@@ -292,7 +295,7 @@ def test_archive_then_restore_round_trips_every_item_exactly(own_prefix: str, st
 
     assert (restored.table, restored.items) == (old, 122)
     assert scanned(old) == before
-    description = events.describe_table(old)
+    description = describe_table(old)
     assert description is not None
     assert description_before is not None
     for key in ("KeySchema", "AttributeDefinitions"):

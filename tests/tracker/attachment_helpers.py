@@ -14,9 +14,9 @@ from django.http import HttpResponse
 from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import attachment_ops, capacity
-from ddbmodels.attachment_flow import digest
-from ddbmodels.attachments import STATES, AttachmentItem
+from ddbmodels import attachments
+from ddbmodels.attachments import STATES, AttachmentItem, digest
+from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 
 LIMIT = 2048  # ATTACHMENT_MAX_BYTES in these tests
@@ -25,7 +25,7 @@ LIMIT = 2048  # ATTACHMENT_MAX_BYTES in these tests
 def begin_attach(world: World, filename: str, content: bytes = b"x" * 100, number: int = 1) -> AttachmentItem:
     """An attach that died before its file arrived: left in Attaching, an entry of the in_flight index."""
     size, sha = digest(io.BytesIO(content))
-    return attachment_ops.attachment_begin(
+    return attachments.attachment_begin(
         tenant=world.slug,
         project_key=world.project_key,
         number=number,
@@ -72,7 +72,7 @@ def raw_upload(client: Client, world: World, filename: str, content: bytes, numb
 
 def items_of(world: World, number: int = 1) -> list[AttachmentItem]:
     """Every attachment of the issue, whatever its state (consistent)."""
-    return attachment_ops.attachment_list(
+    return attachments.attachment_list(
         tenant=world.slug, project_key=world.project_key, number=number, states=STATES, consistent=True
     )
 

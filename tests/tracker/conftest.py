@@ -18,7 +18,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 import ddbmodels
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues as ddb_projects
 from devtools.services import Service
 from tracker.env import ROOT
 from tracker.models import Membership, Tenant

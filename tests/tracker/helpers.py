@@ -13,8 +13,9 @@ from django.contrib.messages import get_messages
 from django.http import HttpResponse
 from django.test import Client
 
-from ddbmodels import capacity, issue_ops
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues
+from ddbmodels import issues as ddb_projects
+from ddbmodels.core import capacity
 from ddbmodels.issues import PROJECT_SK, CollectionItem, IssueItem, collection_key
 from tests.tracker.conftest import World
 
@@ -45,25 +46,25 @@ def unchanged(*worlds: World, failed_writes: int = 0) -> Iterator[capacity.Capac
     writes that DynamoDB refused (a duplicate key is found out by a refused PutItem).
     """
     before = [ddb_state(w.slug) for w in worlds]
-    numbers_before = [issue_ops.issue_numbers(tenant=w.slug, project_key=w.project_key) for w in worlds]
+    numbers_before = [issues.issue_numbers(tenant=w.slug, project_key=w.project_key) for w in worlds]
     with capacity.measure() as meter:
         yield meter
     writes = sum(n for op, n in meter.by_operation.items() if op in capacity.WRITE_OPERATIONS)
     assert writes == failed_writes, f"writes attempted: {dict(meter.by_operation)}"
     assert meter.conditional_failures == failed_writes
-    assert [issue_ops.issue_numbers(tenant=w.slug, project_key=w.project_key) for w in worlds] == numbers_before
+    assert [issues.issue_numbers(tenant=w.slug, project_key=w.project_key) for w in worlds] == numbers_before
     assert [ddb_state(w.slug) for w in worlds] == before
 
 
 def new_issue(world: World, title: str = "An issue", **fields: Any) -> IssueItem:
     """Create an issue straight through ddbmodels (fast; no request)."""
     fields.setdefault("reporter", world.member.username)
-    return issue_ops.issue_create(tenant=world.slug, project_key=world.project_key, title=title, **fields).item
+    return issues.issue_create(tenant=world.slug, project_key=world.project_key, title=title, **fields).item
 
 
 def load(world: World, number: int) -> IssueItem | None:
     """The issue as DynamoDB has it now (consistent read), tombstones included."""
-    return issue_ops.issue_get(tenant=world.slug, project_key=world.project_key, number=number, consistent=True)
+    return issues.issue_get(tenant=world.slug, project_key=world.project_key, number=number, consistent=True)
 
 
 def version_of(world: World, number: int) -> int:

@@ -10,10 +10,10 @@ from typing import Any
 
 from django.http import HttpResponse
 
-from ddbmodels import capacity, order_ops
-from ddbmodels.counters import ORDERS_COUNTER
+from ddbmodels import orders
+from ddbmodels.core import capacity
+from ddbmodels.counters import ORDERS_COUNTER, counter_value
 from ddbmodels.orders import OrderItem
-from ddbmodels.patterns.counters import counter_value
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
 
@@ -21,7 +21,7 @@ from tests.tracker.helpers import text
 def new_order(world: World, *, when: datetime | None = None, **fields: Any) -> OrderItem:
     """Place an order for the world's tenant straight through ddbmodels (fast; no request)."""
     fields = {"product": "seats", "quantity": 3, "delivery": "standard", "placed_by": world.member.username, **fields}
-    return order_ops.order_place(customer=world.slug, when=when, **fields).item
+    return orders.order_place(customer=world.slug, when=when, **fields).item
 
 
 def stored_orders(world: World) -> list[dict[str, Any]]:
@@ -30,7 +30,7 @@ def stored_orders(world: World) -> list[dict[str, Any]]:
 
 
 def load_order(world: World, number: int) -> OrderItem:
-    order = order_ops.order_find(number=number, customer=world.slug, consistent=True)
+    order = orders.order_find(number=number, customer=world.slug, consistent=True)
     assert order is not None, f"order {number} of {world.slug} is missing"
     return order
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.test import override_settings
 
 from ddbmodels import events
+from ddbmodels.patterns import time_series
 from tests.tracker.conftest import World
 
 
@@ -21,7 +22,7 @@ def test_the_issue_page_shows_what_happened_newest_first(world: World) -> None:
     assert moved < created  # newest first
     stored = events.stream_events(stream=f"{world.slug}#WEB#1", period="day")
     assert [e.kind for e in stored] == ["issue.status", "issue.created"]
-    assert stored[0].table.endswith(events.period_id("day", stored[0].at))
+    assert stored[0].table.endswith(time_series.period_id("day", stored[0].at))
     assert stored[0].actor == world.member.username
 
 

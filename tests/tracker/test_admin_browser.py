@@ -13,7 +13,8 @@ from django.contrib.auth.models import Permission, User
 from django.core import signing
 from django.test import Client
 
-from ddbmodels import connection, issue_ops
+from ddbmodels import issues
+from ddbmodels.core import connection
 from ddbmodels.orders import OrderItem
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
@@ -141,7 +142,7 @@ def test_a_stale_edit_is_refused_and_overwrites_nothing(client: Client, world: W
     issue = new_issue(world, "Original")
     url = issue_item_url(client, world, issue.number)
     form = edit_form(client.get(url))
-    issue_ops.issue_update(issue, title="Changed meanwhile", description="", priority="high", assignee=None, labels=[])
+    issues.issue_update(issue, title="Changed meanwhile", description="", priority="high", assignee=None, labels=[])
     form["item"]["t"] = {"S": "Admin's stale title"}
     response = post_edit(client, url, form["item"], form["loaded"])
     assert response.status_code == 200
@@ -161,7 +162,7 @@ def test_changing_a_key_attribute_is_refused(client: Client, world: World) -> No
     response = post_edit(client, url, form["item"], form["loaded"])
     assert response.status_code == 200
     assert "may not change" in text(response)
-    assert issue_ops.issue_get(tenant=world.slug, project_key="WEB", number=999, consistent=True) is None
+    assert issues.issue_get(tenant=world.slug, project_key="WEB", number=999, consistent=True) is None
     stored = load(world, issue.number)
     assert stored is not None
     assert stored.version == issue.version
@@ -284,7 +285,7 @@ def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(wo
     key = {"pk": {"S": issue.pk}, "n": {"N": str(issue.number)}}
     read = ddb.item_get(issues_table, key)
     assert read is not None
-    issue_ops.issue_update(issue, title="Won the race", description="", priority="low", assignee=None, labels=[])
+    issues.issue_update(issue, title="Won the race", description="", priority="low", assignee=None, labels=[])
     with pytest.raises(ddb.StaleItem):
         ddb.item_put_unchanged(issues_table, {**read, "t": {"S": "Lost"}}, read, version="v")
     stored = load(world, issue.number)

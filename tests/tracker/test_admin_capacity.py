@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from ddbmodels import capacity
+from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tracker import capacity_stats
 from tracker.capacity_stats import Kind, Row

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
-from ddbmodels import connection
+from ddbmodels.core import connection
 from tests.tracker.conftest import WorkerFactory
 from tests.tracker.helpers import wait_for_job
 from tracker import tasks

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from django.contrib.auth.models import User
 from django.test import Client
 
-from ddbmodels import connection, events
+from ddbmodels import events
+from ddbmodels.core import connection
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
 

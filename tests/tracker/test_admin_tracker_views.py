@@ -14,8 +14,8 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import attachment_ops, issue_ops, score_ops
-from ddbmodels import projects as ddb_projects
+from ddbmodels import attachments, issues, scores
+from ddbmodels import issues as ddb_projects
 from ddbmodels.orders import OrderItem
 from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.conftest import WorkerFactory, World
@@ -204,7 +204,7 @@ def test_a_project_page_shows_its_issues_with_number_title_status_version(
 ) -> None:
     new_issue(world, "Fix the login page")
     second = new_issue(world, "Write the docs")
-    issue_ops.issue_change_status(second, to="resolved")
+    issues.issue_change_status(second, to="resolved")
     new_issue(other_world, "The other tenant's secret")
     page = get_ok(staff, f"{TENANTS}{world.slug}/WEB/")
     assert issue_rows(page) == [(2, "Write the docs", "Resolved", 2), (1, "Fix the login page", "Open", 1)]
@@ -219,7 +219,7 @@ def test_a_project_page_shows_its_issues_with_number_title_status_version(
 
 def test_the_status_filter_keeps_the_matching_issues(staff: Client, world: World) -> None:
     new_issue(world, "Still open")
-    issue_ops.issue_change_status(new_issue(world, "Done already"), to="resolved")
+    issues.issue_change_status(new_issue(world, "Done already"), to="resolved")
     page = get_ok(staff, f"{TENANTS}{world.slug}/WEB/?status=resolved")
     assert [row[1] for row in issue_rows(page)] == ["Done already"]
     page = get_ok(staff, f"{TENANTS}{world.slug}/WEB/?status=open")
@@ -365,7 +365,7 @@ def test_attachments_in_flight_with_their_age_and_tenant(
     new_issue(other_world)
     mine = begin_attach(world, "mine-in-flight.txt")
     done = begin_attach(world, "finished.txt")
-    attachment_ops.attachment_complete(done)
+    attachments.attachment_complete(done)
     theirs = begin_attach(other_world, "theirs-in-flight.txt")
 
     rows = attachment_rows(get_ok(staff, ATTACHMENTS))
@@ -437,8 +437,8 @@ def leaderboard(page: str) -> list[tuple[int, str, int]]:
 
 def test_a_tenants_leaderboard_shows_its_top_members_only(staff: Client, world: World, other_world: World) -> None:
     for username, points in (("ann", 7), ("ben", 3), ("cat", 7)):
-        score_ops.score_add(tenant=world.slug, username=username, points=points)
-    score_ops.score_add(tenant=other_world.slug, username="outsider", points=100)
+        scores.score_add(tenant=world.slug, username=username, points=points)
+    scores.score_add(tenant=other_world.slug, username="outsider", points=100)
     page = get_ok(staff, f"{TENANTS}{world.slug}/leaderboard/")
     assert leaderboard(page) == [(1, "ann", 7), (1, "cat", 7), (3, "ben", 3)]  # ties share a place
     assert "outsider" not in page

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import attachment_ops
+from ddbmodels import attachments
 from ddbmodels.attachments import DETACHED, DETACHING
 from tests.tracker.attachment_helpers import (
     LIMIT,
@@ -143,9 +143,9 @@ def test_detaching_an_attachment_that_is_not_attached_is_refused_and_changes_not
     client = issue_world.client_for(issue_world.member)
     upload(client, issue_world)
     item = only_item(issue_world)
-    attachment_ops.attachment_detach_begin(item, by="someone")
+    attachments.attachment_detach_begin(item, by="someone")
     if setup == "detached":
-        attachment_ops.attachment_detach_complete(item)
+        attachments.attachment_detach_complete(item)
     with nothing_written(media, issue_world):
         response = client.post(item_url(issue_world, item, "detach/"))
     assert response.status_code == 302

@@ -11,9 +11,8 @@ import pytest
 from django.core.management import call_command
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import attachment_ops
-from ddbmodels.attachment_flow import LocalBlobStore
-from ddbmodels.attachments import ATTACHED, ATTACHING, FAILED, AttachmentItem
+from ddbmodels import attachments
+from ddbmodels.attachments import ATTACHED, ATTACHING, FAILED, AttachmentItem, LocalBlobStore
 from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.conftest import WorkerFactory, World
 from tracker import tasks
@@ -42,7 +41,7 @@ def crashed_attaches(world: World, media: Path) -> tuple[AttachmentItem, Attachm
 
 
 def state_of(item: AttachmentItem) -> str:
-    fresh = attachment_ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True)
+    fresh = attachments.attachment_get_by_key(item.pk, item.attachment_id, consistent=True)
     assert fresh is not None
     return fresh.state
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import attachment_ops
+from ddbmodels import attachments
 from ddbmodels.attachments import ATTACHED, DETACHED
 from tests.tracker.attachment_helpers import (
     files_in,
@@ -95,7 +95,7 @@ def test_a_member_detaches_a_file_and_storage_and_the_list_forget_it(issue_world
 
 def test_an_attachment_in_flight_is_listed_without_a_link(issue_world: World) -> None:
     upload(issue_world.client_for(issue_world.member), issue_world)
-    attachment_ops.attachment_detach_begin(only_item(issue_world), by="someone")
+    attachments.attachment_detach_begin(only_item(issue_world), by="someone")
     page = text(issue_world.client_for(issue_world.member).get(issue_world.project_url("1/")))
     assert 'notes.txt <span class="status in-flight">Removing…</span>' in page
     assert "/detach/" not in page

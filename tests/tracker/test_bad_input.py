@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.test import Client
 
-from ddbmodels import issue_ops
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues
+from ddbmodels import issues as ddb_projects
 from tests.tracker.conftest import World
 from tests.tracker.helpers import (
     flash,
@@ -59,7 +59,7 @@ def test_a_bad_field_on_the_new_issue_form_is_a_form_error_and_creates_nothing(
     assert response.status_code == 200
     assert response.context["form"].errors[field]
     assert error in text(response)
-    assert issue_ops.issue_numbers(tenant=world.slug, project_key=world.project_key) == []
+    assert issues.issue_numbers(tenant=world.slug, project_key=world.project_key) == []
 
 
 def test_the_limits_themselves_are_accepted(world: World) -> None:
@@ -146,7 +146,7 @@ def test_a_status_change_without_a_version_is_a_400_and_changes_nothing(world: W
 
 def test_a_disallowed_transition_is_explained_and_changes_nothing(world: World) -> None:
     issue = new_issue(world)
-    issue_ops.issue_change_status(issue, to="closed")
+    issues.issue_change_status(issue, to="closed")
     client = world.client_for(world.member)
     with unchanged(world):
         response = client.post(world.project_url("1/status/"), {"to": "resolved", "version": version_of(world, 1)})
@@ -160,7 +160,7 @@ def test_a_disallowed_transition_is_explained_and_changes_nothing(world: World) 
 
 def test_the_detail_page_offers_only_allowed_transitions(world: World) -> None:
     issue = new_issue(world)
-    issue_ops.issue_change_status(issue, to="closed")
+    issues.issue_change_status(issue, to="closed")
     page = text(world.client_for(world.member).get(world.project_url("1/")))
     assert re.findall(r'name="to" value="(\w+)"', page) == ["open"]
 
@@ -168,7 +168,7 @@ def test_the_detail_page_offers_only_allowed_transitions(world: World) -> None:
 def test_a_status_change_on_a_stale_version_changes_nothing(world: World) -> None:
     new_issue(world)
     stale = version_of(world, 1)
-    issue_ops.issue_update(
+    issues.issue_update(
         load(world, 1), title="Edited meanwhile", description="", priority="low", assignee=None, labels=()
     )
     client = world.client_for(world.member)
@@ -191,7 +191,7 @@ def test_a_delete_without_a_version_is_a_400_and_deletes_nothing(world: World) -
 def test_a_delete_on_a_stale_version_deletes_nothing(world: World) -> None:
     new_issue(world)
     stale = version_of(world, 1)
-    issue_ops.issue_change_status(load(world, 1), to="in_progress")
+    issues.issue_change_status(load(world, 1), to="in_progress")
     client = world.client_for(world.owner)
     with unchanged(world):
         response = client.post(world.project_url("1/delete/"), {"version": stale})
@@ -245,7 +245,7 @@ def test_a_cursor_from_another_tenants_project_is_a_400(world: World, other_worl
 def test_a_cursor_from_another_project_of_the_same_tenant_is_a_400(world: World) -> None:
     ddb_projects.project_create(tenant=world.slug, key="API", name="API", created_by=world.owner.username)
     for i in range(27):
-        issue_ops.issue_create(tenant=world.slug, project_key="API", title=f"api {i}", reporter="x")
+        issues.issue_create(tenant=world.slug, project_key="API", title=f"api {i}", reporter="x")
     _fill(world, 27)
     client = world.client_for(world.member)
     foreign = _next_cursor(client, f"/t/{world.slug}/p/API/")
@@ -298,7 +298,7 @@ def test_a_post_without_csrf_token_is_a_403_and_creates_nothing(world: World) ->
     # The same post with the form's token goes through, so it was the token that was missing.
     token = hidden_value(client.get(world.project_url("new/")), "csrfmiddlewaretoken")
     assert client.post(world.project_url("new/"), {**VALID, "csrfmiddlewaretoken": token}).status_code == 302
-    assert issue_ops.issue_numbers(tenant=world.slug, project_key=world.project_key) == [1]
+    assert issues.issue_numbers(tenant=world.slug, project_key=world.project_key) == [1]
 
 
 @pytest.mark.parametrize(

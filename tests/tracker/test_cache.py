@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.cache import cache
 from django.test.utils import override_settings
 
-from ddbmodels import capacity
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues as ddb_projects
+from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue, references, text
 from tracker.selectors.projects import project_cache_key, project_list, project_list_cache_key

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 import ddbmodels
-from ddbmodels import tables
+from ddbmodels.core import tables
 from ddbmodels.issues import CollectionItem
 from tracker.env import ROOT
 from tracker.models import Membership, Tenant

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 import ddbmodels
-from ddbmodels import connection
+from ddbmodels.core import connection
 from tests.ddbmodels.test_distinct_keys import INDEX, collection_items, create_table, put_items
 from tracker.env import ROOT
 

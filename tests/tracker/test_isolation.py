@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues as ddb_projects
 from tests.tracker.conftest import World
 from tests.tracker.helpers import NOT_FOUND_TEXT, load, new_issue, text, unchanged, version_of, without_csrf
 

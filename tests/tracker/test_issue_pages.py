@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ddbmodels import issue_ops
+from ddbmodels import issues
 from tests.tracker.conftest import World
 from tests.tracker.helpers import (
     flash,
@@ -153,7 +153,7 @@ def test_exactly_one_page_of_issues_has_no_pager_links(world: World) -> None:
 def test_pages_stay_full_when_issues_are_deleted(world: World) -> None:
     _fill(world, 30)
     for number in (30, 27, 20, 11, 6):
-        issue_ops.issue_tombstone(load(world, number), by="test")
+        issues.issue_tombstone(load(world, number), by="test")
     client = world.client_for(world.member)
     first = client.get(world.project_url())
     live = [n for n in range(30, 0, -1) if n not in (30, 27, 20, 11, 6)]
@@ -164,7 +164,7 @@ def test_pages_stay_full_when_issues_are_deleted(world: World) -> None:
 def test_the_status_filter_lists_only_matching_issues_and_pages_within_the_filter(world: World) -> None:
     _fill(world, 60)
     for number in range(2, 61, 2):
-        issue_ops.issue_change_status(load(world, number), to="closed")
+        issues.issue_change_status(load(world, number), to="closed")
     client = world.client_for(world.member)
     url = world.project_url()
 
@@ -282,7 +282,7 @@ def test_an_edit_after_a_status_change_is_stale_too(world: World) -> None:
     new_issue(world, "Original")
     client = world.client_for(world.member)
     opened = hidden_value(client.get(world.project_url("1/edit/")), "version")
-    issue_ops.issue_change_status(load(world, 1), to="in_progress")
+    issues.issue_change_status(load(world, 1), to="in_progress")
     response = client.post(world.project_url("1/edit/"), {"title": "Late edit", "priority": "low", "version": opened})
     assert response.status_code == 409
     assert load(world, 1).title == "Original"
@@ -306,7 +306,7 @@ def test_a_member_moves_an_issue_through_the_workflow(world: World) -> None:
 
 
 def test_the_in_progress_status_is_shown_readably(world: World) -> None:
-    issue_ops.issue_change_status(new_issue(world), to="in_progress")
+    issues.issue_change_status(new_issue(world), to="in_progress")
     client = world.client_for(world.member)
     for url in (world.project_url("1/"), world.project_url()):
         page = text(client.get(url))
@@ -345,7 +345,7 @@ def test_a_deleted_issues_number_is_not_reused_by_the_next_create(world: World) 
     assert client.post(world.project_url("2/delete/"), {"version": version_of(world, 2)}).status_code == 302
     response = client.post(world.project_url("new/"), {"title": "Three", "priority": "low"})
     assert response["Location"] == world.project_url("3/")
-    assert issue_ops.issue_numbers(tenant=world.slug, project_key=world.project_key) == [1, 2, 3]
+    assert issues.issue_numbers(tenant=world.slug, project_key=world.project_key) == [1, 2, 3]
     assert load(world, 3).title == "Three"
 
 

@@ -10,7 +10,8 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from ddbmodels import capacity, score_ops, score_reads
+from ddbmodels import scores as ddb_scores
+from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tests.tracker.helpers import NOT_FOUND_TEXT, flash, load, new_issue, text, unchanged, version_of
 from tracker.selectors.leaderboard import leaderboard_cache_key
@@ -33,7 +34,7 @@ def standing(response: object) -> str:
 
 
 def points(world: World, username: str) -> int:
-    item = score_reads.score_get(tenant=world.slug, username=username)
+    item = ddb_scores.score_get(tenant=world.slug, username=username)
     return int(item.score) if item is not None else 0
 
 
@@ -45,7 +46,7 @@ def move(client: Client, world: World, number: int, to: str) -> None:
 
 def seed(world: World, scores: dict[str, int]) -> None:
     for username, score in scores.items():
-        score_ops.score_add(tenant=world.slug, username=username, points=score)
+        ddb_scores.score_add(tenant=world.slug, username=username, points=score)
 
 
 # ------------------------------------------------------------------------------ points from issues
@@ -90,7 +91,7 @@ def test_resolving_an_unassigned_issue_or_moving_it_elsewhere_awards_nobody(worl
     move(client, world, 1, "resolved")
     move(client, world, 2, "in_progress")
     move(client, world, 2, "closed")
-    assert score_reads.top_scores(tenant=world.slug, k=10) == []
+    assert ddb_scores.top_scores(tenant=world.slug, k=10) == []
 
 
 def test_a_failed_award_never_fails_the_status_change_and_the_repair_command_puts_it_right(
@@ -101,7 +102,7 @@ def test_a_failed_award_never_fails_the_status_change_and_the_repair_command_put
     def broken(*_: object, **__: object) -> None:
         raise ConnectionError("DynamoDB is unreachable")
 
-    monkeypatch.setattr(score_ops, "award_issue", broken)
+    monkeypatch.setattr(ddb_scores, "award_issue", broken)
     client = world.client_for(world.member)
     with caplog.at_level(logging.WARNING, logger="tracker.services.leaderboard"):
         response = client.post(world.project_url("1/status/"), {"to": "resolved", "version": version_of(world, 1)})

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.test import override_settings
 from moto import mock_aws
 
-from ddbmodels import events, issue_ops, jobs, projects
+from ddbmodels import events, issues, jobs
 from ddbmodels.patterns import time_series
 from tests.tracker.conftest import World
 from tracker.jobs import JobRun, run_job
@@ -24,8 +24,8 @@ from tracker.storage import DjangoArchiveStore
 
 def make_projects(world: World, keys: list[str]) -> None:
     for key in keys:
-        projects.project_create(tenant=world.slug, key=key, name=key, created_by="x")
-        issue_ops.issue_create(tenant=world.slug, project_key=key, title="t", reporter="x")
+        issues.project_create(tenant=world.slug, key=key, name=key, created_by="x")
+        issues.issue_create(tenant=world.slug, project_key=key, title="t", reporter="x")
 
 
 def test_an_interrupted_backfill_resumes_after_its_checkpoint(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,7 +55,7 @@ def test_an_interrupted_backfill_resumes_after_its_checkpoint(world: World, monk
     assert result["refreshed"] + result["orphans"] == len([k for k in _all_collections() if k > checkpoint])
     assert jobs.job_state("backfill_project_counts").checkpoint is None  # type: ignore[union-attr]
     for key in keys:
-        project = projects.project_get(tenant=world.slug, key=key)
+        project = issues.project_get(tenant=world.slug, key=key)
         assert project is not None
         assert project.live_count("open") == 1
 
@@ -84,7 +84,7 @@ def old_events_table() -> str:
     tenant = f"arch{uuid.uuid4().hex[:6]}"
     name = events.events_table_name("day", when)
     events.create_events_table(name)
-    from ddbmodels import connection
+    from ddbmodels.core import connection
 
     client = connection.client()
     for n in range(40):
@@ -105,7 +105,7 @@ _past_days = iter(range(30, 400))
 
 
 def _table_exists(name: str) -> bool:
-    return name in {t.name for t in time_series.list_event_tables()}
+    return name in {t.name for t in events.list_event_tables()}
 
 
 @override_settings(EVENTS_PERIOD="day", EVENTS_RETENTION=2)

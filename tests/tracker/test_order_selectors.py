@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.test.utils import override_settings
 
-from ddbmodels import capacity
-from ddbmodels.issues import utcnow
+from ddbmodels.core import capacity
+from ddbmodels.core.keys import utcnow
 from ddbmodels.orders import OrderItem
 from tests.ddbmodels.order_helpers import unique_counter
 from tests.tracker.conftest import World

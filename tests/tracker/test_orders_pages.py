@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from django.test.utils import override_settings
 
-from ddbmodels import capacity, order_ops
-from ddbmodels.counters import ORDERS_COUNTER
-from ddbmodels.issues import utcnow
-from ddbmodels.patterns.counters import counter_value
+from ddbmodels import orders
+from ddbmodels.core import capacity
+from ddbmodels.core.keys import utcnow
+from ddbmodels.counters import ORDERS_COUNTER, counter_value
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, pager_link, text
 from tests.tracker.orders_helpers import listed_numbers, load_order, new_order, orders_url, stored_orders
@@ -43,7 +43,7 @@ def test_the_detail_page_right_after_placing_does_not_wait_for_the_number_index(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The by_number index is eventually consistent; placing remembers the key in Redis.
-    monkeypatch.setattr(order_ops, "order_key", lambda **_: None)
+    monkeypatch.setattr(orders, "order_key", lambda **_: None)
     client = world.client_for(world.member)
     response = client.post(orders_url(world, "new/"), {"product": "seats", "quantity": "2", "delivery": "standard"})
     assert client.get(response["Location"]).status_code == 200

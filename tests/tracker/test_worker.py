@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues as ddb_projects
 from tests.tracker.conftest import World
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from ddbmodels import connection, events, issue_ops, jobs
+from ddbmodels import events, issues, jobs
+from ddbmodels.core import connection
 from ddbmodels.patterns import time_series
 from tests.tracker.conftest import WorkerFactory, World
 from tracker import tasks
@@ -52,7 +53,7 @@ def make_old_events_table(days_ago: int, items: int, tenant: str = "acme") -> st
 
 
 def table_exists(name: str) -> bool:
-    return name in {t.name for t in time_series.list_event_tables()}
+    return name in {t.name for t in events.list_event_tables()}
 
 
 def manifest_of(archive_dir: Path, table: str) -> dict[str, Any]:
@@ -65,7 +66,7 @@ WORKER_ENV = {"EVENTS_PERIOD": "day", "EVENTS_RETENTION": "2", "JOB_LOCK_SECONDS
 def test_distinct_keys_enumerate_and_backfill_run_on_the_worker(world: World, start_worker: WorkerFactory) -> None:
     start_worker(**WORKER_ENV)
     for title in ("a", "b", "c"):
-        issue_ops.issue_create(tenant=world.slug, project_key="WEB", title=title, reporter="x")
+        issues.issue_create(tenant=world.slug, project_key="WEB", title=title, reporter="x")
 
     report = tasks.distinct_keys.delay(connection.table_name("issues"), "scan", 2).get(timeout=RESULT_TIMEOUT)
     assert report["status"] == "done"
@@ -79,9 +80,8 @@ def test_distinct_keys_enumerate_and_backfill_run_on_the_worker(world: World, st
     backfill = tasks.backfill_project_counts.delay().get(timeout=RESULT_TIMEOUT)
     assert backfill["status"] == "done"
     assert backfill["result"]["refreshed"] >= 1
-    from ddbmodels import projects
 
-    project = projects.project_get(tenant=world.slug, key="WEB")
+    project = issues.project_get(tenant=world.slug, key="WEB")
     assert project is not None
     assert project.live_count("open") == 3
 
@@ -155,6 +155,6 @@ def test_two_archive_runs_started_together_one_works_and_the_other_skips(
 
 
 def _store(tmp_path: Path) -> Any:
-    from ddbmodels.archive import LocalDirStore
+    from ddbmodels.core.storage import LocalDirStore
 
     return LocalDirStore(tmp_path / "archive")

@@ -9,7 +9,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from celery import Task
 from django import forms
 
-from ddbmodels import connection
+from ddbmodels.core import connection
 from ddbmodels.patterns.distinct_keys.methods import METHODS
 from tracker import tasks
 from tracker.services import maintenance

@@ -13,7 +13,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from ddbmodels import capacity, connection, events
+from ddbmodels import events
+from ddbmodels.core import capacity, connection
+from ddbmodels.patterns import time_series
 from tracker.services import maintenance
 
 log = logging.getLogger(__name__)
@@ -68,8 +70,8 @@ def events_state(table: str) -> EventsState | None:
         return None
     kind, period, start = parsed
     now = timezone.now()
-    current = events.period_start(kind, now)
-    following = events.period_shift(kind, now, 1)
+    current = time_series.period_start(kind, now)
+    following = time_series.period_shift(kind, now, 1)
     state = "hot" if start in (current, following) else "cold" if start < current else "future"
     return EventsState(period, state)
 

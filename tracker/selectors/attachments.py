@@ -9,16 +9,17 @@ from itertools import islice
 from django.conf import settings
 from django.http import Http404
 
-from ddbmodels import attachment_ops
+from ddbmodels import attachments
 from ddbmodels.attachments import ATTACHED, AttachmentItem
-from ddbmodels.issues import IssueItem, utcnow
+from ddbmodels.core.keys import utcnow
+from ddbmodels.issues import IssueItem
 
 STAFF_IN_FLIGHT_LIMIT = 200
 
 
 def attachment_list(*, issue: IssueItem) -> list[AttachmentItem]:
     """The issue's attachments that are attached or on their way (Query: ≈ 0.5 RCU per 4 KB), oldest first."""
-    return attachment_ops.attachment_list(tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number))
+    return attachments.attachment_list(tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number))
 
 
 def attachment_get_or_404(*, issue: IssueItem, attachment_id: str, consistent: bool = False) -> AttachmentItem:
@@ -27,7 +28,7 @@ def attachment_get_or_404(*, issue: IssueItem, attachment_id: str, consistent: b
     The key is built from the issue the URL names, and that issue was already resolved within the
     user's tenant: another tenant's attachment cannot be addressed, it is simply not found.
     """
-    item = attachment_ops.attachment_get(
+    item = attachments.attachment_get(
         tenant=issue.tenant,
         project_key=issue.project_key,
         number=int(issue.number),
@@ -75,7 +76,7 @@ def staff_attachments_in_flight(
     now = now or utcnow()
     stuck_after = timedelta(seconds=settings.ATTACHMENT_STUCK_SECONDS)
     # A day ahead: an entry written by a machine whose clock runs ahead must not be hidden.
-    items = attachment_ops.attachments_in_flight(before=now + timedelta(days=1))
+    items = attachments.attachments_in_flight(before=now + timedelta(days=1))
     prefix = f"{tenant}#" if tenant else ""
     rows = []
     for item in islice((i for i in items if i.pk.startswith(prefix)), limit):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.http import Http404
 
-from ddbmodels import issue_ops
+from ddbmodels import issues as ddb_issues
 from ddbmodels.issues import STATUSES, CollectionItem, IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import latest_sort_key
 from tracker import cursors
@@ -23,7 +23,7 @@ class IssueListPage:
 
 def issue_access(*, project: ProjectItem, number: int, consistent: bool = False) -> IssueItem:
     """The project's issue, or Http404 (missing, tombstoned, or not this project's)."""
-    issue = issue_ops.issue_get(
+    issue = ddb_issues.issue_get(
         tenant=project.tenant, project_key=project.project_key, number=number, consistent=consistent
     )
     if issue is None or issue.is_tombstone:
@@ -40,7 +40,7 @@ def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | N
         raise ValueError(f"unknown status {status!r}")
     listing = f"{project.pk}|{status or ''}"
     position = cursors.decode(cursor, listing=listing)
-    page = issue_ops.issue_page(
+    page = ddb_issues.issue_page(
         tenant=project.tenant,
         project_key=project.project_key,
         status=status or None,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from ddbmodels import score_reads
+from ddbmodels import scores
 from ddbmodels.patterns.leaderboard import Ranked
 from tracker.cache import cached
 
@@ -32,7 +32,7 @@ def leaderboard_top(*, tenant: str, k: int) -> list[Ranked]:
     return cached(
         leaderboard_cache_key(tenant, k),
         settings.LEADERBOARD_CACHE_SECONDS,
-        lambda: score_reads.top_scores(tenant=tenant, k=k, shards=settings.LEADERBOARD_SHARDS),
+        lambda: scores.top_scores(tenant=tenant, k=k, shards=settings.LEADERBOARD_SHARDS),
         dump=lambda rows: [[row.rank, row.member, row.score] for row in rows],
         restore=lambda raw: [Ranked(rank=rank, member=member, score=score) for rank, member, score in raw],
     )
@@ -58,9 +58,9 @@ def leaderboard_standing(*, tenant: str, username: str, top: list[Ranked]) -> St
     for row in top:
         if row.member == username:
             return Standing(score=row.score, rank=row.rank, on_board=True)
-    item = score_reads.score_get(tenant=tenant, username=username)
+    item = scores.score_get(tenant=tenant, username=username)
     score = int(item.score or 0) if item is not None else 0
     if score <= 0:
         return Standing(score=score, rank=None)
-    above = score_reads.rank_above(tenant=tenant, score=score, shards=settings.LEADERBOARD_SHARDS, cap=RANK_COUNT_CAP)
+    above = scores.rank_above(tenant=tenant, score=score, shards=settings.LEADERBOARD_SHARDS, cap=RANK_COUNT_CAP)
     return Standing(score=score, rank=above.rank, exact=above.exact)

@@ -17,8 +17,8 @@ from django.core import signing
 from django.core.cache import cache
 from django.http import Http404
 
-from ddbmodels import order_ops, order_reads
-from ddbmodels.issues import utcnow
+from ddbmodels import orders as ddb_orders
+from ddbmodels.core.keys import utcnow
 from ddbmodels.orders import PRESETS, OrderItem, preset_since
 from tracker.cursors import load_bound
 from tracker.exceptions import BadCursor
@@ -29,7 +29,7 @@ PAGE_SIZE = 25
 STAFF_LIMIT = 100
 ORDER_KEY_CACHE_SECONDS = 7 * 24 * 3600
 _CURSOR_SALT = "tracker.order-list.cursor"
-_DIRECTIONS = (order_reads.OLDER, order_reads.NEWER)
+_DIRECTIONS = (ddb_orders.OLDER, ddb_orders.NEWER)
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _order_placed(tenant: str, number: int) -> str | None:
         placed = None
     if isinstance(placed, str):
         return placed
-    key = order_ops.order_key(number=number, customer=tenant)  # misses are not cached: the number may come
+    key = ddb_orders.order_key(number=number, customer=tenant)  # misses are not cached: the number may come
     if key is None:
         return None
     try:
@@ -96,7 +96,7 @@ def order_access(*, tenant: Tenant, number: int, consistent: bool = False) -> Or
     Redis or one index Query (0.5 RCU) for the key, then one GetItem (0.5 RCU, 1 consistent).
     """
     placed = _order_placed(tenant.slug, number)
-    order = order_ops.order_get(customer=tenant.slug, placed=placed, consistent=consistent) if placed else None
+    order = ddb_orders.order_get(customer=tenant.slug, placed=placed, consistent=consistent) if placed else None
     if order is None or int(order.number) != number:
         raise Http404("No such order.")
     return order
@@ -112,7 +112,7 @@ def order_list_page(
     listing = f"{tenant.slug}|{window.listing}"
     after, direction = _decode(cursor, listing)
     since, until = window.bounds(now or utcnow())
-    page = order_reads.customer_orders_page(
+    page = ddb_orders.customer_orders_page(
         customer=tenant.slug, since=since, until=until, size=PAGE_SIZE, after=after, direction=direction
     )
 
@@ -123,14 +123,14 @@ def order_list_page(
 
     return OrderListPage(
         orders=page.items,
-        next_cursor=link(page.older_than, order_reads.OLDER),
-        previous_cursor=link(page.newer_than, order_reads.NEWER),
+        next_cursor=link(page.older_than, ddb_orders.OLDER),
+        previous_cursor=link(page.newer_than, ddb_orders.NEWER),
     )
 
 
 def _decode(token: str | None, listing: str) -> tuple[str | None, str]:
     if not token:
-        return None, order_reads.OLDER
+        return None, ddb_orders.OLDER
     data = load_bound(token, salt=_CURSOR_SALT, field="l", bound_to=listing)
     after, direction = data.get("a"), data.get("d")
     if not isinstance(after, str) or not after or direction not in _DIRECTIONS:
@@ -143,12 +143,12 @@ def _decode(token: str | None, listing: str) -> tuple[str | None, str]:
 
 def staff_orders_latest(*, limit: int = STAFF_LIMIT) -> list[OrderItem]:
     """The newest orders of every tenant: one by_time Query per shard, merged."""
-    return order_reads.orders_latest(limit=limit, shards=settings.ORDER_SHARDS)
+    return ddb_orders.orders_latest(limit=limit, shards=settings.ORDER_SHARDS)
 
 
 def staff_orders_oldest(*, limit: int = STAFF_LIMIT) -> list[OrderItem]:
     """The oldest orders of every tenant: one by_time Query per shard, merged."""
-    return order_reads.orders_oldest(limit=limit, shards=settings.ORDER_SHARDS)
+    return ddb_orders.orders_oldest(limit=limit, shards=settings.ORDER_SHARDS)
 
 
 def staff_orders_in_range(
@@ -159,9 +159,9 @@ def staff_orders_in_range(
         if preset not in PRESETS:
             raise ValueError(f"unknown range preset {preset!r}")
         since, until = preset_since(preset, now or utcnow()), None
-    return order_reads.orders_in_range(since=since, until=until, shards=settings.ORDER_SHARDS)
+    return ddb_orders.orders_in_range(since=since, until=until, shards=settings.ORDER_SHARDS)
 
 
 def staff_order_find(*, number: int) -> OrderItem | None:
     """Any tenant's order by number (index Query + GetItem, 1 RCU); None when there is none."""
-    return order_ops.order_find(number=number)
+    return ddb_orders.order_find(number=number)

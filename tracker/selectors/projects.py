@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import Http404
 
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues as ddb_projects
 from ddbmodels.issues import PROJECT_KEY_RE, CollectionItem, ProjectItem
 from tracker.cache import cached
 from tracker.models import Tenant

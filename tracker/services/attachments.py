@@ -15,9 +15,11 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import Storage, storages
 
-from ddbmodels import attachment_flow
-from ddbmodels.attachments import ATTACHED, DETACHING, AttachmentItem, AttachmentStateError, clean_filename
-from ddbmodels.issues import IssueItem, utcnow
+from ddbmodels import attachments
+from ddbmodels.attachments import ATTACHED, DETACHING, AttachmentItem, clean_filename
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.keys import utcnow
+from ddbmodels.issues import IssueItem
 from tracker.jobs import JobRun
 from tracker.models import Membership
 from tracker.services import activity
@@ -63,7 +65,7 @@ def attachment_add(*, membership: Membership, issue: IssueItem, upload: File, fi
     """
     require_role(membership, "member")
     name = clean_filename(filename)
-    item = attachment_flow.attach(
+    item = attachments.attach(
         DjangoBlobStore(),
         tenant=issue.tenant,
         project_key=issue.project_key,
@@ -86,15 +88,15 @@ def attachment_add(*, membership: Membership, issue: IssueItem, upload: File, fi
 def attachment_detach(*, membership: Membership, issue: IssueItem, attachment: AttachmentItem) -> AttachmentItem:
     """Detach the attachment (read consistently by the caller) and delete its file (members and owners).
 
-    Raises AttachmentStateError when it is not Attached (nothing changes), DetachIncomplete when
+    Raises ChangedSinceRead when it is not Attached (nothing changes), DetachIncomplete when
     the file could not be deleted yet (hidden now; the repair job deletes it).
     """
     require_role(membership, "member")
     if attachment.state != ATTACHED:  # read consistently by the caller: refuse without a (charged) failed write
-        raise AttachmentStateError(
+        raise ChangedSinceRead(
             f"{attachment.filename} is {attachment.state.lower()}", current=attachment.state, wanted=DETACHING
         )
-    item = attachment_flow.detach(DjangoBlobStore(), attachment, by=membership.user.get_username())
+    item = attachments.detach(DjangoBlobStore(), attachment, by=membership.user.get_username())
     activity.record(
         issue, kind="attachment.removed", actor=membership.user.get_username(), data={"filename": item.filename}
     )
@@ -112,7 +114,7 @@ def reconcile_attachments_job(
     """Finish or roll back every attachment stuck in Attaching or Detaching (the in_flight index)."""
     seconds = settings.ATTACHMENT_STUCK_SECONDS if older_than_seconds is None else older_than_seconds
     run.progress(stage="querying in_flight")
-    report = attachment_flow.reconcile(
+    report = attachments.reconcile(
         DjangoBlobStore(),
         before=utcnow() - timedelta(seconds=seconds),
         limit=limit,

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from django.core.cache import cache
 
-from ddbmodels import issue_ops
-from ddbmodels.errors import StaleWrite
+from ddbmodels import issues
+from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.models import Membership
 from tracker.services import activity, leaderboard
@@ -30,7 +30,7 @@ def issue_create(
 ) -> IssueItem:
     """Take the project's next number and write the issue (members and owners)."""
     require_role(membership, "member")
-    claimed = issue_ops.issue_create(
+    claimed = issues.issue_create(
         tenant=project.tenant,
         project_key=project.project_key,
         title=title,
@@ -50,7 +50,7 @@ def _check_version(issue: IssueItem, expected_version: int) -> None:
     # The UpdateItem below is conditioned on the same version, so a save racing this check
     # is refused by DynamoDB too.
     if int(issue.version or 0) != expected_version:
-        raise StaleWrite("changed since it was loaded", number=issue.number)
+        raise ChangedSinceRead("changed since it was loaded", number=issue.number)
 
 
 def issue_update(
@@ -64,11 +64,11 @@ def issue_update(
     assignee: str | None,
     labels: Iterable[str],
 ) -> IssueItem:
-    """Save an edit made on version ``expected_version``; StaleWrite if it is no longer current."""
+    """Save an edit made on version ``expected_version``; ChangedSinceRead if it is no longer current."""
     require_role(membership, "member")
     _check_version(issue, expected_version)
     before = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
-    issue = issue_ops.issue_update(
+    issue = issues.issue_update(
         issue, title=title, description=description, priority=priority, assignee=assignee, labels=labels
     )
     after = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
@@ -80,11 +80,11 @@ def issue_update(
 def issue_change_status(
     *, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int, to: str
 ) -> IssueItem:
-    """Move the issue along the workflow; InvalidTransition or StaleWrite change nothing."""
+    """Move the issue along the workflow; InvalidTransition or ChangedSinceRead change nothing."""
     require_role(membership, "member")
     _check_version(issue, expected_version)
     before = issue.status
-    issue = issue_ops.issue_change_status(issue, to=to)
+    issue = issues.issue_change_status(issue, to=to)
     _schedule_counts(project)
     activity.record(issue, kind="issue.status", actor=membership.user.get_username(), data={"from": before, "to": to})
     leaderboard.issue_status_changed(issue, before=before)  # points: awarded or revoked, never raises
@@ -95,7 +95,7 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     """Tombstone the issue (owners only): its content goes, its number stays taken."""
     require_role(membership, "owner")
     _check_version(issue, expected_version)
-    issue = issue_ops.issue_tombstone(issue, by=membership.user.get_username())
+    issue = issues.issue_tombstone(issue, by=membership.user.get_username())
     _schedule_counts(project)
     activity.record(issue, kind="issue.deleted", actor=membership.user.get_username())
     leaderboard.issue_deleted(issue)  # a deleted issue's points go; never raises

@@ -20,16 +20,16 @@ from typing import Any
 
 from django.conf import settings
 
-from ddbmodels import issue_ops, score_ops
-from ddbmodels import projects as ddb_projects
-from ddbmodels.errors import NotFound
+from ddbmodels import issues, scores
+from ddbmodels import issues as ddb_projects
+from ddbmodels.core.errors import NotFound
 from ddbmodels.issues import IssueItem
 from tracker.cache import invalidate
 from tracker.jobs import JobRun
 from tracker.selectors.leaderboard import leaderboard_cache_keys
 
 log = logging.getLogger(__name__)
-Change = score_ops.Change
+Change = scores.Change
 
 
 def leaderboard_invalidate(*, tenant: str) -> None:
@@ -58,25 +58,25 @@ def _apply(issue: IssueItem, what: str, change: Callable[[], Change]) -> Change 
 def issue_status_changed(issue: IssueItem, *, before: str) -> Change | None:
     """After a stored status change: award on "resolved", revoke on back to "open". Never raises."""
     if issue.status == "resolved" and issue.assignee:
-        return _apply(issue, "award", lambda: score_ops.award_issue(issue, shards=settings.LEADERBOARD_SHARDS))
+        return _apply(issue, "award", lambda: scores.award_issue(issue, shards=settings.LEADERBOARD_SHARDS))
     if issue.status == "open" and before in ("resolved", "closed"):
-        return _apply(issue, "revoke", lambda: score_ops.revoke_issue(issue))
+        return _apply(issue, "revoke", lambda: scores.revoke_issue(issue))
     return None
 
 
 def issue_deleted(issue: IssueItem) -> Change | None:
     """After a stored tombstone: a resolved (or resolved then closed) issue's points go. Never raises."""
     if issue.status in ("resolved", "closed"):
-        return _apply(issue, "revoke", lambda: score_ops.revoke_issue(issue))
+        return _apply(issue, "revoke", lambda: scores.revoke_issue(issue))
     return None
 
 
 def leaderboard_sync_issue(*, tenant: str, project_key: str, number: int) -> Change:
     """Re-read the issue (consistent) and make its award match its status; NotFound when missing."""
-    issue = issue_ops.issue_get(tenant=tenant, project_key=project_key, number=number, consistent=True)
+    issue = issues.issue_get(tenant=tenant, project_key=project_key, number=number, consistent=True)
     if issue is None:
         raise NotFound("no such issue", tenant=tenant, project_key=project_key, number=number)
-    change = score_ops.sync_issue(issue, shards=settings.LEADERBOARD_SHARDS)
+    change = scores.sync_issue(issue, shards=settings.LEADERBOARD_SHARDS)
     if change.changed:
         leaderboard_invalidate(tenant=tenant)
     return change
@@ -88,13 +88,13 @@ def leaderboard_repair_job(run: JobRun, *, tenant: str, project_key: str | None 
     outcomes: Counter[str] = Counter()
     points: Counter[str] = Counter()
     for done, key in enumerate(keys, start=1):
-        for change in score_ops.sync_project(tenant=tenant, project_key=key, shards=settings.LEADERBOARD_SHARDS):
+        for change in scores.sync_project(tenant=tenant, project_key=key, shards=settings.LEADERBOARD_SHARDS):
             outcomes[change.outcome.value] += 1
             if change.changed and change.username:
-                sign = 1 if change.outcome is score_ops.Outcome.AWARDED else -1
+                sign = 1 if change.outcome is scores.Outcome.AWARDED else -1
                 points[change.username] += sign * change.points
         run.progress(stage="syncing", done=done, total=len(keys))
-    if outcomes[score_ops.Outcome.AWARDED] or outcomes[score_ops.Outcome.REVOKED]:
+    if outcomes[scores.Outcome.AWARDED] or outcomes[scores.Outcome.REVOKED]:
         leaderboard_invalidate(tenant=tenant)
     return {
         "tenant": tenant,

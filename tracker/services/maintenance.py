@@ -10,8 +10,8 @@ from typing import Any
 
 from django.conf import settings
 
-from ddbmodels import table_name
-from ddbmodels.errors import NotFound
+from ddbmodels import events, table_name
+from ddbmodels.core.errors import NotFound
 from ddbmodels.issues import ProjectsIndex, split_collection_key
 from ddbmodels.patterns import time_series
 from ddbmodels.patterns.distinct_keys import distinct_keys
@@ -87,7 +87,7 @@ def backfill_project_counts_job(run: JobRun, *, method: str = "auto", segments: 
 def rotate_event_tables_job(run: JobRun) -> dict[str, Any]:
     """Create the next period's events table ahead of time; hot throughput current, cold older."""
     run.progress(stage="rotating")
-    report = time_series.rotate(
+    report = events.rotate(
         settings.EVENTS_PERIOD,
         hot=settings.EVENTS_HOT_THROUGHPUT,
         cold=settings.EVENTS_COLD_THROUGHPUT,
@@ -102,7 +102,7 @@ def archive_event_tables_job(run: JobRun, *, dry_run: bool = False) -> dict[str,
     def progress(done: int, total: int, stage: str) -> None:
         run.progress(stage=stage, done=done, total=total)
 
-    reports = time_series.archive(
+    reports = events.archive(
         settings.EVENTS_PERIOD,
         None,
         settings.EVENTS_RETENTION,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 
-from ddbmodels import order_ops
+from ddbmodels import orders
 from ddbmodels.orders import OrderItem
 from tracker.models import Membership
 from tracker.selectors.orders import remember_order_key
@@ -21,7 +21,7 @@ from tracker.services.permissions import require_role
 def order_place(*, membership: Membership, product: str, quantity: int, delivery: str) -> OrderItem:
     """Place an order for the membership's tenant with the next global number (members and owners)."""
     require_role(membership, "member")
-    claimed = order_ops.order_place(
+    claimed = orders.order_place(
         customer=membership.tenant.slug,
         product=product,
         quantity=quantity,
@@ -40,4 +40,4 @@ def order_transition(*, membership: Membership, order: OrderItem, to: str) -> Or
     require_role(membership, "owner")
     if order.customer != membership.tenant.slug:
         raise PermissionDenied("This order belongs to another tenant.")
-    return order_ops.order_transition(order, to=to, by=membership.user.get_username())
+    return orders.order_transition(order, to=to, by=membership.user.get_username())

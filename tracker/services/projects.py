@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ddbmodels import projects as ddb_projects
+from ddbmodels import issues as ddb_projects
 from ddbmodels.issues import ProjectItem
 from tracker.cache import invalidate
 from tracker.models import Membership

@@ -15,8 +15,8 @@ from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from ddbmodels.attachment_flow import AttachFailed, DetachIncomplete
-from ddbmodels.attachments import AttachmentStateError
+from ddbmodels.attachments import AttachFailed, DetachIncomplete
+from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms_attachments import AttachmentForm
 from tracker.models import Membership
@@ -120,7 +120,7 @@ def attachment_detach(
     item = attachment_get_or_404(issue=issue, attachment_id=attachment, consistent=True)
     try:
         attachment_services.attachment_detach(membership=membership, issue=issue, attachment=item)
-    except AttachmentStateError as error:
+    except ChangedSinceRead as error:
         state = STATE_WORDS.get(error.current or "", "not attached")
         messages.error(request, f"{item.filename} is {state}; nothing was changed.")
     except DetachIncomplete:

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from ddbmodels.errors import InvalidTransition, SequenceContention, StaleWrite
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, SequenceContention
 from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
 from tracker.exceptions import BadCursor
 from tracker.forms import STATUS_LABELS, DeleteForm, IssueForm, StatusFilterForm, StatusForm
@@ -146,7 +146,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
                     assignee=data["assignee"] or None,
                     labels=data["labels"],
                 )
-            except StaleWrite:
+            except ChangedSinceRead:
                 # Show what is there now; keep the editor's text so nothing typed is lost, and
                 # carry the current version so that saving again is a deliberate overwrite.
                 fresh = issue_access(project=project_item, number=number, consistent=True)
@@ -196,7 +196,7 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
             f"{issue.reference} is {STATUS_LABELS[issue.status]}; it cannot move to "
             f"{STATUS_LABELS[form.cleaned_data['to']]}.",
         )
-    except StaleWrite:
+    except ChangedSinceRead:
         messages.error(request, "This issue changed since you opened it; nothing was changed. Look again.")
     else:
         messages.success(request, f"{issue.reference} is now {STATUS_LABELS[issue.status]}.")
@@ -217,7 +217,7 @@ def issue_delete(request: HttpRequest, membership: Membership, project: str, num
         issue_services.issue_delete(
             membership=membership, project=project_item, issue=issue, expected_version=form.cleaned_data["version"]
         )
-    except StaleWrite:
+    except ChangedSinceRead:
         messages.error(request, "This issue changed since you opened it; it was not deleted.")
         return redirect("issue_detail", **issue_kwargs(membership, issue))
     messages.success(request, f"Deleted {issue.reference}; its number stays taken.")

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from ddbmodels.errors import InvalidTransition, SequenceContention
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, SequenceContention
 from ddbmodels.orders import OrderItem
 from ddbmodels.patterns.counters import GapLeft
 from tracker.exceptions import BadCursor
@@ -117,14 +117,13 @@ def order_transition(request: HttpRequest, membership: Membership, number: int) 
     before, to = order.status, form.cleaned_data["to"]
     try:
         order_services.order_transition(membership=membership, order=order, to=to)
-    except InvalidTransition as error:
-        if error.context.get("changed_since_read"):
-            messages.error(request, f"Order #{number} changed while you were looking; nothing was changed. Look again.")
-        else:
-            messages.error(
-                request,
-                f"Order #{number} is {ORDER_STATUS_LABELS[before]}; it cannot become {ORDER_STATUS_LABELS[to]}.",
-            )
+    except ChangedSinceRead:
+        messages.error(request, f"Order #{number} changed while you were looking; nothing was changed. Look again.")
+    except InvalidTransition:
+        messages.error(
+            request,
+            f"Order #{number} is {ORDER_STATUS_LABELS[before]}; it cannot become {ORDER_STATUS_LABELS[to]}.",
+        )
     else:
         messages.success(request, f"Order #{number} is now {ORDER_STATUS_LABELS[to]}.")
     return redirect("order_detail", tenant=membership.tenant.slug, number=number)

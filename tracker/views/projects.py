@@ -7,7 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from ddbmodels.errors import AlreadyExists
+from ddbmodels.core.errors import AlreadyExists
 from tracker.forms import ProjectForm
 from tracker.models import Membership
 from tracker.selectors.projects import project_list as select_projects

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import time
 
-from ddbmodels import capacity
+from ddbmodels.core import capacity
 from ddbmodels.patterns.distinct_keys.estimate import PROBE_ITEMS_PER_SEGMENT, Choice, choose
 from ddbmodels.patterns.distinct_keys.methods import AUTO, GSI, METHODS, SCAN, SKIP_SCAN, ProgressCallback, _Tally
 from ddbmodels.patterns.distinct_keys.report import Report, Result

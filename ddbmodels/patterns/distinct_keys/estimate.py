@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ddbmodels import capacity
+from ddbmodels.core import capacity
 from ddbmodels.patterns.distinct_keys.methods import GSI, SCAN, SKIP_SCAN, _scan_segment, _Tally
 from ddbmodels.patterns.distinct_keys.segments import _check_segments, _run_segments
 from ddbmodels.patterns.distinct_keys.table import Key, TableInfo

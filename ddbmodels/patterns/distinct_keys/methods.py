@@ -9,7 +9,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ddbmodels import capacity, connection
+from ddbmodels.core import capacity, connection
 from ddbmodels.patterns.distinct_keys.table import (
     MAX_VALUE,
     DistinctKeysError,

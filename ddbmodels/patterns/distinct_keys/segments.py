@@ -8,7 +8,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from ddbmodels import capacity
+from ddbmodels.core import capacity
 from ddbmodels.patterns.distinct_keys.methods import (
     GSI,
     METHODS,

@@ -8,8 +8,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ddbmodels import connection
-from ddbmodels.errors import DomainError, NotFound
+from ddbmodels.core import connection
+from ddbmodels.core.errors import DomainError, InvalidInput, NotFound, Unavailable
 
 # The largest value of each key type (sort keys: 1,024 bytes at most). Strings and binaries
 # compare as unsigned UTF-8 bytes, so 256 × U+10FFFF (F4 8F BF BF each) tops every string.
@@ -27,7 +27,7 @@ class DistinctKeysError(DomainError):
     code = "distinct_keys_error"
 
 
-class BadRequest(DistinctKeysError):
+class BadRequest(DistinctKeysError, InvalidInput):
     """An argument does not fit the table (method, segments or index)."""
 
     code = "distinct_keys_bad_request"
@@ -39,7 +39,7 @@ class TableNotFound(NotFound):
     code = "table_not_found"
 
 
-class ReadFailed(DistinctKeysError):
+class ReadFailed(DistinctKeysError, Unavailable):
     """A DynamoDB call failed after botocore's retries."""
 
     code = "distinct_keys_read_failed"

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from ddbmodels.errors import DomainError
+from ddbmodels.core.errors import DomainError
 
 ARCHIVE_FORMAT = "tracker-dynamodb-archive"
 FORMAT_VERSION = 1

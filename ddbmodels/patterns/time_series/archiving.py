@@ -11,10 +11,10 @@ from typing import Any
 from ddbmodels.core import capacity, tables
 from ddbmodels.core.keys import as_utc, utcnow
 from ddbmodels.core.storage import ArchiveStore
-from ddbmodels.patterns.time_series.family import PeriodTables
-from ddbmodels.patterns.time_series.periods import PeriodKind, period_shift
 from ddbmodels.patterns.time_series.archive_format import ARCHIVE_ROOT, MANIFEST_FILE, Progress, archive_names
 from ddbmodels.patterns.time_series.export import export_table
+from ddbmodels.patterns.time_series.family import PeriodTables
+from ddbmodels.patterns.time_series.periods import PeriodKind, period_shift
 from ddbmodels.patterns.time_series.tables import count_items, list_period_tables
 from ddbmodels.patterns.time_series.verify import read_manifest, verify_archive
 

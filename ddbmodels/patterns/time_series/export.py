@@ -21,9 +21,9 @@ from ddbmodels.core.tables import PROVISIONED, billing_mode_of, provisioned_thro
 from ddbmodels.patterns.time_series.archive_format import (
     ARCHIVE_FORMAT,
     FORMAT_VERSION,
-    Progress,
-    ItemsDigest,
     HashingWriter,
+    ItemsDigest,
+    Progress,
     archive_names,
     item_line,
 )
@@ -92,7 +92,8 @@ def export_table(
 ) -> dict[str, Any]:
     """Parallel Scan (eventually consistent) — 0.5 RCU per 4 KB of items; writes data file, then manifest.
 
-    Returns the manifest; with the table's ``family`` it records the table's period too. The data file is written through ``store.open_write`` (atomic) while
+    Returns the manifest; with the table's ``family`` it records the table's period too. The data
+    file is written through ``store.open_write`` (atomic) while
     being hashed; the manifest follows only once the data file is complete.
     """
     if segments < 1:

@@ -22,8 +22,8 @@ from ddbmodels.patterns.time_series.archive_format import (
     MANIFEST_FILE,
     ArchiveInvalid,
     Progress,
-    line_item,
     archive_names,
+    line_item,
 )
 from ddbmodels.patterns.time_series.tables import count_items
 from ddbmodels.patterns.time_series.verify import verify_archive

@@ -134,7 +134,9 @@ def rotate(
     return report
 
 
-def _rotate_one(table: PeriodTable, description: Mapping[str, Any], target: tuple[int, int], label: str) -> RotateAction:
+def _rotate_one(
+    table: PeriodTable, description: Mapping[str, Any], target: tuple[int, int], label: str
+) -> RotateAction:
     if description.get("BillingModeSummary", {}).get("BillingMode") == PAY_PER_REQUEST:
         return RotateAction(table.name, table.period, "on-demand", "no throughput to set")
     busy = [description["TableStatus"], *(i["IndexStatus"] for i in description.get("GlobalSecondaryIndexes", []))]

@@ -8,18 +8,18 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from ddbmodels import capacity
-from ddbmodels.archive import ArchiveStore
+from ddbmodels.core import capacity
+from ddbmodels.core.storage import ArchiveStore
 from ddbmodels.patterns.time_series.archive_format import (
     ARCHIVE_FORMAT,
     FORMAT_VERSION,
     ArchiveInvalid,
-    Progress,
-    ItemsDigest,
     HashingReader,
-    line_item,
+    ItemsDigest,
+    Progress,
     archive_names,
     item_line,
+    line_item,
 )
 
 

@@ -8,7 +8,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from ddbmodels import connection, issue_ops
+from ddbmodels import issues
+from ddbmodels.core import connection
 from tests.tracker.browser.helpers import admin_login, admin_messages, shot, staff_user
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
@@ -88,7 +89,7 @@ def test_staff_browse_a_project_partition_edit_an_issue_and_have_a_stale_edit_re
     edit_title(page, "The admin's stale title")
     current = load(world, 2)
     assert current is not None
-    issue_ops.issue_update(
+    issues.issue_update(
         current, title="Changed behind the page's back", description="", priority="high", assignee=None, labels=[]
     )
     page.click("#edit-form [type=submit]")

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, Response, expect
 
 import ddbmodels
-from ddbmodels import connection
+from ddbmodels.core import connection
 from tests.tracker.browser.helpers import admin_login, shot, staff_user
 from tests.tracker.conftest import WorkerFactory, World
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from ddbmodels import connection
+from ddbmodels.core import connection
 from tests.tracker.browser.helpers import admin_login, shot, staff_user
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from ddbmodels import attachment_ops
+from ddbmodels import attachments
 from ddbmodels.attachments import AttachmentItem
 from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.browser.helpers import admin_login, shot, staff_user
@@ -86,7 +86,7 @@ def test_staff_see_an_attachment_in_flight_reconcile_it_now_and_watch_the_job_fi
     expect(page.locator("#cap-patterns")).to_contain_text("attachments.reconcile")
     shot(page, "admin-24-reconcile-result")
 
-    stored = attachment_ops.attachment_get_by_key(item.pk, item.attachment_id, consistent=True)
+    stored = attachments.attachment_get_by_key(item.pk, item.attachment_id, consistent=True)
     assert stored is not None
     assert not stored.is_intermediate  # rolled back: out of the index
     page.goto("/admin/ddb/tracker/attachments/")

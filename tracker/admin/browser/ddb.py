@@ -16,7 +16,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels import capacity, connection
+from ddbmodels.core import capacity, connection
 
 PAGE_SIZE = 25
 SORT_OPERATORS = ("=", "<", "<=", ">", ">=", "begins_with", "between")

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from ddbmodels import capacity
+from ddbmodels.core import capacity
 from tracker.admin import tables
 from tracker.admin.browser import ddb, signed
 from tracker.admin.forms_ddb import BrowseForm, ItemJsonForm

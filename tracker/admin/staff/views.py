@@ -22,7 +22,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from pynamodb.models import Model
 
-from ddbmodels.issues import STATUSES, utcnow
+from ddbmodels.core.keys import utcnow
+from ddbmodels.issues import STATUSES
 from ddbmodels.orders import OrderItem
 from tracker import tasks
 from tracker.admin.browser import signed

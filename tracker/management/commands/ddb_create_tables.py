@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from ddbmodels import tables
+from ddbmodels.core import tables
 
 
 class Command(BaseCommand):

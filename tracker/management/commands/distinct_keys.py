@@ -22,7 +22,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from ddbmodels.errors import DomainError
+from ddbmodels.core.errors import DomainError
 from ddbmodels.patterns import distinct_keys as dk
 
 BINARY_MARK = "b64:"

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from ddbmodels import issue_ops, order_ops, projects, score_ops
+from ddbmodels import issues, orders, scores
 from ddbmodels.issues import PRIORITIES, STATUSES, TRANSITIONS
 from ddbmodels.orders import DELIVERY_METHODS, PRODUCTS
 from tracker.models import Membership, Tenant
@@ -78,7 +78,7 @@ class Command(BaseCommand):
             (slug, key, title, count)
             for slug, (_, keys) in TENANTS.items()
             for key, (title, count) in keys.items()
-            if projects.project_get(tenant=slug, key=key) is None
+            if issues.project_get(tenant=slug, key=key) is None
         ]
         if not todo:
             self.stdout.write("Demo data already loaded.")
@@ -92,11 +92,11 @@ class Command(BaseCommand):
     def _project(self, rng: random.Random, slug: str, key: str, title: str, count: int, bar: tqdm) -> None:
         owner = next(u for u, (_, roles) in USERS.items() if roles.get(slug) == "owner")
         people = [u for u, (_, roles) in USERS.items() if roles.get(slug) in ("owner", "member")]
-        projects.project_create(
+        issues.project_create(
             tenant=slug, key=key, name=title, description=f"Demo project: {title.lower()}.", created_by=owner
         )
         for _ in range(count):
-            claimed = issue_ops.issue_create(
+            claimed = issues.issue_create(
                 tenant=slug,
                 project_key=key,
                 title=f"{rng.choice(VERBS)} {rng.choice(THINGS)}",
@@ -108,11 +108,11 @@ class Command(BaseCommand):
             )
             target = rng.choice(STATUSES)
             if target != "open" and target in TRANSITIONS["open"]:
-                issue_ops.issue_change_status(claimed.item, to=target)
+                issues.issue_change_status(claimed.item, to=target)
             bar.update(1)
         project_counts_refresh(tenant=slug, key=key)
         # Points for the issues that ended up resolved (the same idempotent awards as the status hook).
-        for _ in score_ops.sync_project(tenant=slug, project_key=key, shards=settings.LEADERBOARD_SHARDS):
+        for _ in scores.sync_project(tenant=slug, project_key=key, shards=settings.LEADERBOARD_SHARDS):
             pass
         self._orders(rng, slug, owner, count // 10)
 
@@ -121,7 +121,7 @@ class Command(BaseCommand):
         now = datetime.now(UTC)
         for _ in range(count):
             product = rng.choice(list(PRODUCTS))
-            order_ops.order_place(
+            orders.order_place(
                 customer=slug,
                 product=product,
                 quantity=rng.randint(1, min(20, PRODUCTS[product].max_quantity)),

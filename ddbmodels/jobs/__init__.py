@@ -1,0 +1,25 @@
+"""The jobs table: each maintenance job's fencing token and checkpoint."""
+
+from ddbmodels.jobs.model import (
+    FencedOut,
+    JobItem,
+)
+from ddbmodels.jobs.reads import (
+    job_state,
+    started_at,
+)
+from ddbmodels.jobs.writes import (
+    checkpoint_save,
+    fence_acquire,
+    fence_check,
+)
+
+__all__ = [
+    "FencedOut",
+    "JobItem",
+    "checkpoint_save",
+    "fence_acquire",
+    "fence_check",
+    "job_state",
+    "started_at",
+]
