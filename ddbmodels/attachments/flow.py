@@ -30,28 +30,20 @@ CHUNK = 256 * 1024
 COMPLETE, PARTIAL, MISSING = "complete", "partial", "missing"
 
 
-class EmptyFile(InvalidInput):
+class EmptyFile(InvalidInput, code="empty_file"):
     """The file is empty."""
 
-    code = "empty_file"
 
-
-class FileTooLarge(InvalidInput):
+class FileTooLarge(InvalidInput, code="file_too_large"):
     """The file is larger than the limit."""
 
-    code = "file_too_large"
 
-
-class AttachFailed(Unavailable):
+class AttachFailed(Unavailable, code="attach_failed"):
     """The file could not be stored and verified; nothing was attached."""
 
-    code = "attach_failed"
 
-
-class DetachIncomplete(DomainError):
+class DetachIncomplete(DomainError, code="detach_incomplete"):
     """The attachment is hidden but its file could not be deleted yet; the repair job will."""
-
-    code = "detach_incomplete"
 
 
 @runtime_checkable

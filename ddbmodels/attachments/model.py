@@ -54,10 +54,8 @@ _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ATTACHMENT_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
-class BadFilename(InvalidInput):
+class BadFilename(InvalidInput, code="bad_filename"):
     """The file name cannot be used."""
-
-    code = "bad_filename"
 
 
 def issue_key(tenant: str, project_key: str, number: int) -> str:
@@ -114,8 +112,6 @@ class InFlightIndex(GlobalSecondaryIndex["AttachmentItem"]):
     class Meta:
         index_name = "in_flight"
         projection = AllProjection()
-        read_capacity_units = 5
-        write_capacity_units = 5
 
     in_flight_key = UnicodeAttribute(hash_key=True, attr_name="gp")
     in_flight_since = UTCDateTimeAttribute(range_key=True, attr_name="gs")
@@ -126,9 +122,7 @@ class AttachmentItem(Model):
     """One file attached to an issue, and where it is between DynamoDB and storage."""
 
     class Meta:
-        table_name = "attachments"  # replaced by connection.register with the prefixed name
-        read_capacity_units = 5
-        write_capacity_units = 5
+        table_name = "attachments"  # the base name: register() prefixes it
 
     pk = UnicodeAttribute(hash_key=True, attr_name="pk")
     attachment_id = UnicodeAttribute(range_key=True, attr_name="id")

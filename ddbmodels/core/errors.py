@@ -23,31 +23,30 @@ class DomainError(Exception):
 
     code = "domain_error"
 
+    def __init_subclass__(cls, code: str = "", **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)  # type: ignore[arg-type]
+        if code:
+            cls.code = code  # ``class NotFound(DomainError, code="not_found")``
+
     def __init__(self, message: str = "", **context: object) -> None:
         super().__init__(message or self.__class__.__doc__ or self.code)
         self.context = context
 
 
-class NotFound(DomainError):
+class NotFound(DomainError, code="not_found"):
     """The item does not exist."""
 
-    code = "not_found"
 
-
-class AlreadyExists(DomainError):
+class AlreadyExists(DomainError, code="already_exists"):
     """An item with this key already exists."""
 
-    code = "already_exists"
 
-
-class ChangedSinceRead(DomainError):
+class ChangedSinceRead(DomainError, code="changed_since_read"):
     """The item changed since it was read: the conditional write was refused and nothing changed.
 
     ``current`` is what the item is now where the writer knows it (a state, or None when the
     item is gone or was not re-read); ``wanted`` the state the change would have led to.
     """
-
-    code = "changed_since_read"
 
     def __init__(self, message: str = "", *, current: str | None = None, wanted: str | None = None, **context: object):
         super().__init__(message, current=current, wanted=wanted, **context)
@@ -55,34 +54,24 @@ class ChangedSinceRead(DomainError):
         self.wanted = wanted
 
 
-class InvalidTransition(DomainError):
+class InvalidTransition(DomainError, code="invalid_transition"):
     """The item is not in a state that allows this change (the workflow forbids it)."""
 
-    code = "invalid_transition"
 
-
-class InvalidInput(DomainError):
+class InvalidInput(DomainError, code="invalid_input"):
     """The input cannot be stored as given (a name, a size, a parameter)."""
 
-    code = "invalid_input"
 
-
-class Contention(DomainError):
+class Contention(DomainError, code="contention"):
     """Too many writers at once: every bounded retry lost its race, and nothing was written."""
 
-    code = "contention"
 
-
-class SequenceContention(Contention):
+class SequenceContention(Contention, code="sequence_contention"):
     """Too many concurrent writers took the next number; every retry lost the race."""
 
-    code = "sequence_contention"
 
-
-class Unavailable(DomainError):
+class Unavailable(DomainError, code="unavailable"):
     """DynamoDB (or storage) throttled or failed past the bounded retries; try again shortly."""
-
-    code = "unavailable"
 
 
 def is_conditional_failure(error: BaseException) -> bool:

@@ -33,6 +33,7 @@ class TableReport:
 
 
 def _with_throughput(model: type[Model], rcu: int, wcu: int) -> None:
+    """Models declare no throughput: the table and every index get the one chosen at creation."""
     model.Meta.read_capacity_units = rcu
     model.Meta.write_capacity_units = wcu
     for index in model._indexes.values():

@@ -25,9 +25,7 @@ class CounterItem(Model):
     """A named counter. Its value only ever grows; nothing deletes a counter."""
 
     class Meta:
-        table_name = "counters"  # replaced by connection.register with the prefixed name
-        read_capacity_units = 5
-        write_capacity_units = 5
+        table_name = "counters"  # the base name: register() prefixes it
 
     name = UnicodeAttribute(hash_key=True, attr_name="pk")
     value = NumberAttribute(attr_name="v", default=0)

@@ -8,16 +8,15 @@ archive. Costs are the pattern's (``patterns.time_series``).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from ddbmodels.core import capacity
 from ddbmodels.core.storage import ArchiveStore
-from ddbmodels.core.tables import PAY_PER_REQUEST
 from ddbmodels.events.model import EVENTS
 from ddbmodels.patterns import time_series
 from ddbmodels.patterns.time_series import PeriodKind, PeriodTable
-from ddbmodels.patterns.time_series.archive_format import Progress
 from ddbmodels.patterns.time_series.archiving import ArchiveReport, Fence
-from ddbmodels.patterns.time_series.rotation import DEFAULT_COLD, DEFAULT_HOT, RotateReport
+from ddbmodels.patterns.time_series.rotation import RotateReport
 
 
 def events_table_name(kind: PeriodKind, when: datetime) -> str:
@@ -41,41 +40,21 @@ def list_event_tables() -> list[PeriodTable]:
 
 
 @capacity.access_pattern("time_series.rotate")
-def rotate(
-    kind: PeriodKind,
-    now: datetime | None = None,
-    *,
-    hot: tuple[int, int] = DEFAULT_HOT,
-    cold: tuple[int, int] = DEFAULT_COLD,
-    billing_mode: str = PAY_PER_REQUEST,
-) -> RotateReport:
-    """CreateTable / UpdateTable of the events tables (free, control plane): see ``time_series.rotate``."""
-    return time_series.rotate(EVENTS, kind, now, hot=hot, cold=cold, billing_mode=billing_mode)
+def rotate(kind: PeriodKind, now: datetime | None = None, **options: Any) -> RotateReport:
+    """CreateTable / UpdateTable of the events tables (free, control plane).
+
+    ``options`` are ``time_series.rotate``'s: ``hot``, ``cold`` (RCU, WCU) and ``billing_mode``.
+    """
+    return time_series.rotate(EVENTS, kind, now, **options)
 
 
 @capacity.access_pattern("time_series.archive")
 def archive(
-    kind: PeriodKind,
-    now: datetime | None,
-    retention: int,
-    store: ArchiveStore,
-    *,
-    fence: Fence,
-    dry_run: bool = False,
-    segments: int = 4,
-    on_progress: Progress | None = None,
-    recheck_archived: bool = True,
+    kind: PeriodKind, now: datetime | None, retention: int, store: ArchiveStore, *, fence: Fence, **options: Any
 ) -> list[ArchiveReport]:
-    """Export ≈ 0.5 RCU per 4 KB, count 1 RCU per 4 KB, DeleteTable free: see ``time_series.archive``."""
-    return time_series.archive(
-        EVENTS,
-        kind,
-        now,
-        retention,
-        store,
-        fence=fence,
-        dry_run=dry_run,
-        segments=segments,
-        on_progress=on_progress,
-        recheck_archived=recheck_archived,
-    )
+    """Export ≈ 0.5 RCU per 4 KB, count 1 RCU per 4 KB, DeleteTable free, for every events table past retention.
+
+    ``options`` are ``time_series.archive``'s: ``dry_run``, ``segments``, ``on_progress``,
+    ``recheck_archived``.
+    """
+    return time_series.archive(EVENTS, kind, now, retention, store, fence=fence, **options)

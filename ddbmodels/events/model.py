@@ -53,10 +53,8 @@ BASE = "events-"
 BY_DAY_INDEX = "by_day"
 
 
-class PeriodClosed(DomainError):
+class PeriodClosed(DomainError, code="period_closed"):
     """The event's period is older than the previous one; its table is not created again."""
-
-    code = "period_closed"
 
 
 def shard_of(stream: str, shards: int = DEFAULT_SHARDS) -> int:

@@ -6,7 +6,7 @@
 Projects feed ``projects`` — a sparse KEYS_ONLY global index. Only the static item carries its
 key attributes (``gt`` = tenant, ``gk`` = project key), so the index holds exactly one entry per
 project: listing a tenant's projects is one Query of it, and enumerating every collection of
-the table (seed 000, method 2) is a Scan of an index that is a few bytes per project.
+the table (distinct keys, the ``gsi`` method) is a Scan of an index that is a few bytes per project.
 """
 
 from __future__ import annotations
@@ -62,8 +62,6 @@ class ProjectsIndex(GlobalSecondaryIndex["CollectionItem"]):
     class Meta:
         index_name = "projects"
         projection = KeysOnlyProjection()
-        read_capacity_units = 1
-        write_capacity_units = 1
 
     tenant = UnicodeAttribute(hash_key=True, attr_name="gt")
     project_key = UnicodeAttribute(range_key=True, attr_name="gk")
@@ -74,9 +72,7 @@ class CollectionItem(Model):
     """Any item of the issues table; ``kind`` says which subclass it deserializes to."""
 
     class Meta:
-        table_name = "issues"  # replaced by connection.register with the prefixed name
-        read_capacity_units = 5
-        write_capacity_units = 5
+        table_name = "issues"  # the base name: register() prefixes it
 
     pk = UnicodeAttribute(hash_key=True, attr_name="pk")
     number = NumberAttribute(range_key=True, attr_name="n")

@@ -18,10 +18,8 @@ from ddbmodels.core.connection import register
 from ddbmodels.core.errors import DomainError
 
 
-class FencedOut(DomainError):
+class FencedOut(DomainError, code="fenced_out"):
     """A newer run of this job holds the fencing token: this run must stop."""
-
-    code = "fenced_out"
 
 
 @register("jobs")
@@ -30,8 +28,6 @@ class JobItem(Model):
 
     class Meta:
         table_name = "jobs"
-        read_capacity_units = 1
-        write_capacity_units = 1
 
     job = UnicodeAttribute(hash_key=True, attr_name="j")
     token = NumberAttribute(attr_name="tk", default=0)

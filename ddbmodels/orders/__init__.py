@@ -19,7 +19,6 @@ from ddbmodels.orders.model import (
     preset_since,
     shard_key,
     shard_keys,
-    time_key,
 )
 from ddbmodels.orders.reads import (
     NEWER,
@@ -70,6 +69,5 @@ __all__ = [
     "preset_since",
     "shard_key",
     "shard_keys",
-    "time_key",
     "validate_order",
 ]

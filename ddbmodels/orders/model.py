@@ -6,9 +6,9 @@
         n  = the order number (global, from ``counters``), g = the time shard (below),
         p / q / dm = product, quantity, delivery method, st = status, by = who placed it
 
-Seed 003: a customer's orders are one item collection sorted by time, so "this tenant's orders
+Sorted by time: a customer's orders are one item collection sorted by time, so "this tenant's orders
 between two dates" is one Query with ``t BETWEEN``. Across *all* customers the index ``by_time``
-gives one sort order: its partition key is a constant — write-sharded with seed 004's
+gives one sort order: its partition key is a constant — write-sharded with a
 calculated suffix, ``g = "orders#<number mod N>"``, so the writes spread evenly over N keys
 instead of one hot partition — and its sort key is ``t``. "Last 7 days", "latest 100" and
 "oldest 100" are then N Queries (one per shard, ``ScanIndexForward`` and ``Limit``) merged by
@@ -34,7 +34,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjec
 from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
-from ddbmodels.core.keys import as_utc
+from ddbmodels.core.keys import as_utc, shard_suffix, time_key
 
 
 @dataclass(frozen=True)
@@ -70,21 +70,16 @@ PRESETS = ("24h", "7d", "1m", "3m")
 
 
 def shard_key(number: int, shards: int = DEFAULT_SHARDS) -> str:
-    """Partition key of ``by_time``: ``orders#<number mod shards>`` — consecutive numbers round-robin."""
-    if shards < 1:
-        raise ValueError(f"shards must be ≥ 1, got {shards}")
-    return f"{SHARD_PREFIX}{number % shards}"
+    """Partition key of ``by_time``: ``orders#<number mod shards>`` — consecutive numbers round-robin.
+
+    Orders count their shards from 0 (what is stored), the other sharded keys from 1.
+    """
+    return f"{SHARD_PREFIX}{shard_suffix(number, shards, first=0)}"
 
 
 def shard_keys(shards: int = DEFAULT_SHARDS) -> list[str]:
     """Every partition key of ``by_time`` for ``shards`` shards."""
     return [shard_key(k, shards) for k in range(shards)]
-
-
-def time_key(when: datetime) -> str:
-    """``2026-11-22T10:15:30.123Z``: the time part of a sort key, and a bound for ranges."""
-    when = as_utc(when)
-    return f"{when:%Y-%m-%dT%H:%M:%S}.{when.microsecond // 1000:03d}Z"
 
 
 def order_sort_key(when: datetime, number: int) -> str:
@@ -122,8 +117,6 @@ class OrdersByTimeIndex(GlobalSecondaryIndex["OrderItem"]):
     class Meta:
         index_name = "by_time"
         projection = AllProjection()
-        read_capacity_units = 5
-        write_capacity_units = 5
 
     time_shard = UnicodeAttribute(hash_key=True, attr_name="g")
     placed = UnicodeAttribute(range_key=True, attr_name="t")
@@ -135,8 +128,6 @@ class OrdersByNumberIndex(GlobalSecondaryIndex["OrderItem"]):
     class Meta:
         index_name = "by_number"
         projection = KeysOnlyProjection()
-        read_capacity_units = 5
-        write_capacity_units = 5
 
     number = NumberAttribute(hash_key=True, attr_name="n")
     customer = UnicodeAttribute(range_key=True, attr_name="c")
@@ -147,9 +138,7 @@ class OrderItem(Model):
     """One order of add-ons by a tenant. Never deleted: cancelled is a status."""
 
     class Meta:
-        table_name = "orders"  # replaced by connection.register with the prefixed name
-        read_capacity_units = 5
-        write_capacity_units = 5
+        table_name = "orders"  # the base name: register() prefixes it
 
     customer = UnicodeAttribute(hash_key=True, attr_name="c")
     placed = UnicodeAttribute(range_key=True, attr_name="t")

@@ -17,6 +17,7 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
 from ddbmodels.core import capacity
+from ddbmodels.core.keys import time_key
 from ddbmodels.orders.model import (
     DEFAULT_SHARDS,
     MAX_ORDER_NUMBER,
@@ -24,7 +25,6 @@ from ddbmodels.orders.model import (
     OrdersByNumberIndex,
     OrdersByTimeIndex,
     shard_keys,
-    time_key,
 )
 from ddbmodels.patterns.sharded_index import query_shards
 

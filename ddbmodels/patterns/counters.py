@@ -50,10 +50,8 @@ BACKOFF = retry.Backoff(attempts=64, base_s=0.004, cap_s=0.25)
 _RETRYABLE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
 
 
-class GapLeft(DomainError):
+class GapLeft(DomainError, code="gap_left"):
     """The counter handed out a number but the item carrying it could not be written: a gap."""
-
-    code = "gap_left"
 
 
 def counter_next(model: type[Model], name: str) -> int:

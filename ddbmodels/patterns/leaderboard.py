@@ -1,9 +1,9 @@
 """Leaderboard from a write-sharded GSI: N Queries, score descending, ``Limit K``, merged.
 
-The pattern (seed 003, with seed 004's write sharding): every score item carries a GSI
+The pattern (a sorted index, write-sharded): every score item carries a GSI
 partition key ``<board>#<n>`` and its score (N) as the GSI sort key. One constant partition key
-per board would serialize every score change of the board on one index partition (the hot
-key seed 003 warns about); with N calculated suffixes, n = crc32(member) % N + 1 (stable for a
+per board would serialize every score change of the board on one index partition (a hot
+key); with N calculated suffixes, n = crc32(member) % N + 1 (stable for a
 member, across processes), writes spread over N keys. Reading the top K costs N Queries, one
 per shard, ``ScanIndexForward=False, Limit=K+1``: a shard's first K entries are the only ones of
 that shard that can be in the overall top K (the one more tells whether a tie is cut). The N
@@ -23,12 +23,12 @@ members, so N may grow but never shrink.
 from __future__ import annotations
 
 import heapq
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ddbmodels.core import connection
+from ddbmodels.core.keys import shard_suffix
 from ddbmodels.core.threads import map_in_threads
 
 MAX_WORKERS = 8
@@ -61,9 +61,7 @@ class Ranked:
 
 def shard_of(member: str, shards: int) -> int:
     """The calculated write shard of a member, 1..shards (crc32: the same in every process)."""
-    if shards < 1:
-        raise ValueError(f"shards must be ≥ 1, got {shards}")
-    return zlib.crc32(member.encode()) % shards + 1
+    return shard_suffix(member, shards)
 
 
 def shard_key(board: str, shard: int) -> str:

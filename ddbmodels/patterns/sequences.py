@@ -1,6 +1,6 @@
 """Numbers from a sort-key sequence: the next number is one more than the largest sort key.
 
-The pattern (seed 002, strategy 2): a strongly consistent Query of the item collection,
+The pattern: a strongly consistent Query of the item collection,
 sort key descending, ``Limit 1`` reads the current maximum; a PutItem conditioned on
 ``attribute_not_exists(<sort key>)`` claims max + 1. Two writers that read the same maximum
 both try the same number; DynamoDB lets exactly one win, the loser re-reads and tries again.

@@ -1,8 +1,8 @@
 """One sort order across a write-sharded index: a Query per shard, the answers merged.
 
-Seed 003 puts every item under one constant partition key of a GSI to sort them all by one
-attribute; seed 004 warns that a constant key is a hot partition and splits it into N keys with
-a calculated suffix. Reading "the first K in order" or "everything in a range" then takes one
+Putting every item under one constant partition key of a GSI sorts them all by one attribute,
+but a constant key is a hot partition; write sharding splits it into N keys with a calculated
+suffix. Reading "the first K in order" or "everything in a range" then takes one
 Query per shard — each already sorted by the index's sort key, each with ``Limit K`` since no
 shard can contribute more than K to the first K — and a k-way merge (``heapq.merge``).
 

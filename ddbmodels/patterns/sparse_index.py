@@ -1,11 +1,11 @@
-"""A sparse global index of the items caught in an intermediate state (seed 001).
+"""A sparse global index of the items caught in an intermediate state.
 
 DynamoDB copies an item into a global index only while the item carries the index's key
 attributes. Write those attributes when an item *enters* an intermediate state and REMOVE them
 in the same conditional UpdateItem that *leaves* it, and the index holds exactly the items in
 flight: no filter, no scan, and its size is the number of in-flight items, not the table's.
 
-    index PK  "<state>#<n>"   n = crc32(item key) % N + 1, seed 004's calculated suffix
+    index PK  "<state>#<n>"   n = crc32(item key) % N + 1, a calculated write-shard suffix
     index SK  when the item entered the state (UTC, microseconds; sorts as a string)
 
 The state in the partition key lets a repair job ask for one state's stragglers only; the
@@ -26,7 +26,6 @@ started 4 KB of index entries per Query.
 from __future__ import annotations
 
 import heapq
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,13 +40,9 @@ from pynamodb.indexes import GlobalSecondaryIndex
 from pynamodb.models import Model
 
 from ddbmodels.core.errors import InvalidTransition, is_conditional_failure
+from ddbmodels.core.keys import shard_suffix
 
 M = TypeVar("M", bound=Model)
-
-
-def shard_of(key: str, shards: int) -> int:
-    """The calculated suffix 1..shards of ``key`` (crc32: stable across processes, unlike hash())."""
-    return zlib.crc32(key.encode()) % shards + 1
 
 
 @dataclass(frozen=True)
@@ -65,7 +60,7 @@ class SparseIndex(Generic[M]):
         return self.model.get_attributes()[name]
 
     def partition_value(self, state: str, item: M) -> str:
-        return f"{state}#{shard_of(self.shard_key(item), self.shards)}"
+        return f"{state}#{shard_suffix(self.shard_key(item), self.shards)}"
 
     def partitions(self, state: str) -> list[str]:
         return [f"{state}#{n}" for n in range(1, self.shards + 1)]

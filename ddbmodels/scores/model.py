@@ -5,7 +5,7 @@
 
 A score item holds the points (``sc``, changed only with an atomic ``ADD``) and the key of the
 ``top`` index: ``tp = "<tenant>#<n>"``, where n = crc32(username) % N + 1 is the user's write
-shard (seed 004's calculated suffix). Leaderboards are read from that index (seed 003): N
+shard (a calculated suffix). Leaderboards are read from that index: N
 Queries, score descending, ``Limit K``, merged (``patterns.leaderboard``). One constant key per
 tenant would put every score change of a tenant on one index partition; N keys spread them.
 Award items carry no ``tp``, so the index is sparse: it holds exactly the score items.
@@ -79,8 +79,6 @@ class TopIndex(GlobalSecondaryIndex["ScoreItem"]):
     class Meta:
         index_name = TOP_INDEX
         projection = KeysOnlyProjection()
-        read_capacity_units = 1
-        write_capacity_units = 1
 
     shard_key = UnicodeAttribute(hash_key=True, attr_name="tp")
     score = NumberAttribute(range_key=True, attr_name="sc")
@@ -91,9 +89,7 @@ class ScoresTableItem(Model):
     """Any item of the scores table; ``kind`` says which subclass it deserializes to."""
 
     class Meta:
-        table_name = "scores"  # replaced by connection.register with the prefixed name
-        read_capacity_units = 5
-        write_capacity_units = 5
+        table_name = "scores"  # the base name: register() prefixes it
 
     pk = UnicodeAttribute(hash_key=True, attr_name="pk")
     kind = DiscriminatorAttribute(attr_name="k")

@@ -51,10 +51,8 @@ CONDITION_FAILED = "ConditionalCheckFailed"
 RETRYABLE = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
 
 
-class AwardContention(Contention):
+class AwardContention(Contention, code="award_contention"):
     """Every attempt collided with another transaction on the same score; nothing was written."""
-
-    code = "award_contention"
 
 
 class Outcome(StrEnum):
@@ -101,6 +99,22 @@ def _transact(build: Callable[[TransactWrite], None], *, rng: random.Random | No
             continue  # collided: full-jitter backoff, then again
         return [], attempt
     raise AwardContention(f"gave up after {BACKOFF.attempts} conflicting attempts", attempts=BACKOFF.attempts)
+
+
+def _settle(
+    build: Callable[[TransactWrite], None], user: str, points: int, *, done: Outcome, refused: Outcome
+) -> Change:
+    """Run the transaction; what its cancellation reasons mean.
+
+    Item 0 is always the issue's ConditionCheck (refused: NOT_ELIGIBLE), item 1 the award item
+    (refused: ``refused`` — the award is already there, or already gone).
+    """
+    codes, attempts = _transact(build)
+    if not codes:
+        return Change(done, user, points, attempts)
+    if codes[1] == CONDITION_FAILED:
+        return Change(refused, user, 0, attempts)
+    return Change(Outcome.NOT_ELIGIBLE, user, 0, attempts)
 
 
 @capacity.access_pattern("leaderboard.award")
@@ -152,12 +166,7 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
             ],
         )
 
-    codes, attempts = _transact(build)
-    if not codes:
-        return Change(Outcome.AWARDED, user, points, attempts)
-    if codes[1] == CONDITION_FAILED:
-        return Change(Outcome.ALREADY_AWARDED, user, 0, attempts)
-    return Change(Outcome.NOT_ELIGIBLE, user, 0, attempts)
+    return _settle(build, user, points, done=Outcome.AWARDED, refused=Outcome.ALREADY_AWARDED)
 
 
 @capacity.access_pattern("leaderboard.revoke")
@@ -190,12 +199,7 @@ def revoke_issue(issue: IssueItem) -> Change:
             actions=[ScoreItem.score.add(-points), ScoreItem.awards.add(-1), ScoreItem.updated_at.set(utcnow())],
         )
 
-    codes, attempts = _transact(build)
-    if not codes:
-        return Change(Outcome.REVOKED, user, points, attempts)
-    if codes[1] == CONDITION_FAILED:
-        return Change(Outcome.NOTHING_TO_REVOKE, user, 0, attempts)
-    return Change(Outcome.NOT_ELIGIBLE, user, 0, attempts)
+    return _settle(build, user, points, done=Outcome.REVOKED, refused=Outcome.NOTHING_TO_REVOKE)
 
 
 @capacity.access_pattern("leaderboard.sync")

@@ -14,7 +14,7 @@ from ddbmodels.attachments.model import (
     storage_name,
     storage_safe,
 )
-from ddbmodels.patterns.sparse_index import shard_of
+from ddbmodels.core.keys import shard_suffix
 
 
 def test_attachment_ids_are_26_crockford_characters_unique_and_sorted_by_time() -> None:
@@ -74,7 +74,7 @@ def test_storage_names_are_tenant_scoped_ascii_and_carry_the_unguessable_id() ->
 
 def test_the_calculated_shard_is_stable_and_between_one_and_n() -> None:
     ids = [new_attachment_id() for _ in range(400)]
-    shards = [shard_of(i, IN_FLIGHT_SHARDS) for i in ids]
+    shards = [shard_suffix(i, IN_FLIGHT_SHARDS) for i in ids]
     assert set(shards) == set(range(1, IN_FLIGHT_SHARDS + 1))
     # Fixed values: a different hash would file in-flight items under shards nobody reads.
-    assert (shard_of("01ARZ3NDEKTSV4RRFFQ69G5FAV", 4), shard_of("01ARZ3NDEKTSV4RRFFQ69G5FAW", 4)) == (2, 4)
+    assert (shard_suffix("01ARZ3NDEKTSV4RRFFQ69G5FAV", 4), shard_suffix("01ARZ3NDEKTSV4RRFFQ69G5FAW", 4)) == (2, 4)

@@ -1,4 +1,4 @@
-"""Distinct partition keys of any DynamoDB table, by the cheapest of three methods (seed 000).
+"""Distinct partition keys of any DynamoDB table, by the cheapest of three methods.
 
 An *item collection* is the set of items that share a partition key; listing the collections
 of a table means listing its distinct partition keys. Three ways, with their read cost
@@ -42,9 +42,15 @@ import time
 
 from ddbmodels.core import capacity
 from ddbmodels.patterns.distinct_keys.estimate import PROBE_ITEMS_PER_SEGMENT, Choice, choose
-from ddbmodels.patterns.distinct_keys.methods import AUTO, GSI, METHODS, SCAN, SKIP_SCAN, ProgressCallback, _Tally
+from ddbmodels.patterns.distinct_keys.methods import AUTO, GSI, METHODS, SCAN, SKIP_SCAN, ProgressCallback, Tally
 from ddbmodels.patterns.distinct_keys.report import Report, Result
-from ddbmodels.patterns.distinct_keys.segments import MAX_TOTAL_SEGMENTS, _check_index, _check_segments, _list, _Listing
+from ddbmodels.patterns.distinct_keys.segments import (
+    MAX_TOTAL_SEGMENTS,
+    Listing,
+    check_index,
+    check_segments,
+    list_collections,
+)
 from ddbmodels.patterns.distinct_keys.table import (
     MAX_B,
     MAX_N,
@@ -111,26 +117,26 @@ def distinct_keys(
     """
     if method not in METHODS:
         raise BadRequest(f"unknown method {method!r} (one of {', '.join(METHODS)})")
-    _check_segments(segments)
+    check_segments(segments)
     began = time.perf_counter()
     with capacity.measure() as describe_meter, capacity.access_pattern("distinct_keys.describe"):
         table = describe(table_name)
     # Only gsi and auto use an index; scan and skip-scan read the table itself.
-    index_name = _check_index(table, index_name) if method == GSI or (method == AUTO and index_name) else None
+    index_name = check_index(table, index_name) if method == GSI or (method == AUTO and index_name) else None
 
     with capacity.access_pattern("distinct_keys.probe"):
         choice = choose(table, index_name) if method == AUTO else Choice(method)
     found, reason = choice.probe, choice.reason
-    listing: _Listing | None = None
+    listing: Listing | None = None
     if found is not None and found.whole_table:
         # The probe already scanned everything: its keys are the answer, nothing is read twice.
-        listing = _Listing(keys=set(found.keys), method=SCAN, segments=1, tally=_Tally())
+        listing = Listing(keys=set(found.keys), method=SCAN, segments=1, tally=Tally())
         small = 2 * PROBE_ITEMS_PER_SEGMENT
         reason = f"the probe scanned the whole table (ItemCount < {small}): its keys are the answer"
         if on_progress is not None:
             on_progress(len(found.keys), found.requests)
     if listing is None:
-        listing = _list(
+        listing = list_collections(
             table,
             choice.method,
             segments=segments,
@@ -211,14 +217,14 @@ def segment_keys(
     """
     if method not in (SCAN, GSI, SKIP_SCAN):
         raise BadRequest(f"method must be scan, gsi or skip-scan for one segment, got {method!r}")
-    _check_segments(total_segments)
+    check_segments(total_segments)
     if not isinstance(segment, int) or isinstance(segment, bool) or not 0 <= segment < total_segments:
         raise BadRequest(f"segment must be from 0 to {total_segments - 1}, got {segment!r}")
     began = time.perf_counter()
     with capacity.measure() as describe_meter, capacity.access_pattern("distinct_keys.describe"):
         table = describe(table_name)
-    index_name = _check_index(table, index_name) if method == GSI else None
-    listing = _list(
+    index_name = check_index(table, index_name) if method == GSI else None
+    listing = list_collections(
         table,
         method,
         segments=total_segments,

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ddbmodels.core import capacity
-from ddbmodels.patterns.distinct_keys.methods import GSI, SCAN, SKIP_SCAN, _scan_segment, _Tally
-from ddbmodels.patterns.distinct_keys.segments import _check_segments, _run_segments
+from ddbmodels.patterns.distinct_keys.methods import GSI, SCAN, SKIP_SCAN, Tally, scan_segment
+from ddbmodels.patterns.distinct_keys.segments import check_segments, run_segments
 from ddbmodels.patterns.distinct_keys.table import Key, TableInfo
 
 READ_UNIT_BYTES = 4096
@@ -66,9 +66,9 @@ def probe(table: TableInfo, *, total_segments: int | None = None, segment: int =
     keys are then the exact answer.
     """
     total = total_segments or probe_segments(table.item_count)
-    _check_segments(total)
-    tally = _Tally()
-    _run_segments(tally, _scan_segment, table, None, [segment], total)
+    check_segments(total)
+    tally = Tally()
+    run_segments(tally, scan_segment, table, None, [segment], total)
     return Probe(
         total_segments=total,
         segment=segment,

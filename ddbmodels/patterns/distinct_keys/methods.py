@@ -29,7 +29,7 @@ METHODS = (AUTO, SCAN, GSI, SKIP_SCAN)
 ProgressCallback = Callable[[int, int], None]
 
 
-class _Tally:
+class Tally:
     """Keys, requests, retries and capacity of one phase, shared by its segment threads."""
 
     def __init__(
@@ -101,7 +101,7 @@ def _scan_kwargs(table: TableInfo, index_name: str | None, segment: int, total_s
     return kwargs
 
 
-def _scan_segment(tally: _Tally, table: TableInfo, index_name: str | None, segment: int, total: int) -> None:
+def scan_segment(tally: Tally, table: TableInfo, index_name: str | None, segment: int, total: int) -> None:
     """Every page of one segment, projecting the base table's partition key."""
     client = connection.client()
     kwargs = _scan_kwargs(table, index_name, segment, total)
@@ -115,7 +115,7 @@ def _scan_segment(tally: _Tally, table: TableInfo, index_name: str | None, segme
         kwargs["ExclusiveStartKey"] = start
 
 
-def _skip_scan_segment(tally: _Tally, table: TableInfo, index_name: str | None, segment: int, total: int) -> None:
+def skip_scan_segment(tally: Tally, table: TableInfo, index_name: str | None, segment: int, total: int) -> None:
     """Limit-1 Scans of one segment, each starting past the largest sort key of the previous collection."""
     assert table.range_key is not None
     assert table.range_type is not None

@@ -15,19 +15,19 @@ from ddbmodels.patterns.distinct_keys.methods import (
     SCAN,
     SKIP_SCAN,
     ProgressCallback,
-    _scan_segment,
-    _skip_scan_segment,
-    _Tally,
+    Tally,
+    scan_segment,
+    skip_scan_segment,
 )
 from ddbmodels.patterns.distinct_keys.table import BadRequest, Key, TableInfo
 
 MAX_TOTAL_SEGMENTS = 1_000_000  # DynamoDB's limit for TotalSegments
 MAX_THREADS = 32  # connection.client() keeps 32 HTTP connections; more segments share the threads
 
-SegmentWorker = Callable[[_Tally, TableInfo, str | None, int, int], None]
+SegmentWorker = Callable[[Tally, TableInfo, str | None, int, int], None]
 
 
-def _measured(tally: _Tally, worker: SegmentWorker, *args: Any) -> None:
+def _measured(tally: Tally, worker: SegmentWorker, *args: Any) -> None:
     """Run a worker under its own capacity meter (meters are per thread), added to the phase's."""
     with capacity.measure() as meter:
         try:
@@ -36,8 +36,8 @@ def _measured(tally: _Tally, worker: SegmentWorker, *args: Any) -> None:
             tally.meter.add(meter)
 
 
-def _run_segments(
-    tally: _Tally, worker: SegmentWorker, table: TableInfo, index_name: str | None, segments: list[int], total: int
+def run_segments(
+    tally: Tally, worker: SegmentWorker, table: TableInfo, index_name: str | None, segments: list[int], total: int
 ) -> None:
     """The given segments of ``total``: inline when one, else on up to MAX_THREADS threads."""
     if len(segments) == 1:
@@ -65,12 +65,12 @@ def _run_segments(
             raise
 
 
-def _check_segments(segments: int) -> None:
+def check_segments(segments: int) -> None:
     if not isinstance(segments, int) or isinstance(segments, bool) or not 1 <= segments <= MAX_TOTAL_SEGMENTS:
         raise BadRequest(f"segments must be an integer from 1 to {MAX_TOTAL_SEGMENTS}, got {segments!r}")
 
 
-def _check_index(table: TableInfo, index_name: str | None) -> str:
+def check_index(table: TableInfo, index_name: str | None) -> str:
     if not index_name:
         raise BadRequest("method gsi needs the name of a sparse index with one item per collection (index_name)")
     if index_name not in table.indexes:
@@ -80,15 +80,15 @@ def _check_index(table: TableInfo, index_name: str | None) -> str:
 
 
 @dataclass
-class _Listing:
+class Listing:
     keys: set[Key]
     method: str
     segments: int
-    tally: _Tally
+    tally: Tally
     reason: str | None = None
 
 
-def _list(
+def list_collections(
     table: TableInfo,
     method: str,
     *,
@@ -98,8 +98,8 @@ def _list(
     progress_interval: float,
     request_offset: int = 0,
     only_segment: int | None = None,
-) -> _Listing:
-    tally = _Tally(on_progress, request_offset, progress_interval)
+) -> Listing:
+    tally = Tally(on_progress, request_offset, progress_interval)
     reason = None
     worker: SegmentWorker
     if method == SKIP_SCAN and table.range_key is None:
@@ -108,15 +108,15 @@ def _list(
             "the table has no sort key: every item is its own collection, a plain scan reads each once",
         )
     if method == SCAN:
-        worker, index_name = _scan_segment, None
+        worker, index_name = scan_segment, None
     elif method == GSI:
-        worker = _scan_segment
+        worker = scan_segment
     elif method == SKIP_SCAN:
-        worker, index_name = _skip_scan_segment, None
+        worker, index_name = skip_scan_segment, None
     else:
         raise BadRequest(f"unknown method {method!r} (one of {', '.join(METHODS)})")
     numbers = list(range(segments)) if only_segment is None else [only_segment]
     with capacity.access_pattern(f"distinct_keys.{method}"):  # the method that runs, after any fallback
-        _run_segments(tally, worker, table, index_name, numbers, segments)
+        run_segments(tally, worker, table, index_name, numbers, segments)
     tally.finish()
-    return _Listing(keys=tally.keys, method=method, segments=segments, tally=tally, reason=reason)
+    return Listing(keys=tally.keys, method=method, segments=segments, tally=tally, reason=reason)

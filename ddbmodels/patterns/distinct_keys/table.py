@@ -21,28 +21,20 @@ MAX_VALUE: dict[str, Any] = {"S": MAX_S, "N": MAX_N, "B": MAX_B}
 Key = str | int | Decimal | bytes
 
 
-class DistinctKeysError(DomainError):
+class DistinctKeysError(DomainError, code="distinct_keys_error"):
     """The distinct keys could not be listed."""
 
-    code = "distinct_keys_error"
 
-
-class BadRequest(DistinctKeysError, InvalidInput):
+class BadRequest(DistinctKeysError, InvalidInput, code="distinct_keys_bad_request"):
     """An argument does not fit the table (method, segments or index)."""
 
-    code = "distinct_keys_bad_request"
 
-
-class TableNotFound(NotFound):
+class TableNotFound(NotFound, code="table_not_found"):
     """No such table on this endpoint."""
 
-    code = "table_not_found"
 
-
-class ReadFailed(DistinctKeysError, Unavailable):
+class ReadFailed(DistinctKeysError, Unavailable, code="distinct_keys_read_failed"):
     """A DynamoDB call failed after botocore's retries."""
-
-    code = "distinct_keys_read_failed"
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,8 @@ DIGEST_MODULUS = 2**256
 Progress = Callable[[int, int, str], None]
 
 
-class ArchiveInvalid(DomainError):
+class ArchiveInvalid(DomainError, code="archive_invalid"):
     """The archive does not match its manifest (or the table does not match the archive)."""
-
-    code = "archive_invalid"
 
 
 def archive_names(table: str) -> tuple[str, str]:
