@@ -17,6 +17,7 @@ from celery import Task, shared_task
 from django.core.cache import cache
 from pynamodb.exceptions import PynamoDBException
 
+from ddbmodels.core import retry
 from tracker.jobs import JobRun, run_job
 from tracker.services import maintenance
 from tracker.services.projects import project_counts_refresh
@@ -30,6 +31,8 @@ TRANSIENT_CODES = {
     "LimitExceededException",
 }
 JOB_OPTIONS: dict[str, Any] = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": 5}
+TASK_BACKOFF = retry.Backoff(attempts=JOB_OPTIONS["max_retries"] + 1, base_s=1.0, cap_s=300.0)
+_jitter = random.Random()
 
 
 def is_transient(error: BaseException) -> bool:
@@ -54,9 +57,9 @@ def _run(task: Task, name: str, work: Callable[[JobRun], dict[str, Any]]) -> dic
         return run_job(name, work, on_progress=progress, task_id=task_id)
     except Exception as error:
         if is_transient(error):
-            # Exponential backoff with jitter: 2, 4, 8 … s (capped at 5 min), randomized ±50 %.
-            delay = min(300, 2 ** (task.request.retries + 1))
-            raise task.retry(exc=error, countdown=delay * (0.5 + random.random())) from error
+            # The one full-jitter backoff: uniform in [0, min(5 min, 2 s · 2^retries)].
+            countdown = TASK_BACKOFF.delay(task.request.retries + 1, _jitter)
+            raise task.retry(exc=error, countdown=countdown) from error
         raise
 
 
