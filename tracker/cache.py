@@ -14,9 +14,15 @@ _MISS = object()
 
 
 def cached(
-    key: str, timeout: int, load: Callable[[], T], *, dump: Callable[[T], Any], restore: Callable[[Any], T]
+    key: str,
+    timeout: int,
+    load: Callable[[], T],
+    *,
+    dump: Callable[[T], Any],
+    restore: Callable[[Any], T],
+    keep: Callable[[T], bool] = lambda _: True,
 ) -> T:
-    """Return ``restore(cache[key])``, or ``load()`` and store ``dump(value)`` under ``key``."""
+    """Return ``restore(cache[key])``, or ``load()`` and store ``dump(value)`` under ``key`` if ``keep(value)``."""
     try:
         raw = cache.get(key, _MISS)
     except Exception:  # noqa: BLE001  (any Redis failure degrades to a miss)
@@ -25,11 +31,17 @@ def cached(
     if raw is not _MISS:
         return restore(raw)
     value = load()
+    if keep(value):
+        store(key, dump(value), timeout)
+    return value
+
+
+def store(key: str, value: Any, timeout: int) -> None:
+    """Put ``value`` under ``key``; a Redis failure is logged, never raised (readers fall back to DynamoDB)."""
     try:
-        cache.set(key, dump(value), timeout)
+        cache.set(key, value, timeout)
     except Exception:  # noqa: BLE001
         log.warning("cache set %s failed", key, exc_info=True)
-    return value
 
 
 def invalidate(*keys: str) -> None:

@@ -1,9 +1,14 @@
-"""Capacity meter per request: every DynamoDB call a request makes, added up and recorded.
+"""Middleware: the capacity meter of every request, and the one error path.
 
-The meter is attached as ``request.ddb_capacity`` so a template (the admin's footer) can show
-it — complete up to the moment it is rendered, hence "so far". After the response, the totals
-are added to the rolling aggregates in Redis by URL name and by access pattern
+``CapacityMiddleware``: every DynamoDB call a request makes, added up and recorded. The meter
+is attached as ``request.ddb_capacity`` so a template (the admin's footer) can show it —
+complete up to the moment it is rendered, hence "so far". After the response, the totals are
+added to the rolling aggregates in Redis by URL name and by access pattern
 (``tracker.capacity_stats``).
+
+``ErrorPageMiddleware``: a domain error (or a bad request) a view raises becomes its page
+(``tracker.error_pages``: 404, 400, 409, 503), for the site and the admin alike; and every 503,
+a form's included, tells the client when to retry.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from django.http import HttpRequest, HttpResponse
 
 from ddbmodels.core import capacity
 from tracker import capacity_stats
+from tracker.error_pages import RETRY_AFTER_SECONDS, error_response
 
 
 class CapacityMiddleware:
@@ -30,3 +36,19 @@ class CapacityMiddleware:
         if match is not None and match.url_name:
             capacity_stats.record("page", match.url_name, meter)
         return response
+
+
+class ErrorPageMiddleware:
+    """Turn ddbmodels' domain errors and BadRequest into pages; give every 503 a Retry-After."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code == 503 and not response.has_header("Retry-After"):
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return error_response(request, exception)

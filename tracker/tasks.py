@@ -72,7 +72,7 @@ def refresh_project_counts(tenant: str, key: str) -> dict[str, int]:
 
 @shared_task(**JOB_OPTIONS)
 def distinct_keys(self: Task, table: str, method: str = "auto", segments: int = 1, index: str | None = None) -> dict:
-    """Distinct partition keys of any table (seed 000): scan, gsi, skip-scan or auto."""
+    """Distinct partition keys of any table (the distinct-keys pattern): scan, gsi, skip-scan or auto."""
     return _run(
         self,
         f"distinct_keys:{table}",

@@ -17,6 +17,7 @@ from ddbmodels.issues.model import (
     collection_key,
 )
 from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
+from ddbmodels.patterns.sequences import latest_sort_key
 
 MAX_ISSUE_NUMBER = 10**15 - 1  # far beyond any real project; keeps look-ups inside DynamoDB's N range
 
@@ -83,6 +84,15 @@ def issue_numbers(*, tenant: str, project_key: str) -> list[int]:
             attributes_to_get=["n", "k"],
         )
     ]
+
+
+def issue_number_next(*, tenant: str, project_key: str) -> int:
+    """The number the project's next issue will get: Query pk, SK descending, Limit 1, consistent — 1 RCU.
+
+    The same read the sort-key sequence makes before claiming a number. Tombstones count (their
+    numbers stay taken); the static item (SK 0) makes a project without issues answer 1.
+    """
+    return (latest_sort_key(CollectionItem, collection_key(tenant, project_key)) or 0) + 1
 
 
 @capacity.access_pattern("projects.get")

@@ -15,13 +15,16 @@ from django.test import Client
 
 from ddbmodels import issues
 from ddbmodels.core import connection
+from ddbmodels.core import items as ddb
+from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.orders import OrderItem
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
 from tests.tracker.orders_helpers import new_order
-from tracker.admin.browser import ddb, signed
-from tracker.admin.browser.views import STALE
+from tracker import item_json
+from tracker import item_links as signed
 from tracker.exceptions import BadCursor
+from tracker.views.admin.items import STALE
 
 ISSUES = "issues"
 
@@ -286,7 +289,7 @@ def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(wo
     read = ddb.item_get(issues_table, key)
     assert read is not None
     issues.issue_update(issue, title="Won the race", description="", priority="low", assignee=None, labels=[])
-    with pytest.raises(ddb.StaleItem):
+    with pytest.raises(ChangedSinceRead):
         ddb.item_put_unchanged(issues_table, {**read, "t": {"S": "Lost"}}, read, version="v")
     stored = load(world, issue.number)
     assert stored is not None
@@ -298,9 +301,9 @@ def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(wo
     order_read = ddb.item_get(orders_table, order_key)
     assert order_read is not None
     OrderItem(world.slug, order.placed).update(actions=[OrderItem.status.set("cancelled")])
-    with pytest.raises(ddb.StaleItem):
+    with pytest.raises(ChangedSinceRead):
         ddb.item_put_unchanged(orders_table, {**order_read, "q": {"N": "7"}}, order_read, version=None)
-    with pytest.raises(ddb.StaleItem):
+    with pytest.raises(ChangedSinceRead):
         ddb.item_delete_unchanged(orders_table, order_key, order_read, version=None)
     assert OrderItem.get(world.slug, order.placed, consistent_read=True).status == "cancelled"
 
@@ -366,7 +369,7 @@ def test_paging_far_keeps_links_short_and_previous_works_back_through_the_histor
     ],
 )
 def test_a_signed_but_inconsistent_cursor_is_refused(number: int, starts: list[Any]) -> None:
-    wired = [None if s is None else json.dumps(ddb.to_json(s), sort_keys=True) for s in starts]
+    wired = [None if s is None else json.dumps(item_json.to_json(s), sort_keys=True) for s in starts]
     token = signing.dumps({"b": "binding", "n": number, "s": wired}, salt=signed._CURSOR_SALT, compress=True)
     with pytest.raises(BadCursor):
         signed.cursor_decode(token, binding="binding")

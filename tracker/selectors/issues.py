@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from django.http import Http404
 
 from ddbmodels import issues as ddb_issues
-from ddbmodels.issues import STATUSES, CollectionItem, IssueItem, ProjectItem
-from ddbmodels.patterns.sequences import latest_sort_key
+from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
 from tracker import cursors
 
 PAGE_SIZE = 25
@@ -62,9 +61,5 @@ def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | N
 
 
 def issue_number_next(*, project: ProjectItem) -> int:
-    """The number the project's next issue will get: Query pk, SK descending, Limit 1, consistent — 1 RCU.
-
-    The same read the sequence makes before claiming a number. Tombstones count (their numbers
-    stay taken); the static item (SK 0) makes a project without issues answer 1.
-    """
-    return (latest_sort_key(CollectionItem, project.pk) or 0) + 1
+    """The number the project's next issue will get (Query, Limit 1, consistent — 1 RCU); tombstones count."""
+    return ddb_issues.issue_number_next(tenant=project.tenant, project_key=project.project_key)

@@ -1,30 +1,29 @@
 """Orders as views see them: a tenant's order by number, its orders by time; all orders for staff.
 
 An order number resolves to the order's key through the ``by_number`` index (eventually
-consistent), so the key is also remembered in Redis when the order is placed — the page shown
-right after placing it never misses — and after each index look-up: the key of an order never
-changes. A Redis outage only costs the index look-up.
+consistent), so the key is also remembered in Redis when the order is placed (by the service,
+``tracker.services.orders``) — the page shown right after placing it never misses — and after
+each index look-up (cache-aside): the key of an order never changes. A Redis outage only costs
+the index look-up.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.core import signing
-from django.core.cache import cache
 from django.http import Http404
 
 from ddbmodels import orders as ddb_orders
 from ddbmodels.core.keys import utcnow
 from ddbmodels.orders import PRESETS, OrderItem, preset_since
+from tracker.cache import cached
 from tracker.cursors import load_bound
 from tracker.exceptions import BadCursor
 from tracker.models import Tenant
 
-log = logging.getLogger(__name__)
 PAGE_SIZE = 25
 STAFF_LIMIT = 100
 ORDER_KEY_CACHE_SECONDS = 7 * 24 * 3600
@@ -64,30 +63,21 @@ def order_key_cache_key(tenant: str, number: int) -> str:
     return f"ddb:order-key:{tenant}:{number}"
 
 
-def remember_order_key(order: OrderItem) -> None:
-    """Cache number → key of an order of its tenant (it never changes); never fails the caller."""
-    try:
-        cache.set(order_key_cache_key(order.customer, int(order.number)), order.placed, ORDER_KEY_CACHE_SECONDS)
-    except Exception:  # noqa: BLE001  (the index look-up still works)
-        log.warning("cache set of order %s failed", order.number, exc_info=True)
-
-
 def _order_placed(tenant: str, number: int) -> str | None:
-    try:
-        placed = cache.get(order_key_cache_key(tenant, number))
-    except Exception:  # noqa: BLE001  (any Redis failure degrades to the index look-up)
-        log.warning("cache get of order %s failed; querying the index", number, exc_info=True)
-        placed = None
-    if isinstance(placed, str):
-        return placed
-    key = ddb_orders.order_key(number=number, customer=tenant)  # misses are not cached: the number may come
-    if key is None:
-        return None
-    try:
-        cache.set(order_key_cache_key(tenant, number), key[1], ORDER_KEY_CACHE_SECONDS)
-    except Exception:  # noqa: BLE001
-        log.warning("cache set of order %s failed", number, exc_info=True)
-    return key[1]
+    """The sort key (``placed``) of the tenant's order, from Redis or one by_number index Query."""
+
+    def look_up() -> str | None:
+        key = ddb_orders.order_key(number=number, customer=tenant)
+        return key[1] if key is not None else None
+
+    return cached(
+        order_key_cache_key(tenant, number),
+        ORDER_KEY_CACHE_SECONDS,
+        look_up,
+        dump=lambda placed: placed,
+        restore=lambda raw: raw if isinstance(raw, str) else None,
+        keep=lambda placed: placed is not None,  # misses are not cached: the number may come
+    )
 
 
 def order_access(*, tenant: Tenant, number: int, consistent: bool = False) -> OrderItem:

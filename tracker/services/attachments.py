@@ -7,6 +7,7 @@ moves through ``ddbmodels.attachment_flow``, which speaks to storage through ``D
 
 from __future__ import annotations
 
+import logging
 import mimetypes
 from datetime import timedelta
 from typing import IO, Any, cast
@@ -16,8 +17,8 @@ from django.core.files import File
 from django.core.files.storage import Storage, storages
 
 from ddbmodels import attachments
-from ddbmodels.attachments import ATTACHED, DETACHING, AttachmentItem, clean_filename
-from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.attachments import ATTACHED, DETACHING, AttachmentItem, DetachIncomplete, clean_filename
+from ddbmodels.core.errors import ChangedSinceRead, NotFound
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem
 from tracker.jobs import JobRun
@@ -25,6 +26,7 @@ from tracker.models import Membership
 from tracker.services import activity
 from tracker.services.permissions import require_role
 
+log = logging.getLogger(__name__)
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 
 
@@ -85,27 +87,38 @@ def attachment_add(*, membership: Membership, issue: IssueItem, upload: File, fi
     return item
 
 
-def attachment_detach(*, membership: Membership, issue: IssueItem, attachment: AttachmentItem) -> AttachmentItem:
+def attachment_detach(*, membership: Membership, issue: IssueItem, attachment: AttachmentItem) -> bool:
     """Detach the attachment (read consistently by the caller) and delete its file (members and owners).
 
-    Raises ChangedSinceRead when it is not Attached (nothing changes), DetachIncomplete when
-    the file could not be deleted yet (hidden now; the repair job deletes it).
+    True when the file is deleted too; False when deleting it failed (the attachment is hidden
+    now and the repair job deletes the file). Raises ChangedSinceRead, with the attachment's
+    ``filename`` and the state it is in, when it is not Attached (nothing changes).
     """
     require_role(membership, "member")
+    refused = {"wanted": DETACHING, "filename": attachment.filename}
     if attachment.state != ATTACHED:  # read consistently by the caller: refuse without a (charged) failed write
         raise ChangedSinceRead(
-            f"{attachment.filename} is {attachment.state.lower()}", current=attachment.state, wanted=DETACHING
+            f"{attachment.filename} is {attachment.state.lower()}", current=attachment.state, **refused
         )
-    item = attachments.detach(DjangoBlobStore(), attachment, by=membership.user.get_username())
+    try:
+        attachments.detach(DjangoBlobStore(), attachment, by=membership.user.get_username())
+    except DetachIncomplete:
+        return False  # hidden, and the activity not recorded: as before the repair job finishes it
+    except ChangedSinceRead as error:  # it moved after the caller's read: name it like the check above
+        raise ChangedSinceRead(str(error), current=error.current, **refused) from error
     activity.record(
-        issue, kind="attachment.removed", actor=membership.user.get_username(), data={"filename": item.filename}
+        issue, kind="attachment.removed", actor=membership.user.get_username(), data={"filename": attachment.filename}
     )
-    return item
+    return True
 
 
 def attachment_open(attachment: AttachmentItem) -> File:
-    """The stored file, open for reading; FileNotFoundError when storage lost it."""
-    return DjangoBlobStore().open_read(attachment.storage_name)
+    """The stored file, open for reading; NotFound (logged) when storage lost it."""
+    try:
+        return DjangoBlobStore().open_read(attachment.storage_name)
+    except FileNotFoundError as error:
+        log.error("attachment %s is Attached but storage has no %s", attachment.attachment_id, attachment.storage_name)
+        raise NotFound("No such attachment.", attachment_id=attachment.attachment_id) from error
 
 
 def reconcile_attachments_job(

@@ -45,12 +45,12 @@ def issue_create(
     return claimed.item
 
 
-def _check_version(issue: IssueItem, expected_version: int) -> None:
+def _check_version(issue: IssueItem, expected_version: int, *, wanted: str | None = None) -> None:
     # The form carries the version the editor loaded; a newer one means somebody saved since.
     # The UpdateItem below is conditioned on the same version, so a save racing this check
-    # is refused by DynamoDB too.
+    # is refused by DynamoDB too. The error says the status it is in now (read consistently).
     if int(issue.version or 0) != expected_version:
-        raise ChangedSinceRead("changed since it was loaded", number=issue.number)
+        raise ChangedSinceRead("changed since it was loaded", current=issue.status, wanted=wanted, number=issue.number)
 
 
 def issue_update(
@@ -82,7 +82,7 @@ def issue_change_status(
 ) -> IssueItem:
     """Move the issue along the workflow; InvalidTransition or ChangedSinceRead change nothing."""
     require_role(membership, "member")
-    _check_version(issue, expected_version)
+    _check_version(issue, expected_version, wanted=to)
     before = issue.status
     issue = issues.issue_change_status(issue, to=to)
     _schedule_counts(project)

@@ -1,9 +1,10 @@
 """Order writes: members and owners place orders, owners move them along the workflow.
 
 The numbering mode (ORDER_NUMBERING) and the time shards (ORDER_SHARDS) come from settings.
-Errors from ddbmodels pass through for the view to word: GapLeft (atomic mode: the number was
-taken, the order not written), SequenceContention (gapless mode: every retry lost the race),
-InvalidTransition (the status does not allow the move, or changed meanwhile).
+Errors from ddbmodels pass through: GapLeft (atomic mode: the number was taken, the order not
+written) and SequenceContention (gapless mode: every retry lost the race) become a form error on
+the order form; InvalidTransition (the status does not allow the move) and ChangedSinceRead (it
+changed meanwhile) become a 409 page (``tracker.error_pages``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from django.core.exceptions import PermissionDenied
 
 from ddbmodels import orders
 from ddbmodels.orders import OrderItem
+from tracker.cache import store
 from tracker.models import Membership
-from tracker.selectors.orders import remember_order_key
+from tracker.selectors.orders import ORDER_KEY_CACHE_SECONDS, order_key_cache_key
 from tracker.services.permissions import require_role
 
 
@@ -31,8 +33,9 @@ def order_place(*, membership: Membership, product: str, quantity: int, delivery
         shards=settings.ORDER_SHARDS,
     )
     # The by_number index is eventually consistent; the page shown next must find the order.
-    remember_order_key(claimed.item)
-    return claimed.item
+    order = claimed.item
+    store(order_key_cache_key(order.customer, int(order.number)), order.placed, ORDER_KEY_CACHE_SECONDS)
+    return order
 
 
 def order_transition(*, membership: Membership, order: OrderItem, to: str) -> OrderItem:

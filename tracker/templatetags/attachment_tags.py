@@ -10,7 +10,7 @@ from django import template
 from django.conf import settings
 
 from ddbmodels.attachments import AttachmentItem
-from tracker.forms_attachments import AttachmentForm
+from tracker.forms.attachments import AttachmentForm
 from tracker.models import Membership
 from tracker.selectors.attachments import attachment_list
 

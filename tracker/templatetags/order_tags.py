@@ -2,7 +2,7 @@
 
 from django import template
 
-from tracker.forms_orders import DELIVERY_LABELS, ORDER_STATUS_LABELS, PRODUCT_LABELS
+from tracker.forms.orders import DELIVERY_LABELS, ORDER_STATUS_LABELS, PRODUCT_LABELS
 
 register = template.Library()
 

@@ -2,7 +2,7 @@
 
 from django import template
 
-from tracker.forms import PRIORITY_LABELS, STATUS_LABELS
+from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
 
 register = template.Library()
 

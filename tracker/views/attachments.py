@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any, cast
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.files.uploadhandler import FileUploadHandler, SkipFile
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from ddbmodels.attachments import AttachFailed, DetachIncomplete
-from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem, ProjectItem
-from tracker.forms_attachments import AttachmentForm
+from tracker.forms.attachments import AttachmentForm
 from tracker.models import Membership
 from tracker.selectors.attachments import attachment_access, attachment_get_or_404
 from tracker.selectors.issues import issue_access
 from tracker.selectors.projects import project_access
 from tracker.services import attachments as attachment_services
 from tracker.views.base import tenant_view
-
-log = logging.getLogger(__name__)
-STATE_WORDS = {"Attaching": "still being uploaded", "Detaching": "already being removed", "Detached": "already removed"}
 
 
 class SizeLimitHandler(FileUploadHandler):
@@ -78,13 +72,11 @@ def _upload(request: HttpRequest, membership: Membership, project: str, number: 
     context: dict[str, Any] = {"membership": membership, "project": project_item, "issue": issue, "form": form}
     if not form.is_valid():
         return render(request, "tracker/attachments/upload.html", context, status=413 if form.too_large else 400)
-    try:
-        item = attachment_services.attachment_add(
-            membership=membership, issue=issue, upload=form.cleaned_data["file"], filename=form.cleaned_data["filename"]
-        )
-    except AttachFailed:
-        form.add_error(None, "The file could not be stored, so nothing was attached. Please try again.")
-        return render(request, "tracker/attachments/upload.html", context, status=503)
+    # Storage refusing the file (AttachFailed) is a 503 page with a link back (tracker.error_pages):
+    # a browser cannot refill a file input, so a re-rendered form would keep nothing.
+    item = attachment_services.attachment_add(
+        membership=membership, issue=issue, upload=form.cleaned_data["file"], filename=form.cleaned_data["filename"]
+    )
     messages.success(request, f"Attached {item.filename} ({filesizeformat(int(item.size))}).")
     return _back(membership, issue)
 
@@ -96,11 +88,7 @@ def attachment_download(
 ) -> HttpResponse:
     _, issue = _issue(membership, project, number)
     item = attachment_access(issue=issue, attachment_id=attachment)
-    try:
-        handle = attachment_services.attachment_open(item)
-    except FileNotFoundError:
-        log.error("attachment %s is Attached but storage has no %s", item.attachment_id, item.storage_name)
-        raise Http404("No such attachment.") from None
+    handle = attachment_services.attachment_open(item)  # NotFound (a 404) when storage lost the file
     response = FileResponse(handle, as_attachment=True, filename=item.filename, content_type=item.content_type)
     # Always a download, never rendered in our origin: an uploaded HTML or SVG file cannot script the site.
     response["Content-Security-Policy"] = "sandbox"
@@ -118,13 +106,9 @@ def attachment_detach(
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot detach files.")
     item = attachment_get_or_404(issue=issue, attachment_id=attachment, consistent=True)
-    try:
-        attachment_services.attachment_detach(membership=membership, issue=issue, attachment=item)
-    except ChangedSinceRead as error:
-        state = STATE_WORDS.get(error.current or "", "not attached")
-        messages.error(request, f"{item.filename} is {state}; nothing was changed.")
-    except DetachIncomplete:
-        messages.warning(request, f"{item.filename} was detached; its file will be deleted in a few minutes.")
-    else:
+    # Not attached (any more): a 409 page saying what it is now (tracker.error_pages).
+    if attachment_services.attachment_detach(membership=membership, issue=issue, attachment=item):
         messages.success(request, f"Detached {item.filename}.")
+    else:
+        messages.warning(request, f"{item.filename} was detached; its file will be deleted in a few minutes.")
     return _back(membership, issue)

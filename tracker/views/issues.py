@@ -6,15 +6,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, SequenceContention
+from ddbmodels.core.errors import ChangedSinceRead, SequenceContention
 from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
-from tracker.exceptions import BadCursor
-from tracker.forms import STATUS_LABELS, DeleteForm, IssueForm, StatusFilterForm, StatusForm
+from tracker.exceptions import BadRequest
+from tracker.forms.issues import STATUS_LABELS, DeleteForm, IssueForm, StatusFilterForm, StatusForm
 from tracker.models import Membership
 from tracker.selectors.issues import issue_access, issue_list_page
 from tracker.selectors.projects import project_access
@@ -29,21 +28,14 @@ STALE_MESSAGE = (
 )
 
 
-def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return HttpResponseBadRequest(render_to_string("400.html", {"message": message}, request=request))
-
-
 @tenant_view
 def issue_list(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
     project_item = project_access(tenant=membership.tenant, key=project)
     filters = StatusFilterForm(request.GET)
     if not filters.is_valid():
-        return _bad_request(request, "Unknown status filter.")
+        raise BadRequest("Unknown status filter.")
     status = filters.cleaned_data["status"] or None
-    try:
-        page = issue_list_page(project=project_item, status=status, cursor=request.GET.get("cursor"))
-    except BadCursor as error:
-        return _bad_request(request, str(error))
+    page = issue_list_page(project=project_item, status=status, cursor=request.GET.get("cursor"))
     return render(
         request,
         "tracker/issue_list.html",
@@ -180,26 +172,18 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
         raise PermissionDenied("Viewers cannot change issues.")
     form = StatusForm(request.POST)
     if not form.is_valid():
-        problem = "Unknown status." if "to" in form.errors else "The form is missing its version; reload the page."
-        return _bad_request(request, problem)
-    try:
-        issue_services.issue_change_status(
-            membership=membership,
-            project=project_item,
-            issue=issue,
-            expected_version=form.cleaned_data["version"],
-            to=form.cleaned_data["to"],
+        raise BadRequest(
+            "Unknown status." if "to" in form.errors else "The form is missing its version; reload the page."
         )
-    except InvalidTransition:
-        messages.error(
-            request,
-            f"{issue.reference} is {STATUS_LABELS[issue.status]}; it cannot move to "
-            f"{STATUS_LABELS[form.cleaned_data['to']]}.",
-        )
-    except ChangedSinceRead:
-        messages.error(request, "This issue changed since you opened it; nothing was changed. Look again.")
-    else:
-        messages.success(request, f"{issue.reference} is now {STATUS_LABELS[issue.status]}.")
+    # A move the workflow forbids, or a stale version: a 409 page in those words (tracker.error_pages).
+    issue_services.issue_change_status(
+        membership=membership,
+        project=project_item,
+        issue=issue,
+        expected_version=form.cleaned_data["version"],
+        to=form.cleaned_data["to"],
+    )
+    messages.success(request, f"{issue.reference} is now {STATUS_LABELS[issue.status]}.")
     return redirect("issue_detail", **issue_kwargs(membership, issue))
 
 
@@ -212,13 +196,10 @@ def issue_delete(request: HttpRequest, membership: Membership, project: str, num
         raise PermissionDenied("Only owners delete issues.")
     form = DeleteForm(request.POST)
     if not form.is_valid():
-        return _bad_request(request, "The form is missing its version; reload the page.")
-    try:
-        issue_services.issue_delete(
-            membership=membership, project=project_item, issue=issue, expected_version=form.cleaned_data["version"]
-        )
-    except ChangedSinceRead:
-        messages.error(request, "This issue changed since you opened it; it was not deleted.")
-        return redirect("issue_detail", **issue_kwargs(membership, issue))
+        raise BadRequest("The form is missing its version; reload the page.")
+    # A stale version is a 409 page (tracker.error_pages).
+    issue_services.issue_delete(
+        membership=membership, project=project_item, issue=issue, expected_version=form.cleaned_data["version"]
+    )
     messages.success(request, f"Deleted {issue.reference}; its number stays taken.")
     return redirect("issue_list", tenant=membership.tenant.slug, project=project_item.project_key)

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
 
 from ddbmodels.scores import POINTS
-from tracker.forms import PRIORITY_LABELS
-from tracker.forms_leaderboard import TopForm
+from tracker.exceptions import BadRequest
+from tracker.forms.issues import PRIORITY_LABELS
+from tracker.forms.leaderboard import BAD_TOP, TopForm
 from tracker.models import Membership
 from tracker.selectors.leaderboard import DEFAULT_TOP, TOP_CHOICES, leaderboard_standing, leaderboard_top
 from tracker.views.base import tenant_view
-
-BAD_TOP = "The leaderboard shows the top 10 or the top 50: use ?top=10 or ?top=50."
 
 
 @tenant_view
@@ -23,7 +21,7 @@ BAD_TOP = "The leaderboard shows the top 10 or the top 50: use ?top=10 or ?top=5
 def leaderboard(request: HttpRequest, membership: Membership) -> HttpResponse:
     form = TopForm(request.GET)
     if not form.is_valid():
-        return HttpResponseBadRequest(render_to_string("400.html", {"message": BAD_TOP}, request=request))
+        raise BadRequest(BAD_TOP)
     k = form.cleaned_data["top"] or DEFAULT_TOP
     tenant = membership.tenant.slug
     top = leaderboard_top(tenant=tenant, k=k)

@@ -6,16 +6,15 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, SequenceContention
+from ddbmodels.core.errors import SequenceContention
 from ddbmodels.orders import OrderItem
 from ddbmodels.patterns.counters import GapLeft
-from tracker.exceptions import BadCursor
-from tracker.forms_orders import (
+from tracker.exceptions import BadRequest
+from tracker.forms.orders import (
     ORDER_STATUS_LABELS,
     RANGE_LABELS,
     OrderForm,
@@ -31,10 +30,6 @@ from tracker.views.base import tenant_view
 NOT_PLACED = "Your order could not be placed right now and nothing was ordered. Please submit it again."
 
 
-def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return HttpResponseBadRequest(render_to_string("400.html", {"message": message}, request=request))
-
-
 def _first_error(form: OrderRangeForm) -> str:
     errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
     return errors[0] if errors else "The range is not valid."
@@ -44,13 +39,10 @@ def _first_error(form: OrderRangeForm) -> str:
 def order_list(request: HttpRequest, membership: Membership) -> HttpResponse:
     filters = OrderRangeForm(request.GET)
     if not filters.is_valid():
-        return _bad_request(request, _first_error(filters))
+        raise BadRequest(_first_error(filters))
     data = filters.cleaned_data
     window = OrderWindow(preset=data["range"] or "", start=data["from"], end=data["to"])
-    try:
-        page = order_list_page(tenant=membership.tenant, window=window, cursor=request.GET.get("cursor"))
-    except BadCursor as error:
-        return _bad_request(request, str(error))
+    page = order_list_page(tenant=membership.tenant, window=window, cursor=request.GET.get("cursor"))
     custom = bool(window.start or window.end)
     params: dict[str, object] = {"from": window.start, "to": window.end} if custom else {"range": window.preset}
     query = urlencode({name: value for name, value in params.items() if value})  # kept by the pager links
@@ -113,17 +105,9 @@ def order_transition(request: HttpRequest, membership: Membership, number: int) 
         raise PermissionDenied("Only owners change the status of orders.")
     form = OrderTransitionForm(request.POST)
     if not form.is_valid():
-        return _bad_request(request, "Unknown order status.")
-    before, to = order.status, form.cleaned_data["to"]
-    try:
-        order_services.order_transition(membership=membership, order=order, to=to)
-    except ChangedSinceRead:
-        messages.error(request, f"Order #{number} changed while you were looking; nothing was changed. Look again.")
-    except InvalidTransition:
-        messages.error(
-            request,
-            f"Order #{number} is {ORDER_STATUS_LABELS[before]}; it cannot become {ORDER_STATUS_LABELS[to]}.",
-        )
-    else:
-        messages.success(request, f"Order #{number} is now {ORDER_STATUS_LABELS[to]}.")
+        raise BadRequest("Unknown order status.")
+    to = form.cleaned_data["to"]
+    # A move the workflow forbids, or one that lost a race: a 409 page in those words (tracker.error_pages).
+    order_services.order_transition(membership=membership, order=order, to=to)
+    messages.success(request, f"Order #{number} is now {ORDER_STATUS_LABELS[to]}.")
     return redirect("order_detail", tenant=membership.tenant.slug, number=number)

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from ddbmodels.core.errors import AlreadyExists
-from tracker.forms import ProjectForm
+from tracker.forms.projects import ProjectForm
 from tracker.models import Membership
 from tracker.selectors.projects import project_list as select_projects
 from tracker.services.projects import project_create as create_project

@@ -10,10 +10,11 @@ from django.contrib.auth.models import Permission
 from playwright.sync_api import Page, expect
 
 from ddbmodels.core import connection
+from ddbmodels.core import items as ddb
 from tests.tracker.browser.helpers import admin_login, shot, staff_user
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
-from tracker.admin.browser import ddb
+from tracker import item_json
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +63,7 @@ def test_staff_without_change_permission_see_items_read_only_and_a_forged_save_i
     form: dict[str, str | float | bool] = {
         "csrfmiddlewaretoken": csrf,
         "item_json": json.dumps(forged),
-        "loaded": ddb.fingerprint(stored),
+        "loaded": item_json.fingerprint(stored),
     }
     refused = page.request.post(url, form=form, headers={"Referer": url}, max_redirects=0)
     assert refused.status == 403

@@ -13,7 +13,7 @@ from ddbmodels.core import connection
 from tests.tracker.browser.helpers import admin_login, admin_messages, shot, staff_user
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
-from tracker.admin.browser.views import STALE
+from tracker.views.admin.items import STALE
 
 pytestmark = pytest.mark.browser
 
@@ -93,7 +93,7 @@ def test_staff_browse_a_project_partition_edit_an_issue_and_have_a_stale_edit_re
         current, title="Changed behind the page's back", description="", priority="high", assignee=None, labels=[]
     )
     page.click("#edit-form [type=submit]")
-    expect(page.locator("ul.messagelist li.error")).to_have_text(STALE)
+    expect(page.locator("#edit-form .errorlist.nonfield li")).to_have_text(STALE)  # a form error: the JSON stays
     assert not any("Saved" in m for m in admin_messages(page))
     # The page now shows what DynamoDB holds, not the refused edit.
     expect(page.locator("#item-json")).to_contain_text("Changed behind the page's back")

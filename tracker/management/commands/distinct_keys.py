@@ -1,4 +1,4 @@
-"""List the distinct partition keys of any DynamoDB table on the endpoint (seed 000).
+"""List the distinct partition keys of any DynamoDB table on the endpoint (the distinct-keys pattern).
 
     python manage.py distinct_keys tracker-issues
     python manage.py distinct_keys tracker-issues --method gsi --index projects --json

@@ -1,1 +1,0 @@
-"""Staff "Tracker views" in the admin: every tenant's projects, issues, orders, attachments, leaderboards."""

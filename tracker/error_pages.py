@@ -1,0 +1,219 @@
+"""Errors as pages, in one place: ddbmodels' domain errors and the web layer's bad requests.
+
+``ErrorPageMiddleware`` (``tracker.middleware``) hands every such error a view raises to
+``error_response``, for the site and the admin alike::
+
+    NotFound                         404  404.html
+    InvalidInput, BadRequest         400  400.html     (BadCursor is a BadRequest)
+    AlreadyExists                    409  409.html
+    ChangedSinceRead                 409  409.html     what it is now and what was asked, where known
+    InvalidTransition                409  409.html
+    Contention, Unavailable          503  503.html + Retry-After
+
+The admin's pages get the same answers in the admin's chrome (``admin/ddb/error.html``).
+A page whose refusals have their own words lists them in ``REFUSALS`` (by URL name), with the
+page "back" leads to. Views catch an error only to turn it into a form error on their own form.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from ddbmodels.core.errors import (
+    AlreadyExists,
+    ChangedSinceRead,
+    Contention,
+    DomainError,
+    InvalidInput,
+    InvalidTransition,
+    NotFound,
+    Unavailable,
+)
+from tracker.exceptions import BadRequest
+from tracker.forms.issues import STATUS_LABELS
+from tracker.forms.orders import ORDER_STATUS_LABELS
+
+RETRY_AFTER_SECONDS = 5  # Retry-After of every 503: a lost race or a throttled table clears within seconds
+ITEM_STALE = "This item changed since you loaded it — reload it and make your change again. Nothing was saved."
+ATTACHMENT_STATES = {
+    "Attaching": "still being uploaded",
+    "Detaching": "already being removed",
+    "Detached": "already removed",
+}
+
+# ------------------------------------------------------------------------------ where "back" goes
+
+
+def _kwargs(request: HttpRequest, *names: str) -> dict[str, Any]:
+    match = request.resolver_match
+    return {name: match.kwargs[name] for name in names} if match else {}
+
+
+def _issue_page(request: HttpRequest) -> str:
+    return reverse("issue_detail", kwargs=_kwargs(request, "tenant", "project", "number"))
+
+
+def _order_page(request: HttpRequest) -> str:
+    return reverse("order_detail", kwargs=_kwargs(request, "tenant", "number"))
+
+
+def _admin_item_page(request: HttpRequest) -> str:
+    item_page = reverse("admin:ddb_item", kwargs=_kwargs(request, "table"))
+    return f"{item_page}?{urlencode({'key': request.GET.get('key', '')})}"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How one page words its refused changes, and the page "back" leads to.
+
+    The sentences are ``str.format`` templates over the URL's parts (``tenant``, ``project``,
+    ``number`` …), ``reference`` (``WEB-1``) and the error's context, with ``current`` and
+    ``wanted`` given as ``labels`` name them (``other`` for a state not in ``labels``).
+    """
+
+    back: Callable[[HttpRequest], str]
+    back_label: str
+    changed: str = ""  # ChangedSinceRead
+    not_allowed: str = ""  # InvalidTransition
+    unavailable: str = ""  # Unavailable
+    labels: Mapping[str, str] = field(default_factory=dict)
+    other: str = ""
+
+
+CHANGED_ISSUE = "This issue changed since you opened it; {outcome}."
+REFUSALS: dict[str, Refusal] = {
+    "issue_status": Refusal(
+        back=_issue_page,
+        back_label="Back to {reference}",
+        changed=CHANGED_ISSUE.format(outcome="nothing was changed. Look again"),
+        not_allowed="{reference} is {current}; it cannot move to {wanted}.",
+        labels=STATUS_LABELS,
+    ),
+    "issue_delete": Refusal(
+        back=_issue_page,
+        back_label="Back to {reference}",
+        changed=CHANGED_ISSUE.format(outcome="it was not deleted"),
+        labels=STATUS_LABELS,
+    ),
+    "order_transition": Refusal(
+        back=_order_page,
+        back_label="Back to order #{number}",
+        changed="Order #{number} changed while you were looking; nothing was changed. Look again.",
+        not_allowed="Order #{number} is {current}; it cannot become {wanted}.",
+        labels=ORDER_STATUS_LABELS,
+    ),
+    "attachment_detach": Refusal(
+        back=_issue_page,
+        back_label="Back to {reference}",
+        changed="{filename} is {current}; nothing was changed.",
+        labels=ATTACHMENT_STATES,
+        other="not attached",
+    ),
+    "attachment_upload": Refusal(
+        back=_issue_page,
+        back_label="Back to {reference}",
+        unavailable="The file could not be stored, so nothing was attached. Please try again.",
+    ),
+    "ddb_item_delete": Refusal(back=_admin_item_page, back_label="Reload the item", changed=ITEM_STALE),
+}
+
+# ------------------------------------------------------------------------------ what each error says
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    heading: str
+    message: str  # the generic sentence, when the page has none of its own
+
+
+def _answer(error: Exception) -> Answer | None:
+    if isinstance(error, NotFound):
+        return Answer(404, "Not found", "There is nothing here, or it is not yours to see.")
+    if isinstance(error, BadRequest | InvalidInput):
+        return Answer(400, "Bad request", str(error))
+    if isinstance(error, AlreadyExists):
+        return Answer(409, "Already exists", "This already exists; nothing was changed.")
+    if isinstance(error, ChangedSinceRead):
+        return Answer(409, "Changed since you opened it", "This changed since you opened it; nothing was changed.")
+    if isinstance(error, InvalidTransition):
+        return Answer(409, "Not possible now", "This change is not possible in its current state; nothing was changed.")
+    if isinstance(error, Contention):
+        return Answer(503, "Busy", "Too many changes were made here at once; nothing was changed. Please try again.")
+    if isinstance(error, Unavailable):
+        return Answer(503, "Unavailable", "This cannot be done right now; please try again in a moment.")
+    return None  # any other DomainError is a bug to see, not a page: a 500
+
+
+def _sentence(refusal: Refusal | None, error: Exception) -> str:
+    if refusal is None:
+        return ""
+    if isinstance(error, ChangedSinceRead):
+        return refusal.changed
+    if isinstance(error, InvalidTransition):
+        return refusal.not_allowed
+    if isinstance(error, Unavailable):
+        return refusal.unavailable
+    return ""
+
+
+def _label(refusal: Refusal | None, code: object) -> str:
+    if refusal is None or code is None:
+        return ""
+    return refusal.labels.get(str(code), refusal.other or str(code))
+
+
+def _fields(request: HttpRequest, refusal: Refusal | None, error: Exception) -> dict[str, Any]:
+    match = request.resolver_match
+    fields: dict[str, Any] = dict(match.kwargs) if match else {}
+    if "project" in fields and "number" in fields:
+        fields["reference"] = f"{fields['project']}-{fields['number']}"
+    context = dict(getattr(error, "context", {}))
+    fields.update({k: v for k, v in context.items() if k not in fields})
+    wanted = context.get("wanted") or context.get("to")
+    fields["current"] = _label(refusal, context.get("current"))
+    fields["wanted"] = _label(refusal, wanted)
+    return fields
+
+
+def _format(template: str, fields: dict[str, Any]) -> str:
+    """``template`` filled in; "" when it needs a field this error does not carry."""
+    needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    return template.format(**fields) if needed <= {k for k, v in fields.items() if v not in (None, "")} else ""
+
+
+def error_response(request: HttpRequest, error: Exception) -> HttpResponse | None:
+    """The page answering ``error`` (a DomainError or a BadRequest); None for any other exception."""
+    if not isinstance(error, DomainError | BadRequest):
+        return None
+    answer = _answer(error)
+    if answer is None:
+        return None
+    match = request.resolver_match
+    refusal = REFUSALS.get(match.url_name or "") if match else None
+    fields = _fields(request, refusal, error)
+    message = _format(_sentence(refusal, error), fields) or answer.message
+    context: dict[str, Any] = {"heading": answer.heading, "message": message, "status": answer.status}
+    if refusal is not None:
+        context.update(back_url=refusal.back(request), back_label=_format(refusal.back_label, fields) or "Back")
+    if isinstance(error, ChangedSinceRead) and "{current}" not in _sentence(refusal, error):
+        # What changed: the state it is in now and the one that was asked for, where the error knows them.
+        context["states"] = [(name, fields[key]) for name, key in (("Now", "current"), ("You asked for", "wanted"))]
+        context["states"] = [(name, value) for name, value in context["states"] if value]
+    if match is not None and match.namespace == "admin":
+        context.update(admin.site.each_context(request), title=answer.heading)
+        response = render(request, "admin/ddb/error.html", context, status=answer.status)
+    else:
+        response = render(request, f"{answer.status}.html", context, status=answer.status)
+    if answer.status == 503:
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

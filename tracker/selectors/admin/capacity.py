@@ -1,0 +1,12 @@
+"""DynamoDB capacity as the admin's Capacity page shows it: the rolling Redis figures of ``tracker.capacity_stats``."""
+
+from __future__ import annotations
+
+from tracker.capacity_stats import KEEP_DAYS, Kind, Row, totals
+
+__all__ = ["KEEP_DAYS", "capacity_totals"]
+
+
+def capacity_totals(kind: Kind) -> list[Row]:
+    """Capacity by access pattern, job or page over the last KEEP_DAYS days, largest first (one Redis read)."""
+    return totals(kind)

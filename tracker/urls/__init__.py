@@ -1,0 +1,23 @@
+"""The root URLconf: every tracker page is under /t/<tenant>/, so the tenant is checked on every request.
+
+One module per domain beside this one (projects, issues, orders, attachments, leaderboard);
+the admin's DynamoDB pages are ``tracker.urls.admin_ddb``, mounted by ``tracker.admin_site``.
+"""
+
+from django.contrib import admin
+from django.urls import include, path
+
+import tracker.urls.converters  # noqa: F401  (registers pkey, num, attid before the includes use them)
+from tracker.views import home
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("switch/", home.switch_tenant, name="switch_tenant"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/", admin.site.urls),
+    path("t/<slug:tenant>/orders/", include("tracker.urls.orders")),
+    path("t/<slug:tenant>/leaderboard/", include("tracker.urls.leaderboard")),
+    path("t/<slug:tenant>/p/<pkey:project>/<num:number>/attachments/", include("tracker.urls.attachments")),
+    path("t/<slug:tenant>/p/<pkey:project>/", include("tracker.urls.issues")),
+    path("t/<slug:tenant>/", include("tracker.urls.projects")),
+]

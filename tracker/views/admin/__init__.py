@@ -1,0 +1,1 @@
+"""Views of the staff admin's DynamoDB pages (mounted at /admin/ddb/ by ``tracker.admin_site``)."""

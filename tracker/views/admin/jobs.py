@@ -1,0 +1,62 @@
+"""The Jobs pages: start any maintenance job, watch it run, see the history of runs."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_GET, require_http_methods
+
+from tracker.exceptions import BadRequest
+from tracker.forms.admin.jobs import JOB_FORMS, JobForm
+from tracker.jobs import RUNS_KEPT
+from tracker.selectors.admin.jobs import job_history, job_status, job_task_name
+from tracker.services.admin.jobs import job_start
+from tracker.services.permissions import staff_can_change
+from tracker.views.admin.pages import admin_page
+
+
+@require_http_methods(["GET", "POST"])
+def jobs_view(request: HttpRequest) -> HttpResponse:
+    """GET: a form per job and the history. POST (permitted staff only): queue one job."""
+    can_change = staff_can_change(request.user)
+    bound: tuple[str, JobForm] | None = None
+    if request.method == "POST":
+        if not can_change:
+            raise PermissionDenied("Starting jobs needs the tracker.change_tenant permission.")
+        key = request.POST.get("job", "")
+        if key not in JOB_FORMS:
+            raise BadRequest("Unknown job.")
+        form = JOB_FORMS[key](request.POST, prefix=key)
+        if form.is_valid():
+            task_id = job_start(form=form)
+            messages.success(request, f"{form.title}: queued as {task_id}.")
+            return redirect("admin:ddb_job", task_id=task_id)
+        bound = (key, form)
+    forms = [
+        (key, bound[1] if bound and bound[0] == key else form_class(prefix=key))
+        for key, form_class in JOB_FORMS.items()
+    ]
+    context = {"can_change": can_change, "forms": forms, "history": job_history(), "runs_kept": RUNS_KEPT}
+    return admin_page(request, "admin/ddb/jobs.html", "Maintenance jobs", context, status=400 if bound else 200)
+
+
+@require_GET
+def job_view(request: HttpRequest, task_id: uuid.UUID) -> HttpResponse:
+    """One run: a progress bar polled from status.json (or refreshed by hand), then its result."""
+    status = job_status(task_id=task_id)
+    context = {
+        "task_name": job_task_name(task_id=task_id),
+        "status": status,
+        "result": status.get("result") if isinstance(status.get("result"), dict) else None,
+    }
+    return admin_page(request, "admin/ddb/job.html", f"Job {task_id}", context)
+
+
+@require_GET
+def job_status_view(request: HttpRequest, task_id: uuid.UUID) -> JsonResponse:
+    """State, PROGRESS meta (stage/done/total), and the result with its capacity once finished."""
+    return JsonResponse(job_status(task_id=task_id))
