@@ -13,16 +13,23 @@ An events table of an old month (2020-01) is filled with ``--items`` events of a
    extrapolated to the whole table, is what removing the month item by item would have cost.
    Then the copy is dropped with DeleteTable, measured too.
 
-Printed on stdout: a table, then exactly one line of JSON. Exit status: 0 when every check
-held (all items archived, verified, restored), 1 when not, 2 when refused.
+DynamoDB's floors, from the items written (DynamoDB's size rules): the fill, the restore and each
+deleted item 1 WCU per started KB for the item and as much for its ``by_day`` entry (projection
+ALL); an export 0.5 RCU per started 4 KB of the table, the archive's consistent COUNT Scan 1 RCU
+per 4 KB; DeleteTable nothing. Each Scan page (≤ 1 MB, one per segment at least) is rounded up to
+4 KB on its own: up to one more read unit per page after the first, the stated tolerance. Where
+DynamoDB Local sizes the table otherwise (its TableSizeBytes), both floors are printed and the
+ratio uses Local's.
+
+Printed on stdout: a table, the notes on the floors, then exactly one line of JSON. Exit status:
+0 when every check held (all items archived, verified, restored) and every figure is its floor or
+explained, 1 when not, 2 when refused.
 
     python -m devtools.services run -- .venv/bin/python bench/archive.py
 """
 
 from __future__ import annotations
 
-import argparse
-import math
 import sys
 import tempfile
 import time
@@ -30,52 +37,31 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script (`python bench/archive.py`): find ddbmodels
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
-from ddbmodels import events  # noqa: E402
-from ddbmodels.core import capacity, connection  # noqa: E402
-from ddbmodels.core.storage import LocalDirStore  # noqa: E402
-from ddbmodels.core.tables import describe_table  # noqa: E402
-from ddbmodels.core.threads import map_in_threads  # noqa: E402
-from ddbmodels.patterns import time_series  # noqa: E402
-from devtools import bench  # noqa: E402
+from ddbmodels import events
+from ddbmodels.core import capacity, connection
+from ddbmodels.core.storage import LocalDirStore
+from ddbmodels.core.tables import describe_table
+from ddbmodels.core.threads import map_in_threads
+from ddbmodels.patterns import time_series
+from devtools import bench
 
 KIND: time_series.PeriodKind = "month"
 MONTH = datetime(2020, 1, 1, tzinfo=UTC)
 NOW = datetime(2020, 3, 15, tzinfo=UTC)  # with retention 1, 2020-01 is past retention
 SHARDS = 4
 FILL_THREADS = 8
-RCU_PER_4KB_EVENTUAL = 0.5
+PAGE_BYTES = 1 << 20
+PAGES = "each Scan page is rounded up to 4 KB on its own (up to one read unit per page after the first)"
 
 
-class CheckFailed(Exception):
-    """A figure the benchmark verifies did not hold."""
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="bench/archive.py", description="Export, archive and drop a time-series table; what deleting would cost."
-    )
-    parser.add_argument("--items", type=bench.positive_int, default=20_000, help="events in the table (default: 20000)")
-    parser.add_argument(
-        "--item-bytes", type=bench.positive_int, default=300, help="approximate size of an event item (default: 300)"
-    )
-    parser.add_argument(
-        "--segments",
-        type=bench.int_list("segment counts"),
-        default=[1, 4],
-        metavar="N,N,...",
-        help="parallel scan levels (default: 1,4)",
-    )
-    parser.add_argument(
-        "--delete-sample",
-        type=bench.positive_int,
-        default=2_000,
-        help="items deleted one by one from the restored copy, extrapolated to the table (default: 2000)",
-    )
-    bench.add_allow_aws(parser)
+def parse_args(argv: list[str] | None) -> Any:
+    parser = bench.parser("archive", __doc__)
+    bench.count(parser, "--items", 20_000, "events in the table")
+    bench.count(parser, "--item-bytes", 300, "approximate size of an event item")
+    bench.levels(parser, "--segments", [1, 4], "parallel scan levels")
+    bench.count(parser, "--delete-sample", 2_000, "items deleted one by one from the restored copy, extrapolated")
     return parser.parse_args(argv)
 
 
@@ -106,52 +92,67 @@ def batch_write(table: str, requests: list[dict[str, Any]]) -> None:
         if not pending:
             return
         time.sleep(min(2.0, 0.05 * 2**attempt))
-    raise CheckFailed(f"BatchWriteItem left items unprocessed in {table}")
+    raise bench.CheckFailed(f"BatchWriteItem left items unprocessed in {table}")
 
 
 def in_batches(requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [requests[i : i + 25] for i in range(0, len(requests), 25)]
 
 
-def fill(table: str, items: list[dict[str, Any]]) -> dict[str, Any]:
-    batches = in_batches([{"PutRequest": {"Item": item}} for item in items])
+class Sizes:
+    """The table's size by DynamoDB's rules (the items written) and by DynamoDB Local's (TableSizeBytes)."""
+
+    def __init__(self, items: list[dict[str, Any]], local: int) -> None:
+        self.each = [bench.item_size(item) for item in items]
+        self.table, self.local = sum(self.each), local
+        self.write = sum(2 * bench.write_units(size) for size in self.each)  # the item and its by_day entry
+
+    def scan(self, run: bench.Run, name: str, meter: Any, *, consistent: bool = False, pages: int = 1) -> Any:
+        """Judge a Scan of the whole table (``pages`` requests at least), plain or consistent."""
+        floor = bench.read_units(self.table, consistent=consistent)
+        local = bench.read_units(self.local, consistent=consistent)
+        why = f"DynamoDB Local sizes the table by its own rules (TableSizeBytes {self.local:,} B)"
+        unit = 1.0 if consistent else 0.5
+        extra = bench.Difference(PAGES, bench.Cost(unit / 2 * (pages - 1)), bench.Cost(unit / 2 * (pages - 1)))
+        return run.judge(
+            name,
+            bench.Cost(meter.rcu, meter.wcu),
+            bench.Cost(floor),
+            local=bench.Difference(why, bench.Cost(local - floor)) if local != floor else None,
+            extras=[extra],
+        )
+
+
+def fill(run: bench.Run, name: str, table: str, items: list[dict[str, Any]], floor: float) -> dict[str, Any]:
+    """BatchWriteItem on threads, judged against ``floor`` WCU."""
     began = time.perf_counter()
     with capacity.measure() as meter:
-        map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
+        requests = in_batches([{"PutRequest": {"Item": item}} for item in items])
+        map_in_threads(lambda batch: batch_write(table, batch), requests, workers=FILL_THREADS)
     seconds = time.perf_counter() - began
-    return {
-        "items": len(items),
-        "seconds": round(seconds, 3),
-        "items_per_s": round(len(items) / seconds, 1),
-        "wcu": round(meter.wcu, 3),
-        "wcu_per_item": round(meter.wcu / len(items), 4),
-    }
+    verdict = run.judge(name, bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, floor))
+    return {"stage": name, "items": len(items), "seconds": round(seconds, 3), **verdict.cells()}
 
 
-def export_level(table: str, segments: int, workdir: Path, size_bytes: int) -> dict[str, Any]:
+def export_level(run: bench.Run, table: str, segments: int, workdir: Path, sizes: Sizes) -> dict[str, Any]:
     store = LocalDirStore(workdir / f"export-{segments}")
     began = time.perf_counter()
     with capacity.measure() as meter:
         manifest = time_series.export_table(table, store, segments=segments)
     seconds = time.perf_counter() - began
-    items = int(manifest["item_count"])
-    floor = size_bytes / 4096 * RCU_PER_4KB_EVENTUAL
+    name = f"export, {segments} segment{'s' if segments > 1 else ''}"
+    verdict = sizes.scan(run, name, meter, pages=meter.requests)
     return {
-        "stage": f"export, {segments} segment{'s' if segments > 1 else ''}",
-        "segments": segments,
-        "items": items,
+        "stage": name,
+        "items": int(manifest["item_count"]),
         "seconds": round(seconds, 3),
-        "items_per_s": round(items / seconds, 1),
-        "rcu": round(meter.rcu, 3),
-        "rcu_floor": round(floor, 3),
-        "rcu_over_floor": round(meter.rcu / floor, 4) if floor else None,
-        "requests": meter.requests,
         "archive_bytes": manifest["data"]["bytes"],
         "json_bytes": manifest["data"]["uncompressed_bytes"],
+        **verdict.cells(),
     }
 
 
-def delete_sample(table: str, sample: int) -> dict[str, Any]:
+def delete_sample(run: bench.Run, table: str, sample: int, sizes: Sizes) -> dict[str, Any]:
     """BatchWriteItem DeleteRequests for the first ``sample`` items (keys from a keys-only Scan, not metered)."""
     client = connection.client()
     keys: list[dict[str, Any]] = []
@@ -166,158 +167,133 @@ def delete_sample(table: str, sample: int) -> dict[str, Any]:
     with capacity.measure() as meter:
         batches = in_batches([{"DeleteRequest": {"Key": key}} for key in keys])
         map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
+    per_item = 2 * bench.write_units(max(sizes.each))  # every item is the same size, give or take a digit
+    verdict = run.judge("delete items (sample)", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, per_item * len(keys)))
     return {
+        "stage": "delete items (sample)",
         "items": len(keys),
         "seconds": round(time.perf_counter() - began, 3),
-        "wcu": round(meter.wcu, 3),
-        "wcu_per_item": round(meter.wcu / len(keys), 4) if keys else None,
+        **verdict.cells(),
     }
 
 
-def drop(table: str) -> dict[str, Any]:
-    with capacity.measure() as meter:
-        connection.client().delete_table(TableName=table)
-    return {"wcu": meter.wcu, "rcu": meter.rcu, "requests": meter.requests}
-
-
-def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+def measure(run: bench.Run) -> None:
+    args, workdir = run.args, Path(run.figures.pop("workdir"))
     table = events.events_table_name(KIND, MONTH)
     events.create_events_table(table)
     items = build_items(args.items, args.item_bytes)
-    sizes = [bench.item_size(item) for item in items]
-    filled = fill(table, items)
+    stages = run.figures.setdefault("stages", [])
+    stages.append(fill(run, "fill (BatchWriteItem)", table, items, Sizes(items, 0).write))
     description = describe_table(table) or {}
-    size_bytes = int(description.get("TableSizeBytes") or sum(sizes))
-    if int(description.get("ItemCount", args.items)) != args.items:
-        raise CheckFailed(f"the table holds {description.get('ItemCount')} items, expected {args.items}")
-
-    exports = [export_level(table, segments, workdir, size_bytes) for segments in args.segments]
+    sizes = Sizes(items, int(description.get("TableSizeBytes") or 0))
+    bench.check(
+        int(description.get("ItemCount", 0)) == args.items, f"the table holds {description.get('ItemCount')} items"
+    )
+    run.figures.update(
+        table=table,
+        item_bytes={"mean": round(sizes.table / len(items), 1), "min": min(sizes.each), "max": max(sizes.each)},
+        table_size_bytes=sizes.table,
+        local_table_size_bytes=sizes.local,
+    )
+    stages.extend(export_level(run, table, segments, workdir, sizes) for segments in args.segments)
 
     store = LocalDirStore(workdir / "archive")
-    fence_calls = []
+    fence_calls: list[int] = []
     (report,) = events.archive(KIND, NOW, 1, store, fence=lambda: fence_calls.append(1), segments=max(args.segments))
-    if report.action != "archived" or report.items != args.items or describe_table(table) is not None:
-        raise CheckFailed(f"archive: {report.line()}")
+    bench.check(report.action == "archived" and report.items == args.items, f"archive: {report.line()}")
+    bench.check(describe_table(table) is None, "the archived table is still there")
+    pages = max(args.segments) + sizes.table // PAGE_BYTES  # at most, per Scan: a page per segment and per MB
+    export = sizes.scan(run, "archive: its export", _Units(report.export_rcu), pages=pages)
+    count = sizes.scan(run, "archive: its consistent COUNT", _Units(report.count_rcu), consistent=True, pages=pages)
+    archived = run.judge(
+        "archive (export+verify+count+drop)",
+        bench.Cost(report.rcu, report.wcu),
+        export.local_floor + count.local_floor,
+        extras=[
+            bench.Difference(
+                "the export's and the COUNT's pages (above)",
+                bench.Cost(export.measured.rcu + count.measured.rcu - export.local_floor.rcu - count.local_floor.rcu),
+            )
+        ],
+    )
+    stages.append(
+        {
+            "stage": "archive (export+verify+count+drop)",
+            "items": report.items,
+            "seconds": round(report.seconds, 3),
+            **archived.cells(),
+        }
+    )
+    run.figures["archive"] = {**report.as_dict(), "fence_calls": len(fence_calls)}
 
     copy = f"{table}-copy"  # not an events-table name: archive() never touches it
     restored = time_series.restore(store, table, table_name=copy, workers=FILL_THREADS)
-    sample = delete_sample(copy, min(args.delete_sample, args.items))
-    dropped = drop(copy)
-    per_item = sample["wcu_per_item"] or 0.0
-    extrapolated = per_item * args.items
-    return {
-        "table": table,
-        "items": args.items,
-        "item_bytes": {"mean": round(sum(sizes) / len(sizes), 1), "min": min(sizes), "max": max(sizes)},
-        "table_size_bytes": size_bytes,
-        "fill": filled,
-        "exports": exports,
-        "archive": {**report.as_dict(), "fence_calls": len(fence_calls)},
-        "restore": {**restored.as_dict(), "items_per_s": round(restored.items / restored.seconds, 1)},
-        "delete_items": {
-            **sample,
-            "method": "measured on a sample of the restored copy, extrapolated"
-            if sample["items"] < args.items
-            else "measured on every item of the restored copy",
-            "extrapolated_wcu_for_table": round(extrapolated, 1),
-            "theoretical_wcu_per_item": 2 * math.ceil(max(sizes) / 1024),  # the table and the by_day index
-        },
-        "drop_table": dropped,
+    verdict = run.judge("restore into a copy", bench.Cost(0, restored.wcu), bench.Cost(0, sizes.write))
+    stages.append(
+        {
+            "stage": "restore into a copy",
+            "items": restored.items,
+            "seconds": round(restored.seconds, 3),
+            **verdict.cells(),
+        }
+    )
+    sample = delete_sample(run, copy, min(args.delete_sample, args.items), sizes)
+    stages.append(sample)
+    with capacity.measure() as meter:
+        connection.client().delete_table(TableName=copy)
+    verdict = run.judge("DeleteTable (the copy)", bench.Cost.of(meter), bench.Cost(0, 0, 1))
+    stages.append(
+        {"stage": "DeleteTable (the copy)", "items": args.items - sample["items"], "seconds": "", **verdict.cells()}
+    )
+    per_item = sample["m_wcu"] / sample["items"] if sample["items"] else 0.0
+    run.figures["delete_items"] = {
+        "method": "measured on a sample of the restored copy, extrapolated"
+        if sample["items"] < args.items
+        else "measured on every item of the restored copy",
+        "wcu_per_item": round(per_item, 4),
+        "extrapolated_wcu_for_table": round(per_item * args.items, 1),
     }
 
 
-def print_table(result: dict[str, Any]) -> None:
-    rows = [("stage", "items", "seconds", "items/s", "RCU", "RCU floor", "WCU")]
-    fill = result["fill"]
-    rows.append(("fill (BatchWriteItem)", fill["items"], fill["seconds"], fill["items_per_s"], "", "", fill["wcu"]))
-    for level in result["exports"]:
-        rows.append(
-            (
-                level["stage"],
-                level["items"],
-                level["seconds"],
-                level["items_per_s"],
-                level["rcu"],
-                level["rcu_floor"],
-                "",
-            )
+class _Units:
+    """A figure the archive report gives as a number: read units only."""
+
+    def __init__(self, rcu: float) -> None:
+        self.rcu, self.wcu = rcu, 0.0
+
+
+COLUMNS: list[bench.Column] = [
+    ("stage", "stage", "s"),
+    ("items", "items", "d"),
+    ("seconds", "seconds", ""),
+    *bench.FLOOR_COLUMNS,
+]
+
+
+def show(run: bench.Run) -> None:
+    figures = run.figures
+    if figures.get("stages"):
+        print(bench.table(COLUMNS, figures["stages"]))
+    if "delete_items" in figures:
+        deleted = figures["delete_items"]
+        print(
+            f"table: {figures['table_size_bytes']:,} bytes by DynamoDB's item sizes, "
+            f"{figures['local_table_size_bytes']:,} by DynamoDB Local's TableSizeBytes\n"
+            f"dropping the month: 0 WCU; deleting its {run.args.items} items one by one: "
+            f"≈ {deleted['extrapolated_wcu_for_table']} WCU ({deleted['wcu_per_item']} WCU/item, {deleted['method']})"
         )
-    archived = result["archive"]
-    rows.append(
-        (
-            "archive (export+verify+count+drop)",
-            archived["items"],
-            archived["seconds"],
-            round(archived["items"] / archived["seconds"], 1),
-            archived["rcu"],
-            "",
-            archived["wcu"],
-        )
-    )
-    restored = result["restore"]
-    rows.append(
-        (
-            "restore into a copy",
-            restored["items"],
-            restored["seconds"],
-            restored["items_per_s"],
-            "",
-            "",
-            restored["wcu"],
-        )
-    )
-    deleted = result["delete_items"]
-    rows.append(("delete items (sample)", deleted["items"], deleted["seconds"], "", "", "", deleted["wcu"]))
-    rows.append(
-        ("DeleteTable (the copy)", result["items"] - deleted["items"], "", "", "", "", result["drop_table"]["wcu"])
-    )
-    header, *lines = [[str(c) for c in row] for row in rows]
-    print(bench.align(header, lines, left=1))
-    print(
-        f"dropping the month: {result['drop_table']['wcu']} WCU; deleting its {result['items']} items one by one: "
-        f"≈ {deleted['extrapolated_wcu_for_table']} WCU ({deleted['wcu_per_item']} WCU/item, {deleted['method']})"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    target = bench.connect("bench/archive.py", allow_aws=args.allow_aws)
-    if target is None:
-        return 2
-    prefix = target.prefix
-    print(
-        f"archive: {target.endpoint}, tables {prefix}*, {args.items} items of ~{args.item_bytes} B, "
-        f"segments {args.segments}"
-    )
-
-    result: dict[str, Any] = {}
-    error: str | None = None
+    headline = f", {args.items} items of ~{args.item_bytes} B, segments {args.segments}"
     with tempfile.TemporaryDirectory(prefix="bench-archive-") as workdir:
-        try:
-            result = run(args, Path(workdir))
-        except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
-            error = bench.failure_text(failure, expected=(CheckFailed,))
-        finally:
-            client = connection.client()
-            leftovers = [n for n in client.list_tables(Limit=100)["TableNames"] if n.startswith(prefix)]
-            for name in leftovers:
-                try:
-                    client.delete_table(TableName=name)
-                except Exception as failure:  # noqa: BLE001 (cleanup must not hide the figures)
-                    print(f"warning: could not delete {name}: {failure}", file=sys.stderr)
-            if leftovers:
-                print(f"deleted {len(leftovers)} leftover table(s): {', '.join(leftovers)}", file=sys.stderr)
 
-    if result:
-        print_table(result)
-    figures = {
-        "items": args.items,
-        "item_bytes_target": args.item_bytes,
-        "segments": args.segments,
-        "rcu_per_4kb": RCU_PER_4KB_EVENTUAL,
-        **result,
-    }
-    return bench.finish("archive", target, error, figures, default=str)
+        def measure_in(run: bench.Run) -> None:
+            run.figures["workdir"] = workdir
+            measure(run)
+
+        return bench.run("archive", args, measure_in, show, headline=headline, default=str)
 
 
 if __name__ == "__main__":

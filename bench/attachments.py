@@ -13,30 +13,36 @@ attachments in flight reads — the sparse ``in_flight`` index against a scan of
 3. **repair**: ``attachment_flow.reconcile`` on those stuck items (no files: every Attaching is
    rolled back, every Detaching finished), its RCU and WCU per item.
 
-Printed on stdout: two tables and, last, exactly one line of JSON. Exit 0 when both reads found
-exactly the in-flight items, 1 otherwise, 2 when refused (no DYNAMODB_ENDPOINT_URL).
+DynamoDB's floors: a transition 1 WCU per started KB for the item plus the same for every index
+entry put or deleted (a key change is both), 1 request; a refused transition 1 WCU per KB (DynamoDB
+charges a failed conditional write; DynamoDB Local reports no capacity for it and the meter counts
+it under ``conditional_failures``) plus the consistent GetItem that tells what changed; a Query
+0.5 RCU per started 4 KB, at least 0.5 even for a partition with nothing in flight (Local charges
+that one 0); a Scan 0.5 RCU per started 4 KB of the table (by DynamoDB's item sizes), each 1 MB
+page rounded on its own. Where Local differs both floors are printed.
+
+Printed on stdout: the tables, the notes on the floors and, last, exactly one line of JSON. Exit 0
+when both reads found exactly the in-flight items and every figure is its floor or explained, 1
+otherwise, 2 when refused (no DYNAMODB_ENDPOINT_URL).
 
     python -m devtools.services run -- .venv/bin/python bench/attachments.py
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import math
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script (`python bench/attachments.py`): find ddbmodels
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
-from ddbmodels import attachments as ops  # noqa: E402
-from ddbmodels.attachments import (  # noqa: E402
+from ddbmodels import attachments as ops
+from ddbmodels.attachments import (
     ATTACHED,
     ATTACHING,
     DETACHING,
@@ -49,37 +55,24 @@ from ddbmodels.attachments import (  # noqa: E402
     reconcile,
     storage_name,
 )
-from ddbmodels.core import capacity, connection, tables  # noqa: E402
-from ddbmodels.core.errors import ChangedSinceRead  # noqa: E402
-from ddbmodels.core.keys import utcnow  # noqa: E402
-from devtools import bench  # noqa: E402
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.keys import utcnow
+from devtools import bench
 
 TENANT = "bench"
 SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+READ_BACK = "after a refusal, a consistent GetItem reads the item to say what changed"
+PAGES = "each Scan page (≤ 1 MB) is rounded up to 4 KB on its own: up to 0.5 RCU per page after the first"
 
 
-class VerificationError(Exception):
-    """A read did not find exactly the attachments written in flight."""
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="bench/attachments.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--lifecycles",
-        type=bench.positive_int,
-        default=200,
-        help="attachments driven through every state (default: 200)",
-    )
-    parser.add_argument(
-        "--attachments",
-        type=bench.positive_int,
-        default=5000,
-        help="items in the table for the read comparison (default: 5000)",
-    )
+def parse_args(argv: list[str] | None) -> Any:
+    parser = bench.parser("attachments", __doc__)
+    bench.count(parser, "--lifecycles", 200, "attachments driven through every state")
+    bench.count(parser, "--attachments", 5000, "items in the table for the read comparison")
     parser.add_argument(
         "--in-flight", type=float, default=1.0, metavar="PERCENT", help="percent of them in flight (default: 1)"
     )
-    bench.add_allow_aws(parser)
     return parser.parse_args(argv)
 
 
@@ -96,71 +89,72 @@ def begin(number: int) -> AttachmentItem:
     )
 
 
-def item_bytes(item: AttachmentItem | None) -> int:
-    """DynamoDB's size of an item: attribute names plus values (strings UTF-8, numbers ≈ digits / 2 + 1)."""
-    assert item is not None
-    total = 0
-    for name, value in item.serialize().items():
-        ((kind, raw),) = value.items()
-        total += len(name.encode()) + (len(raw.encode()) if kind == "S" else (len(raw.lstrip("-")) + 1) // 2 + 1)
-    return total
-
-
-def kb_units(size: int) -> int:
-    return max(1, math.ceil(size / 1024))
-
-
-def measure_step(name: str, inputs: list[Any], step: Any, theory: float) -> tuple[dict[str, Any], list[Any]]:
-    """Run ``step`` on every input under one meter: the row (WCU per operation against ``theory``), the results."""
-    results = []
+def step(
+    run: bench.Run, name: str, inputs: list[Any], action: Callable[[Any], Any], floor: bench.Cost, **judged: Any
+) -> list[Any]:
+    """``action`` on every input under one meter, judged against ``floor`` per operation; the results."""
     with capacity.measure() as meter:
         began = time.perf_counter()
-        for value in inputs:
-            with contextlib.suppress(ChangedSinceRead):  # the refused row expects it (a conditional failure)
-                results.append(step(value))
+        results = [action(value) for value in inputs]
         seconds = time.perf_counter() - began
     n = len(inputs)
-    row = {
-        "step": name,
-        "operations": n,
-        "wcu": round(meter.wcu, 2),
-        "wcu_per_op": round(meter.wcu / n, 3),
-        "theory_wcu": theory,
-        "rcu_per_op": round(meter.rcu / n, 3),
-        "failed_writes": meter.conditional_failures,
-        "requests_per_op": round(meter.requests / n, 3),
-        "ms_per_op": round(1000 * seconds / n, 2),
-    }
-    return row, results
-
-
-def transitions(lifecycles: int) -> tuple[list[dict[str, Any]], int]:
-    """Every transition's WCU on fresh attachments, and the item size in bytes."""
-    first = begin(0)
-    size = item_bytes(ops.attachment_get_by_key(first.pk, first.attachment_id, consistent=True))
-    u = kb_units(size)  # an entry of a projection-ALL index is as large as the item
-    quarter = max(1, lifecycles // 4)
-    row, items = measure_step("begin: PutItem Attaching + keys", list(range(1, lifecycles + 1)), begin, 2 * u)
-    rows = [row]
-    row, rollbacks = measure_step(
-        "begin (to roll back)", list(range(lifecycles + 1, lifecycles + quarter + 1)), begin, 2 * u
+    verdict = run.judge(name, bench.Cost.of(meter), floor.times(n), per=n, **judged)
+    run.figures["transitions"].append(
+        {"step": name, "operations": n, "refused": meter.conditional_failures, "ms_per_op": 1000 * seconds / n}
+        | verdict.cells()
     )
-    steps: list[tuple[str, list[Any], Any, int]] = [
-        ("complete: → Attached, REMOVE keys", items, ops.attachment_complete, 2 * u),
-        ("detach: → Detaching, SET keys", items, lambda i: ops.attachment_detach_begin(i, by="b"), 2 * u),
-        ("detached: → Detached, REMOVE keys", items, ops.attachment_detach_complete, 2 * u),
-        ("claim: re-stamp Attaching, key moves", rollbacks, lambda i: ops.attachment_claim(i, reason="b"), 3 * u),
-        ("fail: → Failed, REMOVE keys", rollbacks, lambda i: ops.attachment_fail(i, reason="b"), 2 * u),
-        ("refused: detach a Detached one", items[:quarter], lambda i: ops.attachment_detach_begin(i, by="b"), 0),
-    ]
-    rows.extend(measure_step(*step)[0] for step in steps)
-    return rows, size
+    return results
 
 
-def fill(total: int, in_flight: int) -> set[tuple[str, str]]:
+def refuse(action: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``action``, which must be refused with ChangedSinceRead (the refused row expects nothing else)."""
+
+    def refused(item: Any) -> Any:
+        try:
+            action(item)
+        except ChangedSinceRead as error:
+            return error
+        raise bench.CheckFailed(f"{item.filename}: a transition that must be refused was not")
+
+    return refused
+
+
+def transitions(run: bench.Run, lifecycles: int) -> None:
+    """Every transition's capacity on fresh attachments; the item size in bytes."""
+    first = begin(0)
+    size = bench.model_size([ops.attachment_get_by_key(first.pk, first.attachment_id, consistent=True)])
+    u = bench.write_units(size)  # an entry of a projection-ALL index is as large as the item
+    run.figures.update(item_bytes=size, transitions=[])
+    quarter = max(1, lifecycles // 4)
+    put = bench.Cost(0, 2 * u, 1)
+    items = step(run, "begin: PutItem Attaching + keys", list(range(1, lifecycles + 1)), begin, put)
+    rollbacks = step(run, "begin (to roll back)", list(range(lifecycles + 1, lifecycles + quarter + 1)), begin, put)
+    step(run, "complete: → Attached, REMOVE keys", items, ops.attachment_complete, put)
+    step(run, "detach: → Detaching, SET keys", items, lambda i: ops.attachment_detach_begin(i, by="b"), put)
+    step(run, "detached: → Detached, REMOVE keys", items, ops.attachment_detach_complete, put)
+    claim = bench.Cost(0, 3 * u, 1)
+    step(run, "claim: re-stamp Attaching, key moves", rollbacks, lambda i: ops.attachment_claim(i, reason="b"), claim)
+    step(run, "fail: → Failed, REMOVE keys", rollbacks, lambda i: ops.attachment_fail(i, reason="b"), put)
+    refused = items[:quarter]
+    errors = step(
+        run,
+        "refused: detach a Detached one",
+        refused,
+        refuse(lambda i: ops.attachment_detach_begin(i, by="b")),
+        bench.Cost(0, u, 1),
+        local=bench.Difference(bench.LOCAL_REFUSED_WRITE, bench.Cost(0, -u * len(refused))),
+        extras=[
+            bench.Difference(READ_BACK, bench.Cost(bench.read_units(size, consistent=True), 0, 1).times(len(refused)))
+        ],
+    )
+    bench.check(run.figures["transitions"][-1]["refused"] == len(errors), "the meter did not count every refusal")
+
+
+def fill(total: int, in_flight: int) -> tuple[set[tuple[str, str]], list[AttachmentItem]]:
     """``total`` attachments, ``in_flight`` of them Attaching/Detaching since an hour ago (BatchWriteItem)."""
     hour_ago, now = utcnow() - timedelta(hours=1), utcnow()
     flying: set[tuple[str, str]] = set()
+    written: list[AttachmentItem] = []
     bar = bench.progress_bar(total=total, desc="fill", unit="item", leave=False)
     with bar, AttachmentItem.batch_write() as batch:
         for n in range(total):
@@ -187,29 +181,44 @@ def fill(total: int, in_flight: int) -> set[tuple[str, str]]:
                 item.in_flight_since = hour_ago
                 flying.add((item.pk, attachment_id))
             batch.save(item)
+            written.append(item)
             bar.update(1)
-    return flying
+    return flying, written
 
 
-def reads(expected: set[tuple[str, str]], figures: dict[str, Any]) -> list[dict[str, Any]]:
+def in_flight_floor(found: Iterable[AttachmentItem]) -> tuple[bench.Cost, bench.Difference | None]:
+    """One Query per state and shard, each ≥ 0.5 RCU for what it returns; Local charges the empty ones 0."""
+    sizes = Counter[str]()
+    for item in found:
+        sizes[str(item.in_flight_key)] += bench.model_size([item])
+    keys = [key for state in INTERMEDIATE for key in IN_FLIGHT.partitions(state)]
+    bench.check(set(sizes) <= set(keys), f"in-flight items from unknown partitions {set(sizes) - set(keys)}")
+    empty = sum(1 for key in keys if not sizes[key])
+    local = bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5 * empty)) if empty else None
+    return bench.total(bench.Cost(bench.read_units(sizes[key]), 0, 1) for key in keys), local
+
+
+def reads(run: bench.Run, expected: set[tuple[str, str]], written: list[AttachmentItem]) -> None:
     """The sparse index Query against a filtered Scan; both must return exactly ``expected``."""
     described = tables.describe(AttachmentItem)
     index = next(i for i in described.get("GlobalSecondaryIndexes", []) if i["IndexName"] == "in_flight")
-    table_bytes, index_bytes = int(described.get("TableSizeBytes", 0)), int(index.get("IndexSizeBytes", 0))
-    rows = []
+    table_bytes = bench.model_size(written)
+    run.figures.update(table_bytes=table_bytes, local_table_size_bytes=described.get("TableSizeBytes"), reads=[])
     with capacity.measure() as meter:
         began = time.perf_counter()
-        items = list(ops.attachments_in_flight(before=utcnow()))
+        items = ops.attachments_in_flight(before=utcnow())
         seconds = time.perf_counter() - began
-    found = {(i.pk, i.attachment_id) for i in items}
-    by_partition: dict[str, int] = {}
-    for item in items:
-        by_partition[str(item.in_flight_key)] = by_partition.get(str(item.in_flight_key), 0) + item_bytes(item)
-    # Each Query reads its partition's entries, rounded up to 4 KB, 0.5 RCU per unit (DynamoDB
-    # Local charges an empty Query nothing; AWS may charge it the 0.5 minimum: ≤ +4 RCU here).
-    floor = sum(math.ceil(size / 4096) * 0.5 for size in by_partition.values())
-    figures["index_partitions_used"] = len(by_partition)
-    rows.append(_read_row("Query in_flight (8 partitions)", found, meter, seconds, floor, index_bytes))
+    floor, local = in_flight_floor(items)
+    read_row(
+        run,
+        "Query in_flight (8 partitions)",
+        {(i.pk, i.attachment_id) for i in items},
+        meter,
+        seconds,
+        floor,
+        local=local,
+    )
+    run.figures["reads"][-1]["bytes"] = int(index.get("IndexSizeBytes", 0))
     client = connection.client()
     with capacity.measure() as meter:
         began = time.perf_counter()
@@ -227,109 +236,124 @@ def reads(expected: set[tuple[str, str]], figures: dict[str, Any]) -> list[dict[
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         seconds = time.perf_counter() - began
-    rows.append(_read_row("Scan table, filter state", scanned, meter, seconds, table_bytes / 4096 * 0.5, table_bytes))
-    for row, got in ((rows[0], found), (rows[1], scanned)):
-        if got != expected:
-            raise VerificationError(
-                f"{row['read']}: {len(got)} found, {len(expected)} in flight, {len(got ^ expected)} differ"
-            )
-    return rows
+    rounding = 0.25 * (meter.requests - 1)
+    pages = bench.Difference(PAGES, bench.Cost(rounding, 0, meter.requests - 1), bench.Cost(rounding))
+    read_row(
+        run,
+        "Scan table, filter state",
+        scanned,
+        meter,
+        seconds,
+        bench.Cost(bench.read_units(table_bytes), 0, 1),
+        extras=[pages],
+    )
+    run.figures["reads"][-1]["bytes"] = table_bytes
+    for row in run.figures["reads"]:
+        found = row.pop("found_keys")
+        bench.check(
+            found == expected,
+            f"{row['read']}: {len(found)} found, {len(expected)} in flight, {len(found ^ expected)} differ",
+        )
 
 
-def _read_row(
-    name: str, found: set, meter: capacity.CapacityMeter, seconds: float, floor: float, size: int
-) -> dict[str, Any]:
-    return {
-        "read": name,
-        "found": len(found),
-        "rcu": round(meter.rcu, 2),
-        "theory_rcu": round(floor, 2),
-        "requests": meter.requests,
-        "bytes": size,
-        "ms": round(1000 * seconds, 1),
-    }
+def read_row(
+    run: bench.Run,
+    name: str,
+    found: set[tuple[str, str]],
+    meter: capacity.CapacityMeter,
+    seconds: float,
+    floor: bench.Cost,
+    **judged: Any,
+) -> None:
+    verdict = run.judge(name, bench.Cost.of(meter), floor, **judged)
+    run.figures["reads"].append(
+        {"read": name, "found": len(found), "found_keys": found, "ms": round(1000 * seconds, 1)} | verdict.cells()
+    )
 
 
-def repair(expected: int) -> dict[str, Any]:
+def repair(run: bench.Run, expected: int, item_bytes: int) -> None:
+    in_flight = ops.attachments_in_flight(before=utcnow())  # what reconcile will read (not metered)
     with tempfile.TemporaryDirectory() as folder, capacity.measure() as meter:
         report = reconcile(LocalBlobStore(folder), before=utcnow())
-    if report.examined != expected:
-        raise VerificationError(f"reconcile examined {report.examined}, expected {expected}")
-    return {
+    bench.check(report.examined == expected, f"reconcile examined {report.examined}, expected {expected}")
+    u = bench.write_units(item_bytes)
+    reads_floor, local = in_flight_floor(in_flight)
+    writes = bench.Cost(0, 5 * u, 2).times(report.rolled_back) + bench.Cost(0, 2 * u, 1).times(report.detached)
+    verdict = run.judge(
+        f"reconcile of {report.examined} stuck", bench.Cost.of(meter), reads_floor + writes, local=local
+    )
+    run.figures["repair"] = {
         "report": report.as_dict(),
-        "rcu": round(meter.rcu, 2),
-        "wcu": round(meter.wcu, 2),
         "wcu_per_item": round(meter.wcu / max(1, report.examined), 3),
-        "requests": meter.requests,
+        **verdict.cells(),
     }
+
+
+def measure(run: bench.Run) -> None:
+    args = run.args
+    in_flight = max(1, round(args.attachments * args.in_flight / 100))
+    run.figures.update(lifecycles=args.lifecycles, attachments=args.attachments, in_flight=in_flight)
+    AttachmentItem.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
+    transitions(run, args.lifecycles)
+    AttachmentItem.delete_table()  # the read comparison gets a table of exactly --attachments items
+    AttachmentItem.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
+    with capacity.measure() as meter:
+        expected, written = fill(args.attachments, in_flight)
+    units = sum(bench.write_units(bench.model_size([item])) for item in written)
+    flying = sum(bench.write_units(bench.model_size([item])) for item in written if item.state in INTERMEDIATE)
+    verdict = run.judge("fill (BatchWriteItem)", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, units + flying))
+    run.figures["fill"] = verdict.cells()
+    reads(run, expected, written)
+    repair(run, len(expected), run.figures["item_bytes"])
 
 
 TRANSITION_COLUMNS: list[bench.Column] = [
     ("transition", "step", "s"),
     ("ops", "operations", "d"),
-    ("WCU", "wcu", ".1f"),
-    ("WCU/op", "wcu_per_op", ".3f"),
-    ("theory WCU/op", "theory_wcu", "d"),
-    ("RCU/op", "rcu_per_op", ".3f"),
-    ("failed writes", "failed_writes", "d"),
-    ("requests/op", "requests_per_op", ".2f"),
+    *bench.FLOOR_COLUMNS,
+    *bench.REQUEST_COLUMNS,
+    ("refused", "refused", "d"),
     ("ms/op", "ms_per_op", ".2f"),
 ]
 READ_COLUMNS: list[bench.Column] = [
     ("read", "read", "s"),
     ("found", "found", "d"),
-    ("RCU", "rcu", ".1f"),
-    ("theory RCU", "theory_rcu", ".1f"),
-    ("requests", "requests", "d"),
+    *bench.FLOOR_COLUMNS[:3],
+    *bench.REQUEST_COLUMNS,
+    ("× Local min", "ratio", ">"),
+    ("floor", "verdict", ">"),
     ("bytes read from", "bytes", ",d"),
     ("ms", "ms", ".1f"),
 ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    target = bench.connect("bench/attachments.py", allow_aws=args.allow_aws)
-    if target is None:
-        return 2
-    in_flight = max(1, round(args.attachments * args.in_flight / 100))
-    print(
-        f"attachments: {target.endpoint}, tables {target.prefix}*, {args.lifecycles} lifecycles, "
-        f"{args.attachments} attachments of which {in_flight} in flight"
-    )
-    figures: dict[str, Any] = {"lifecycles": args.lifecycles, "attachments": args.attachments, "in_flight": in_flight}
-    error: str | None = None
-    try:
-        AttachmentItem.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
-        figures["transitions"], figures["item_bytes"] = transitions(args.lifecycles)
-        AttachmentItem.delete_table()  # the read comparison gets a table of exactly --attachments items
-        AttachmentItem.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
-        with capacity.measure() as meter:
-            expected = fill(args.attachments, in_flight)
-        figures["fill"] = {"wcu": round(meter.wcu, 1), "theory_wcu": args.attachments + in_flight}
-        figures["reads"] = reads(expected, figures)
-        figures["repair"] = repair(len(expected))
-    except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
-        error = bench.failure_text(failure, expected=(VerificationError,))
-    finally:
-        try:
-            deleted = tables.delete_all()
-            print(f"deleted {len(deleted)} table(s): {', '.join(deleted)}", file=sys.stderr)
-        except Exception as failure:  # noqa: BLE001 (cleanup must not hide the figures)
-            print(f"warning: could not delete the tables {target.prefix}*: {failure}", file=sys.stderr)
-    if "transitions" in figures:
+def show(run: bench.Run) -> None:
+    figures, args = run.figures, run.args
+    if figures.get("transitions"):
         print(f"\nTransitions (items of {figures['item_bytes']} bytes; index projection ALL)")
         print(bench.table(TRANSITION_COLUMNS, figures["transitions"]))
-    if "reads" in figures:
-        print(f"\nFinding the {in_flight} attachments in flight among {args.attachments}")
+    if len(figures.get("reads", [])) == 2:
+        print(f"\nFinding the {figures['in_flight']} attachments in flight among {args.attachments}")
         print(bench.table(READ_COLUMNS, figures["reads"]))
-        ratio = figures["reads"][1]["rcu"] / max(figures["reads"][0]["rcu"], 0.5)
+        print(
+            f"table: {figures['table_bytes']:,} bytes by DynamoDB's item sizes, {figures['local_table_size_bytes']:,} "
+            "by DynamoDB Local's TableSizeBytes (the Scan's floor uses DynamoDB's)"
+        )
+        ratio = figures["reads"][1]["m_rcu"] / max(figures["reads"][0]["m_rcu"], 0.5)
         figures["scan_to_index_rcu_ratio"] = round(ratio, 1)
         print(f"the scan reads {ratio:.1f}× what the index Query reads")
+    others = [{"what": "fill (BatchWriteItem)", **figures["fill"]}] if "fill" in figures else []
     if "repair" in figures:
-        r = figures["repair"]
-        examined = r["report"]["examined"]
-        print(f"\nreconcile of {examined} stuck: {r['rcu']} RCU, {r['wcu']} WCU ({r['wcu_per_item']} per item)")
-    return bench.finish("attachments", target, error, figures)
+        others.append({"what": f"reconcile of {figures['repair']['report']['examined']} stuck", **figures["repair"]})
+    if others:
+        print()
+        print(bench.table([("operation", "what", "s"), *bench.FLOOR_COLUMNS], others))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    headline = f", {args.lifecycles} lifecycles, {args.attachments} attachments ({args.in_flight} % in flight)"
+    return bench.run("attachments", args, measure, show, headline=headline)
 
 
 if __name__ == "__main__":

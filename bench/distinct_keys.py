@@ -1,4 +1,4 @@
-"""Distinct partition keys: RCU, requests and time of scan, sparse index, skip scan and auto (seed 000).
+"""Distinct partition keys: RCU, requests and time of scan, sparse index, skip scan and auto.
 
 For each table shape ``PxMxS`` (``--shape``, repeatable; default ``300x20x1000`` and ``1000x10x100``)
 a table gets P item collections of M items, each with S bytes of payload, sort keys 0 … M−1 (N).
@@ -8,21 +8,25 @@ the partition keys: scan and skip-scan with 1, 4 and 16 segments (``--segments``
 (which probes, not knowing of the index) and auto+gsi (told about the index). Each answer is
 checked against the P keys written.
 
-Beside the measured RCU (DynamoDB's ConsumedCapacity) stands the theory of seed 000:
-scan = TableSizeBytes / 4 KB × 0.5, gsi = IndexSizeBytes / 4 KB × 0.5, skip-scan = P × 0.5 per
-started 4 KB of a collection's first item; auto's theory is the cheaper of scan and skip-scan,
-auto+gsi's the cheapest of all three (auto's measured figure includes its probe).
+DynamoDB's floors, from the items written (DynamoDB's size rules, not DescribeTable's figures):
+scan = 0.5 RCU per started 4 KB of the table; gsi = the same of the index entries (their keys:
+``spk``, ``pk``, ``sk``; the 100 bytes of overhead per entry count in IndexSizeBytes, not in
+reads); skip-scan = per collection 0.5 RCU per started 4 KB of its first item, plus one Scan per
+segment that finds nothing (0.5 RCU); auto = the cheapest method's. Each Scan page is rounded up
+to 4 KB on its own (up to 0.5 RCU per page after the first: the stated tolerance). DynamoDB Local
+differs, and both floors are printed, the ratio using Local's: it sizes items by its own rules
+(its TableSizeBytes), sizes a KEYS_ONLY index entry like its whole base item (its IndexSizeBytes),
+and charges a Scan that finds nothing 0.
 
-DynamoDB Local is not AWS: a Scan with ExclusiveStartKey takes time proportional to its position
-in the table there, so a serial skip scan is quadratic on Local (2,000 collections of ~40 items:
-140 s) and segments cut it sharply; AWS seeks in constant time. Local also sizes — and charges —
-a KEYS_ONLY index entry like its whole base item; AWS charges the keys + 100 bytes. Compare the
-seconds with each other, not with production; the RCU follow DynamoDB's rules.
+DynamoDB Local is not AWS in time either: a Scan with ExclusiveStartKey takes time proportional to
+its position in the table there, so a serial skip scan is quadratic on Local (2,000 collections of
+~40 items: 140 s) and segments cut it sharply; AWS seeks in constant time. Compare the seconds
+with each other, not with production.
 
-Printed on stdout: a table per shape, where the chart went (one PNG: RCU by method, measured and
-theoretical, ``bench/out/distinct_keys.png``), and last exactly one line of JSON with every
-figure. Progress goes to stderr, only when it is a terminal. Exit status: 0 when every method
-found exactly the keys written, 1 when not, 2 when refused.
+Printed on stdout: a table per shape, the notes on the floors, where the chart went (one PNG: RCU
+by method, measured and DynamoDB's floor, ``bench/out/distinct_keys.png``), and last exactly one
+line of JSON with every figure. Exit status: 0 when every method found exactly the keys written
+and every figure is its floor or explained, 1 when not, 2 when refused.
 
     python -m devtools.services run -- .venv/bin/python bench/distinct_keys.py
 """
@@ -30,19 +34,17 @@ found exactly the keys written, 1 when not, 2 when refused.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script (`python bench/distinct_keys.py`): find ddbmodels
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: find ddbmodels
 
 from ddbmodels.core import connection  # noqa: E402
+from ddbmodels.core.threads import map_in_threads  # noqa: E402
 from ddbmodels.patterns import distinct_keys as dk  # noqa: E402
 from devtools import bench  # noqa: E402
 
@@ -51,10 +53,6 @@ INDEX_KEY = "spk"
 FILL_THREADS = 4
 CHART = ROOT / "bench" / "out" / "distinct_keys.png"
 AWS_INDEX_OVERHEAD_BYTES = 100  # an index entry: its attributes' names and values, plus 100 bytes
-
-
-class CheckFailed(Exception):
-    """A method did not find exactly the keys written."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +77,7 @@ def parse_shape(text: str) -> Shape:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="bench/distinct_keys.py",
-        description="RCU, requests and time of listing distinct partition keys: scan, gsi, skip-scan, auto.",
-    )
+    parser = bench.parser("distinct_keys", __doc__)
     parser.add_argument(
         "--shape",
         type=parse_shape,
@@ -90,14 +85,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="PxMxS",
         help="P collections × M items × S payload bytes; repeatable (default: 300x20x1000 and 1000x10x100)",
     )
-    parser.add_argument(
-        "--segments",
-        type=bench.int_list("segment counts", maximum=dk.MAX_TOTAL_SEGMENTS),
-        default=[1, 4, 16],
-        metavar="N,N,...",
-        help="segment counts for scan and skip-scan (default: 1,4,16)",
-    )
-    bench.add_allow_aws(parser)
+    bench.levels(parser, "--segments", [1, 4, 16], "segment counts for scan and skip-scan", dk.MAX_TOTAL_SEGMENTS)
     args = parser.parse_args(argv)
     args.shape = args.shape or [Shape(300, 20, 1000), Shape(1000, 10, 100)]
     return args
@@ -129,9 +117,8 @@ def create_table(name: str) -> None:
     client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
 
 
-def fill(name: str, shape: Shape) -> None:
-    """P × M items by BatchWriteItem (25 a request) on a few threads; item 0 of each collection is static."""
-    client = connection.client()
+def items_of(shape: Shape) -> list[dict[str, Any]]:
+    """P × M items; item 0 of each collection is static (it carries the index key)."""
     payload = "x" * shape.item_bytes
 
     def item(p: int, n: int) -> dict[str, Any]:
@@ -140,9 +127,13 @@ def fill(name: str, shape: Shape) -> None:
             entry[INDEX_KEY] = {"S": partition_key(p)}
         return entry
 
-    items = [item(p, n) for p in range(shape.partitions) for n in range(shape.items)]
-    batches = [items[i : i + 25] for i in range(0, len(items), 25)]
-    bar = bench.progress_bar(total=len(items), desc=f"fill {shape.label}", unit="item")
+    return [item(p, n) for p in range(shape.partitions) for n in range(shape.items)]
+
+
+def fill(name: str, items: list[dict[str, Any]], label: str) -> None:
+    """BatchWriteItem, 25 a request, on a few threads."""
+    client = connection.client()
+    bar = bench.progress_bar(total=len(items), desc=f"fill {label}", unit="item")
 
     def write(batch: list[dict[str, Any]]) -> None:
         requests: dict[str, Any] = {name: [{"PutRequest": {"Item": entry}} for entry in batch]}
@@ -150,101 +141,147 @@ def fill(name: str, shape: Shape) -> None:
             requests = client.batch_write_item(RequestItems=requests).get("UnprocessedItems") or {}
         bar.update(len(batch))
 
-    with bar, ThreadPoolExecutor(max_workers=FILL_THREADS) as pool:
-        list(pool.map(write, batches))
+    with bar:
+        map_in_threads(write, [items[i : i + 25] for i in range(0, len(items), 25)], workers=FILL_THREADS)
 
 
-def theory(table: dk.TableInfo, shape: Shape) -> dict[str, float]:
-    """Seed 000's costs from DescribeTable's sizes (and P), eventually consistent reads."""
-    first_item = table.size_bytes / table.item_count if table.item_count else 0
-    return {
-        "scan": table.size_bytes / 4096 * 0.5,
-        "gsi": table.indexes[INDEX].size_bytes / 4096 * 0.5,
-        "skip-scan": shape.partitions * 0.5 * max(1, math.ceil(first_item / 4096)),
-    }
+@dataclass(frozen=True)
+class Floors:
+    """A shape's floors: DynamoDB's sizes and Local's, and the first item of a collection."""
+
+    table: int
+    local_table: int
+    index: int
+    local_index: int
+    first_item: int
+    partitions: int
+
+    def of(self, method: str, segments: int) -> tuple[bench.Cost, bench.Difference | None]:
+        """DynamoDB's floor of one listing, and how DynamoDB Local's differs (named)."""
+        if method == "scan":
+            floor, local = bench.read_units(self.table), bench.read_units(self.local_table)
+            why = f"DynamoDB Local sizes the table by its own rules (TableSizeBytes {self.local_table:,} B)"
+        elif method == "gsi":
+            floor, local = bench.read_units(self.index), bench.read_units(self.local_index)
+            why = f"DynamoDB Local sizes a KEYS_ONLY entry like its base item (IndexSizeBytes {self.local_index:,} B)"
+        else:
+            rcu = self.partitions * bench.read_units(self.first_item) + 0.5 * segments
+            cost = bench.Cost(rcu, 0, self.partitions + segments)
+            return cost, bench.Difference(
+                f"{bench.LOCAL_EMPTY_QUERY}: the last Scan of each segment", bench.Cost(-0.5 * segments)
+            )
+        difference = bench.Difference(why, bench.Cost(local - floor)) if local != floor else None
+        return bench.Cost(floor, 0, 1), difference
 
 
-def aws_index_bytes(shape: Shape) -> int:
-    """What AWS would count for the KEYS_ONLY index: per entry, names and values of spk, pk, sk, + 100 B."""
-    key = len(partition_key(0))
-    per_entry = len(INDEX_KEY) + key + len("pk") + key + len("sk") + 2 + AWS_INDEX_OVERHEAD_BYTES
-    return shape.partitions * per_entry
+PAGES = "each Scan page is rounded up to 4 KB on its own (up to 0.5 RCU per page after the first)"
 
 
-def run(name: str, method: str, segments: int, expected: list[str], label: str) -> dict[str, Any]:
-    """One listing, checked against the keys written; ``auto+gsi`` is auto told about the index."""
+def listing(run: bench.Run, name: str, method: str, segments: int, floors: Floors, label: str) -> dict[str, Any]:
+    """One listing, checked against the keys written, judged against its floor."""
     bar = bench.progress_bar(desc=f"{label} {method}/{segments}", unit="key")
     index = INDEX if method in ("gsi", "auto+gsi") else None
-
-    def progress(keys: int, requests: int) -> None:
-        bar.update(keys - bar.n)
-
     with bar:
         result = dk.distinct_keys(
             name,
             method.removesuffix("+gsi"),
             segments=segments,
             index_name=index,
-            on_progress=progress,
+            on_progress=lambda keys, _: bar.update(keys - bar.n),
         )
-    if result.keys != expected:
-        missing = sorted(set(expected) - set(map(str, result.keys)))
-        raise CheckFailed(
-            f"{label}: {method} with {segments} segments found {len(result.keys)} keys, expected {len(expected)}"
-            f" (missing {missing[:5]})"
-        )
+    expected = [partition_key(p) for p in range(floors.partitions)]
+    missing = sorted(set(expected) - set(map(str, result.keys)))
+    bench.check(
+        result.keys == expected, f"{label}: {method}/{segments} found {len(result.keys)} keys (missing {missing[:5]})"
+    )
     report = result.report
+    scans = report.by_operation.get("Scan", 0)
+    used = report.method
+    floor, local = floors.of(used, segments)
+    extras = []
+    if method.startswith("auto"):
+        cheapest = min(
+            (floors.of(m, 1)[0] for m in ("scan", "skip-scan", *(["gsi"] if index else []))), key=lambda c: c.rcu
+        )
+        if cheapest.rcu < floor.rcu:
+            whole = report.probe is not None and report.probe["total_segments"] == 1
+            why = "its probe scanned the whole table (a small one): the keys it found are the answer" if whole else ""
+            why = why or f"it chose {used} by its estimate from DescribeTable"
+            extras.append(
+                bench.Difference(f"{why}; the cheapest method's floor is lower", bench.Cost(floor.rcu - cheapest.rcu))
+            )
+        floor = bench.Cost(cheapest.rcu, 0, floor.requests)
+        if report.probe and report.probe["total_segments"] > 1:
+            probe = report.probe
+            bench.check(probe["rcu"] <= floors.of("scan", 1)[0].rcu + 0.5, f"{label}: the probe read more than a scan")
+            extras.append(
+                bench.Difference(
+                    f"its probe: segment 0 of {probe['total_segments']} scanned, measured on its own",
+                    bench.Cost(probe["rcu"], 0, probe["requests"]),
+                )
+            )
+    pages = max(0, scans - (floor.requests or 0) - sum(e.cost.requests or 0 for e in extras))
+    extras.append(bench.Difference(PAGES, bench.Cost(0.25 * pages, 0, pages), bench.Cost(0.25 * pages)))
+    verdict = run.judge(
+        f"{label} {method}/{segments}", bench.Cost(report.rcu, 0, scans), floor, local=local, extras=extras
+    )
     return {
         "method": method,
         "segments": segments,
-        "method_used": report.method,
+        "method_used": used,
         "keys": report.distinct_keys,
-        "requests": report.by_operation.get("Scan", 0),
-        "rcu": round(report.rcu, 3),
         "retries": report.retries,
         "seconds": round(report.seconds, 3),
         **({"estimates": report.as_dict()["estimates"], "probe": report.probe} if method.startswith("auto") else {}),
+        **verdict.cells(),
     }
 
 
-def bench_shape(prefix: str, shape: Shape, levels: list[int], made: list[str]) -> dict[str, Any]:
-    name = f"{prefix}{shape.label.lower()}"
+def bench_shape(run: bench.Run, shape: Shape) -> None:
+    name = f"{run.target.prefix}{shape.label.lower()}"
     create_table(name)
-    made.append(name)
+    items = items_of(shape)
     began = time.perf_counter()
-    fill(name, shape)
+    fill(name, items, shape.label)
     fill_seconds = time.perf_counter() - began
     table = dk.describe(name)
-    expected = [partition_key(p) for p in range(shape.partitions)]
+    statics = [item for item in items if INDEX_KEY in item]
+    entries = [{key: item[key] for key in ("pk", "sk", INDEX_KEY)} for item in statics]
+    floors = Floors(
+        table=sum(bench.item_size(item) for item in items),
+        local_table=table.size_bytes,
+        index=sum(bench.item_size(entry) for entry in entries),
+        local_index=table.indexes[INDEX].size_bytes,
+        first_item=max(bench.item_size(item) for item in statics),
+        partitions=shape.partitions,
+    )
     dk.distinct_keys(name, "scan")  # warm-up, not measured: DynamoDB Local's JIT, the HTTP connections
+    rows = [
+        listing(run, name, method, n, floors, shape.label)
+        for method in ("scan", "skip-scan")
+        for n in run.args.segments
+    ]
+    rows += [listing(run, name, method, 1, floors, shape.label) for method in ("gsi", "auto", "auto+gsi")]
+    run.figures["shapes"].append(
+        {
+            "shape": shape.label,
+            "table": name,
+            "item_count": table.item_count,
+            "table_size_bytes": floors.table,
+            "local_table_size_bytes": floors.local_table,
+            "index_size_bytes": floors.index + AWS_INDEX_OVERHEAD_BYTES * len(entries),
+            "index_read_bytes": floors.index,
+            "local_index_size_bytes": floors.local_index,
+            "fill_seconds": round(fill_seconds, 3),
+            "results": rows,
+        }
+    )
 
-    rows: list[dict[str, Any]] = []
-    for method in ("scan", "skip-scan"):
-        rows.extend(run(name, method, segments, expected, shape.label) for segments in levels)
-    rows.append(run(name, "gsi", 1, expected, shape.label))
-    rows.append(run(name, "auto", 1, expected, shape.label))
-    rows.append(run(name, "auto+gsi", 1, expected, shape.label))
 
-    costs = theory(table, shape)
-    costs["auto"] = min(costs["scan"], costs["skip-scan"])  # the best a table without an index allows
-    costs["auto+gsi"] = min(costs.values())
-    for row in rows:
-        row["rcu_theory"] = round(costs[row["method"]], 3)
-    return {
-        "shape": shape.label,
-        "partitions": shape.partitions,
-        "items_per_partition": shape.items,
-        "payload_bytes": shape.item_bytes,
-        "table": name,
-        "item_count": table.item_count,
-        "table_size_bytes": table.size_bytes,
-        "index_size_bytes": table.indexes[INDEX].size_bytes,
-        "aws_index_size_bytes": aws_index_bytes(shape),
-        "aws_gsi_rcu_theory": round(max(0.5, math.ceil(aws_index_bytes(shape) / 4096) * 0.5), 3),
-        "fill_seconds": round(fill_seconds, 3),
-        "theory": {k: round(v, 3) for k, v in costs.items()},
-        "results": rows,
-    }
+def measure(run: bench.Run) -> None:
+    run.figures.update(segments=run.args.segments, shapes=[])
+    for shape in run.args.shape:
+        bench_shape(run, shape)
 
 
 COLUMNS: list[bench.Column] = [
@@ -252,16 +289,17 @@ COLUMNS: list[bench.Column] = [
     ("segments", "segments", "d"),
     ("used", "method_used", "s"),
     ("keys", "keys", "d"),
-    ("requests", "requests", "d"),
-    ("RCU", "rcu", ".1f"),
-    ("RCU theory", "rcu_theory", ".1f"),
+    *bench.FLOOR_COLUMNS[:3],
+    *bench.REQUEST_COLUMNS,
+    ("× Local min", "ratio", ">"),
+    ("floor", "verdict", ">"),
     ("seconds", "seconds", ".2f"),
     ("retries", "retries", "d"),
 ]
 
 
 def chart(shapes: list[dict[str, Any]], path: Path) -> None:
-    """One PNG: per shape and method (one segment), measured RCU beside the theoretical, log scale."""
+    """One PNG: per shape and method (one segment), measured RCU beside DynamoDB's floor, log scale."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -272,14 +310,14 @@ def chart(shapes: list[dict[str, Any]], path: Path) -> None:
         for row in shape["results"]:
             if row["segments"] == 1:
                 labels.append(f"{shape['shape']}\n{row['method']}")
-                measured.append(row["rcu"])
-                theoretical.append(row["rcu_theory"])
+                measured.append(row["m_rcu"])
+                theoretical.append(row["f_rcu"])
     positions = list(range(len(labels)))
     width = 0.4
     figure, axes = plt.subplots(figsize=(max(8, 1.1 * len(labels)), 5))
     bars = axes.bar([x - width / 2 for x in positions], measured, width, label="measured (ConsumedCapacity)")
     axes.bar_label(bars, fmt="%.1f", fontsize=7)
-    bars = axes.bar([x + width / 2 for x in positions], theoretical, width, label="theory (seed 000)")
+    bars = axes.bar([x + width / 2 for x in positions], theoretical, width, label="DynamoDB's floor")
     axes.bar_label(bars, fmt="%.1f", fontsize=7)
     axes.set_xticks(positions, labels, fontsize=8)
     axes.set_yscale("log")
@@ -293,66 +331,34 @@ def chart(shapes: list[dict[str, Any]], path: Path) -> None:
     plt.close(figure)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    target = bench.connect("bench/distinct_keys.py", allow_aws=args.allow_aws, tag="dk")
-    if target is None:
-        return 2
-    prefix = target.prefix
-    shapes_text = ", ".join(shape.label for shape in args.shape)
-    print(f"distinct_keys: {target.endpoint}, tables {prefix}*, shapes {shapes_text}, segments {args.segments}")
-
-    results: list[dict[str, Any]] = []
-    made: list[str] = []
-    error: str | None = None
-    try:
-        for shape in args.shape:
-            results.append(bench_shape(prefix, shape, args.segments, made))
-    except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
-        error = bench.failure_text(failure, expected=(CheckFailed,))
-    finally:
-        client = connection.client()
-        for name in made:
-            try:
-                client.delete_table(TableName=name)
-            except Exception as failure:  # noqa: BLE001 (cleanup must not hide the figures)
-                print(f"warning: could not delete table {name}: {failure}", file=sys.stderr)
-        if made:
-            print(f"deleted {len(made)} table(s): {', '.join(made)}", file=sys.stderr)
-
-    for shape in results:
-        print()
+def show(run: bench.Run) -> None:
+    shapes = run.figures.get("shapes", [])
+    for shape in shapes:
         print(
-            f"{shape['shape']}: {shape['item_count']} items, {shape['table_size_bytes']:,} bytes; "
-            f"index {shape['index_size_bytes']:,} bytes on Local (AWS would hold ≈ {shape['aws_index_size_bytes']:,}: "
-            f"gsi ≈ {shape['aws_gsi_rcu_theory']} RCU there); filled in {shape['fill_seconds']:.1f} s"
+            f"\n{shape['shape']}: {shape['item_count']} items, {shape['table_size_bytes']:,} bytes by DynamoDB's "
+            f"sizes ({shape['local_table_size_bytes']:,} by Local's TableSizeBytes); "
+            f"index {shape['index_size_bytes']:,} B on DynamoDB ({shape['index_read_bytes']:,} read), "
+            f"{shape['local_index_size_bytes']:,} on Local; filled in {shape['fill_seconds']:.1f} s"
         )
         print(bench.table(COLUMNS, shape["results"]))
         for auto in (row for row in shape["results"] if row["method"].startswith("auto")):
             probe = auto.get("probe")
-            probed = (
-                f"probe: segment 0 of {probe['total_segments']}, {probe['rcu']} RCU, "
-                f"≈ {probe['collections_estimate']:.0f} collections"
-                if probe
-                else "no probe"
-            )
+            probed = f"probe: segment 0 of {probe['total_segments']}, {probe['rcu']} RCU" if probe else "no probe"
             print(f"{auto['method']} chose {auto['method_used']}; estimates {auto['estimates']}; {probed}")
-    chart_path: str | None = None
-    if results:
-        print()
-        print(
-            "note: on DynamoDB Local a Scan with ExclusiveStartKey takes time proportional to its position in the "
-            "table, so a serial skip scan is quadratic here and segments cut it sharply; AWS seeks in constant time. "
-            "Local also charges a KEYS_ONLY index entry like its whole base item."
-        )
+    run.figures["chart"] = None
+    if shapes:
         try:
-            chart(results, CHART)
-            chart_path = str(CHART.relative_to(ROOT))
-            print(f"chart: {chart_path}")
+            chart(shapes, CHART)
+            run.figures["chart"] = str(CHART.relative_to(ROOT))
+            print(f"chart: {run.figures['chart']}")
         except Exception as failure:  # noqa: BLE001 (a missing chart must not hide the figures)
             print(f"warning: no chart: {failure}", file=sys.stderr)
-    figures = {"segments": args.segments, "chart": chart_path, "shapes": results}
-    return bench.finish("distinct_keys", target, error, figures)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    headline = f", shapes {', '.join(shape.label for shape in args.shape)}, segments {args.segments}"
+    return bench.run("distinct_keys", args, measure, show, headline=headline, tag="dk")
 
 
 if __name__ == "__main__":

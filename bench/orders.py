@@ -4,69 +4,66 @@ Numbering: for each mode (``atomic``: UpdateItem ADD then PutItem; ``gapless``: 
 then one TransactWriteItems conditioned on the counter's value) and each level of concurrent
 writers (``--writers 1,4,16``, threads) a fresh counter numbers ``--orders`` orders spread over 8
 customers. Each level is checked: numbers distinct, and exactly 1..N (in gapless mode a gap fails
-the run; in atomic mode it is counted — nothing fails here, so there should be none). Beside the
-measured RCU/WCU per order stands the floor for an order ≤ 1 KB with its two index entries:
-atomic 0 RCU + 4 WCU (counter, order, by_time, by_number); gapless 1 RCU + 8 WCU (the same four
-writes at two units each inside a transaction). DynamoDB Local reports no capacity for a
-cancelled transaction, so lost races show as "cancelled/order", not in the WCU.
+the run; in atomic mode it is counted — nothing fails here, so there should be none).
+
+DynamoDB's floor per order ≤ 1 KB with its two index entries (``by_time``, ``by_number``): atomic
+0 RCU + 4 WCU (counter, order, two entries at 1 WCU each), 2 requests; gapless 1 RCU + 6 WCU (the
+counter and the order at 2 WCU each inside the transaction, the two entries at 1 WCU each), 2
+requests. DynamoDB Local charges the two index entries of the transaction twice as well: its
+gapless floor is 8 WCU. Both are printed; the ratio uses Local's. A lost gapless race adds one
+consistent GetItem (1 RCU) and a cancelled transaction, which Local reports without capacity
+(the pricing rules applied here do not price a cancelled transaction; it is counted, "cancelled").
 
 Shards: ``--range-orders`` orders spread over 30 days are written twice, once with 1 time shard
 and once with ``--shards``, in two separate past months; then "last 7 days" and "latest 100" are
-read from each: one Query per shard (``Limit 100`` for the latter, so N shards read up to N × 100
-orders to keep 100), merged. The floor beside them is one Query of one key reading exactly the
-orders returned.
+read from each: one Query per shard (``Limit 100`` for the latter), merged. DynamoDB's floor is
+one Query per shard, each charged for the orders it contributes (≥ 0.5 RCU, even when it finds
+none: Local charges an empty one 0); a shard reading more than it contributes (up to 100 orders
+to keep 100 overall) is the named difference. "min one key" is the floor with a single shard.
 
-Printed on stdout: two tables and, last, exactly one line of JSON. Exit status: 0 when every
-check passed, 1 when not, 2 when refused.
+Printed on stdout: two tables, the notes on the floors and, last, exactly one line of JSON. Exit
+status: 0 when every check passed and every figure is its floor or explained, 1 when not, 2 when
+refused.
 
     python -m devtools.services run -- .venv/bin/python bench/orders.py
 """
 
 from __future__ import annotations
 
-import argparse
-import math
 import statistics
 import sys
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script (`python bench/orders.py`): find ddbmodels
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
-from ddbmodels.core import capacity, connection, tables  # noqa: E402
-from ddbmodels.core.errors import SequenceContention  # noqa: E402
-from ddbmodels.orders import (  # noqa: E402
-    OrderItem,
-    order_place,
-    orders_in_range,
-    preset_since,
-)
-from devtools import bench  # noqa: E402
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.errors import SequenceContention
+from ddbmodels.core.keys import time_key
+from ddbmodels.core.threads import map_in_threads
+from ddbmodels.orders import OrderItem, order_place, orders_in_range, preset_since, shard_key
+from devtools import bench
 
 CUSTOMERS = 8
-FLOOR = {"atomic": (0.0, 4.0), "gapless": (1.0, 8.0)}  # (RCU, WCU) per order ≤ 1 KB
+FLOOR = {"atomic": bench.Cost(0, 4, 2), "gapless": bench.Cost(1, 6, 2)}  # DynamoDB's, per order ≤ 1 KB
+LOCAL = {"gapless": bench.Difference(f"{bench.LOCAL_TRANSACT_INDEX} (by_time, by_number)", bench.Cost(0, 2))}
+LOST_RACE = (
+    "each lost race: one more consistent GetItem of the counter (1 RCU) and a cancelled TransactWriteItems "
+    "(no capacity on Local; not priced here)"
+)
 WINDOWS = {1: datetime(2001, 2, 1, tzinfo=UTC), 0: datetime(2002, 2, 1, tzinfo=UTC)}  # 0 = --shards
 
 
-class VerificationError(Exception):
-    """A level handed out a duplicate number, or (gapless) not exactly 1..N."""
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="bench/orders.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--writers", type=bench.int_list("writer counts"), default=[1, 4, 16], metavar="N,N,...")
+def parse_args(argv: list[str] | None) -> Any:
+    parser = bench.parser("orders", __doc__)
+    bench.levels(parser, "--writers", [1, 4, 16], "concurrent writers (threads) per level")
     parser.add_argument("--modes", default="atomic,gapless", help="numbering modes to run (default: atomic,gapless)")
-    parser.add_argument("--orders", type=bench.positive_int, default=400, help="orders per level (default: 400)")
-    parser.add_argument("--shards", type=bench.positive_int, default=4, help="time shards to compare with 1")
-    parser.add_argument("--range-orders", type=bench.positive_int, default=1000, help="orders per shard layout")
-    parser.add_argument("--warmup", type=int, default=50, help="untimed orders first (default: 50)")
-    bench.add_allow_aws(parser)
+    bench.count(parser, "--orders", 400, "orders per level")
+    bench.count(parser, "--shards", 4, "time shards to compare with 1")
+    bench.count(parser, "--range-orders", 1000, "orders per shard layout")
+    bench.count(parser, "--warmup", 50, "untimed orders first")
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     if not args.modes or any(m not in FLOOR for m in args.modes):
@@ -74,113 +71,80 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def writer(mode: str, level: str, index: int, count: int, start: threading.Barrier) -> dict[str, Any]:
-    """One thread: ``count`` orders one after the other, measured by this thread's own meter."""
-    numbers: list[int] = []
-    attempts = gave_up = 0
-    latencies: list[float] = []
-    with capacity.measure() as meter:
-        start.wait()
-        for i in range(count):
-            begun = time.perf_counter()
-            while True:
-                try:
-                    claimed = order_place(
-                        customer=f"bench-{level}-{(index + i) % CUSTOMERS}",
-                        product="seats",
-                        quantity=1 + i % 9,
-                        delivery="standard",
-                        placed_by="bench",
-                        mode=mode,
-                        counter=f"bench-{level}",
-                    )
-                except SequenceContention as error:
-                    gave_up += 1
-                    attempts += int(error.context.get("attempts", 0))  # type: ignore[call-overload]
-                    continue
-                break
-            latencies.append(time.perf_counter() - begun)
-            numbers.append(claimed.number)
-            attempts += claimed.attempts
-    return {"meter": meter, "numbers": numbers, "attempts": attempts, "gave_up": gave_up, "latencies": latencies}
+def place(customer: str, counter: str, *, mode: str = "atomic", shards: int = 4, when: datetime | None = None) -> Any:
+    return order_place(
+        customer=customer,
+        product="seats",
+        quantity=1 + len(customer) % 9,
+        delivery="standard",
+        placed_by="bench",
+        mode=mode,
+        counter=counter,
+        shards=shards,
+        when=when,
+    )
 
 
-def run_level(mode: str, writers: int, orders: int) -> dict[str, Any]:
+def run_level(run: bench.Run, mode: str, writers: int, orders: int) -> dict[str, Any]:
     level = f"{mode}-{writers}"
-    shares = [orders // writers + (1 if i < orders % writers else 0) for i in range(writers)]
-    start = threading.Barrier(writers + 1)
-    with ThreadPoolExecutor(max_workers=writers, thread_name_prefix="writer") as pool:
-        futures = [pool.submit(writer, mode, level, i, share, start) for i, share in enumerate(shares)]
-        start.wait()
-        began = time.perf_counter()
-        results = [f.result() for f in futures]
-        seconds = time.perf_counter() - began
-    meter = capacity.CapacityMeter()
-    for result in results:
-        meter.add(result["meter"])
-    numbers = sorted(n for r in results for n in r["numbers"])
+    got = bench.contend(writers, orders, lambda w, i: place(f"bench-{level}-{(w + i) % CUSTOMERS}", level, mode=mode))
     stored = sorted(
         int(o.number) for c in range(CUSTOMERS) for o in OrderItem.query(f"bench-{level}-{c}", consistent_read=True)
     )
-    if len(set(numbers)) != len(numbers) or stored != numbers:
-        raise VerificationError(f"{level}: duplicate numbers, or the table does not hold what writers were told")
+    numbers = got.numbers
+    bench.check(len(set(numbers)) == len(numbers) and stored == numbers, f"{level}: duplicates, or not what was told")
     gaps = len(set(range(1, numbers[-1] + 1)) - set(numbers))
-    if mode == "gapless" and numbers != list(range(1, orders + 1)):
-        raise VerificationError(f"{level}: expected exactly 1..{orders}, {gaps} gaps")
-    latencies = sorted(s for r in results for s in r["latencies"])
-    lost = sum(r["attempts"] for r in results) - orders
+    bench.check(mode != "gapless" or numbers == list(range(1, orders + 1)), f"{level}: not 1..{orders}, {gaps} gaps")
+    verdict = run.judge(
+        f"{mode}, {writers} writers",
+        bench.Cost.of(got.meter),
+        FLOOR[mode].times(orders),
+        local=bench.Difference(LOCAL[mode].why, LOCAL[mode].cost.times(orders)) if mode in LOCAL else None,
+        extras=[bench.Difference(LOST_RACE, bench.Cost(1, 0, 2).times(got.lost))],
+        per=orders,
+    )
     return {
         "mode": mode,
         "writers": writers,
         "orders": orders,
-        "seconds": round(seconds, 3),
-        "orders_per_s": round(orders / seconds, 1),
-        "rcu_per_order": round(meter.rcu / orders, 4),
-        "min_rcu": FLOOR[mode][0],
-        "wcu_per_order": round(meter.wcu / orders, 4),
-        "min_wcu": FLOOR[mode][1],
-        "cancelled_per_order": round(meter.conditional_failures / orders, 4),
-        "lost_races_per_order": round(lost / orders, 4),
-        "gave_up": sum(r["gave_up"] for r in results),
+        "seconds": round(got.seconds, 3),
+        "orders_per_s": round(orders / got.seconds, 1),
+        "cancelled_per_order": round(got.meter.conditional_failures / orders, 4),
+        "lost_races_per_order": round(got.lost / orders, 4),
+        "gave_up": got.gave_up,
         "gaps": gaps,
-        "p50_ms": round(1000 * statistics.median(latencies), 2),
-        "p99_ms": round(1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))], 2),
-        "totals": meter.as_dict(),
+        "p50_ms": round(1000 * statistics.median(got.latencies), 2),
+        "p99_ms": got.latency_ms(0.99),
+        "totals": got.meter.as_dict(),
+        **verdict.cells(),
     }
 
 
-def load_window(shards: int, end: datetime, count: int) -> int:
+def load_window(shards: int, end: datetime, count: int) -> list[OrderItem]:
     """``count`` orders evenly over the 30 days before ``end``, written with ``shards`` time shards."""
     step = timedelta(days=30) / count
     counter = f"bench-range-{shards}-{end:%Y}"
-
-    def place(i: int) -> int:
-        when = end - step * (i + 1)
-        return order_place(
-            customer=f"bench-r{i % CUSTOMERS}",
-            product="storage",
-            quantity=10,
-            delivery="standard",
-            placed_by="bench",
-            counter=counter,
-            shards=shards,
-            when=when,
-        ).number
-
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        return len(list(pool.map(place, range(count))))
+    placed = map_in_threads(
+        lambda i: place(f"bench-r{i % CUSTOMERS}", counter, shards=shards, when=end - step * (i + 1)).item,
+        range(count),
+        workers=16,
+    )
+    return list(placed)
 
 
-def item_bytes(order: OrderItem) -> int:
-    """DynamoDB's size of an order: attribute names + values (numbers ≈ digits / 2 + 1)."""
-    size = 0
-    for name, value in order.serialize().items():
-        (kind, raw), *_ = value.items()
-        size += len(name) + (len(raw.encode()) if kind == "S" else (len(raw) + 1) // 2 + 1)
-    return size
+def shard_reads(placed: list[OrderItem], shards: int, since: datetime, end: datetime, limit: int | None) -> Any:
+    """What each shard's Query reads (its first ``limit`` orders in the window) and what the merge keeps."""
+    low, high = time_key(since), time_key(end)
+    by_shard: dict[str, list[OrderItem]] = defaultdict(list)
+    for order in sorted(placed, key=lambda o: str(o.placed), reverse=True):  # newest first
+        if low <= str(order.placed) < high:
+            by_shard[str(order.time_shard)].append(order)
+    read = {key: by_shard[key][:limit] for key in (shard_key(n, shards) for n in range(shards))}
+    kept = sorted((o for orders in read.values() for o in orders), key=lambda o: str(o.placed), reverse=True)
+    return read, kept[:limit]
 
 
-def range_rows(shards: int) -> list[dict[str, Any]]:
+def range_rows(run: bench.Run, shards: int, windows: dict[int, list[OrderItem]]) -> list[dict[str, Any]]:
     """ "Last 7 days" and "latest 100" (of the window's 30 days) with 1 shard and with ``shards``."""
     rows = []
     for layout in (1, shards):
@@ -191,29 +155,62 @@ def range_rows(shards: int) -> list[dict[str, Any]]:
         ):
             with capacity.measure() as meter:
                 found = orders_in_range(since=since, until=end, limit=limit, shards=layout)
-            floor = 0.5 * math.ceil(sum(item_bytes(o) for o in found) / 4096) if found else 0.5
+            read, kept = shard_reads(windows[layout], layout, since, end, limit)
+            bench.check(
+                [o.placed for o in found] == [o.placed for o in kept], f"{query}, {layout} shard(s): wrong orders"
+            )
+            kept_keys = {str(o.placed) for o in kept}
+            floor = bench.total(
+                bench.Cost(bench.read_units(bench.model_size(o for o in orders if str(o.placed) in kept_keys)), 0, 1)
+                for orders in read.values()
+            )
+            actual = bench.total(
+                bench.Cost(bench.read_units(bench.model_size(orders)), 0, 1) for orders in read.values()
+            )
+            empty = sum(1 for orders in read.values() if not orders)
+            verdict = run.judge(
+                f"{query}, {layout} shard(s)",
+                bench.Cost.of(meter),
+                floor,
+                local=bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5 * empty)) if empty else None,
+                extras=[
+                    bench.Difference(
+                        f"each shard reads up to {limit} orders to keep {limit} overall",
+                        bench.Cost(actual.rcu - floor.rcu),
+                    )
+                ],
+            )
+            one_key = bench.read_units(bench.model_size(found))
             rows.append(
-                {
-                    "query": query,
-                    "shards": layout,
-                    "orders": len(found),
-                    "requests": meter.requests,
-                    "rcu": meter.rcu,
-                    "min_rcu_one_key": floor,
-                }
+                {"query": query, "shards": layout, "orders": len(found), "min_rcu_one_key": one_key, **verdict.cells()}
             )
     return rows
+
+
+def measure(run: bench.Run) -> None:
+    args = run.args
+    for model in connection.registered().values():
+        model.Meta.max_pool_connections = max(16, *args.writers)
+    tables.create_all()
+    for i in range(args.warmup):
+        place("bench-warmup", "bench-warmup", mode=args.modes[i % len(args.modes)])
+    run.figures.update(orders_per_level=args.orders, levels=[])
+    for mode in args.modes:
+        for writers in args.writers:
+            run.figures["levels"].append(run_level(run, mode, writers, args.orders))
+    windows = {
+        layout: load_window(layout, WINDOWS[1 if layout == 1 else 0], args.range_orders) for layout in (1, args.shards)
+    }
+    run.figures["ranges"] = range_rows(run, args.shards, windows)
 
 
 LEVEL_COLUMNS: list[bench.Column] = [
     ("mode", "mode", "s"),
     ("writers", "writers", "d"),
     ("orders/s", "orders_per_s", ".1f"),
-    ("RCU/order", "rcu_per_order", ".3f"),
-    ("min RCU", "min_rcu", ".0f"),
-    ("WCU/order", "wcu_per_order", ".3f"),
-    ("min WCU", "min_wcu", ".0f"),
+    *bench.FLOOR_COLUMNS,
     ("lost races/order", "lost_races_per_order", ".3f"),
+    ("cancelled/order", "cancelled_per_order", ".3f"),
     ("gave up", "gave_up", "d"),
     ("gaps", "gaps", "d"),
     ("p50 ms", "p50_ms", ".1f"),
@@ -223,56 +220,26 @@ RANGE_COLUMNS: list[bench.Column] = [
     ("query", "query", "s"),
     ("shards", "shards", "d"),
     ("orders", "orders", "d"),
-    ("requests", "requests", "d"),
-    ("RCU", "rcu", ".1f"),
-    ("min RCU (one key)", "min_rcu_one_key", ".1f"),
+    *bench.FLOOR_COLUMNS[:3],
+    *bench.REQUEST_COLUMNS,
+    ("× Local min", "ratio", ">"),
+    ("floor", "verdict", ">"),
+    ("min RCU one key", "min_rcu_one_key", ".1f"),
 ]
+
+
+def show(run: bench.Run) -> None:
+    if run.figures.get("levels"):
+        print(bench.table(LEVEL_COLUMNS, run.figures["levels"]))
+    if run.figures.get("ranges"):
+        print()
+        print(bench.table(RANGE_COLUMNS, run.figures["ranges"]))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    target = bench.connect("bench/orders.py", allow_aws=args.allow_aws)
-    if target is None:
-        return 2
-    for model in connection.registered().values():
-        model.Meta.max_pool_connections = max(16, *args.writers)
-    print(f"orders: {target.endpoint}, tables {target.prefix}*, {args.orders} orders per level, writers {args.writers}")
-    levels: list[dict[str, Any]] = []
-    ranges: list[dict[str, Any]] = []
-    error: str | None = None
-    try:
-        tables.create_all()
-        for i in range(max(args.warmup, 0)):
-            order_place(
-                customer="bench-warmup",
-                product="seats",
-                quantity=1,
-                delivery="standard",
-                placed_by="bench",
-                mode=args.modes[i % len(args.modes)],
-                counter="bench-warmup",
-            )
-        for mode in args.modes:
-            for writers in args.writers:
-                levels.append(run_level(mode, writers, args.orders))
-        for layout in (1, args.shards):
-            load_window(layout, WINDOWS[1 if layout == 1 else 0], args.range_orders)
-        ranges = range_rows(args.shards)
-    except Exception as failure:  # noqa: BLE001 (reported; the JSON line still ends the run)
-        error = bench.failure_text(failure, expected=(VerificationError, SequenceContention))
-    finally:
-        try:
-            deleted = tables.delete_all()
-            print(f"deleted {len(deleted)} table(s)", file=sys.stderr)
-        except Exception as failure:  # noqa: BLE001 (cleanup must not hide the figures)
-            print(f"warning: could not delete the tables {target.prefix}*: {failure}", file=sys.stderr)
-    if levels:
-        print(bench.table(LEVEL_COLUMNS, levels))
-    if ranges:
-        print()
-        print(bench.table(RANGE_COLUMNS, ranges))
-    figures = {"orders_per_level": args.orders, "floor_per_order": FLOOR, "levels": levels, "ranges": ranges}
-    return bench.finish("orders", target, error, figures)
+    headline = f", {args.orders} orders per level, writers {args.writers}"
+    return bench.run("orders", args, measure, show, headline=headline, expected=(SequenceContention,))
 
 
 if __name__ == "__main__":

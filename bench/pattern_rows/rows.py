@@ -1,0 +1,295 @@
+"""Each row's floor per call: DynamoDB's minimum, DynamoDB Local's difference, and a named overhead.
+
+A floor is the cost the pattern's docstring states, worked out for what the call wrote and read
+(items here are ≤ 1 KB, index entries small): a read is charged at least what it returns, each
+Query or Scan at least 0.5 RCU (1 consistent) per started 4 KB, even when it finds nothing; a
+write 1 WCU per started KB plus 1 WCU per index entry put or deleted (2 when an index key moves);
+a transaction 2 WCU per item. Where DynamoDB Local charges otherwise the row names it (``local``);
+where the pattern reads or asks more than the minimum the row names why (``extra``), and both are
+computed for the call, so the measured figure must match them exactly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ddbmodels import events
+from ddbmodels.attachments import IN_FLIGHT, IN_FLIGHT_SHARDS, INTERMEDIATE, AttachmentItem
+from ddbmodels.orders import DEFAULT_SHARDS as ORDER_SHARDS
+from ddbmodels.orders import OrderItem, shard_keys
+from ddbmodels.scores import DEFAULT_SHARDS as BOARD_SHARDS
+from devtools import bench
+from devtools.bench import Cost, read_units
+
+EVENT_SHARDS = events.DEFAULT_SHARDS
+IN_FLIGHT_QUERIES = len(INTERMEDIATE) * IN_FLIGHT_SHARDS  # one Query per state and shard
+Part = Callable[[Any, Any], Cost]  # (the call's result, the basis it was given) → its share of the row
+
+
+@dataclass(frozen=True)
+class Row:
+    """A row's floor per call (``why``), and the named differences the measured figure may show."""
+
+    why: str
+    floor: Part
+    local: tuple[str, Part] | None = None  # DynamoDB Local's difference from the floor
+    extra: tuple[str, Part] | None = None  # what the pattern reads or asks beyond the floor
+
+
+def fixed(rcu: float, wcu: float, requests: int) -> Part:
+    return lambda _result, _basis: Cost(rcu, wcu, requests)
+
+
+def one_query(items: Iterable[Any]) -> Cost:
+    return Cost(read_units(bench.model_size(items)), 0, 1)
+
+
+def event_bytes(found: Iterable[events.Event]) -> int:
+    """The stored size of events: the item ``event_put`` wrote, rebuilt from what was read."""
+    return sum(
+        bench.item_size(
+            {
+                "s": {"S": e.stream},
+                "t": {"S": e.t},
+                "d": {"S": events.day_key(e.tenant, e.at.date(), events.shard_of(e.stream, EVENT_SHARDS))},
+                "kind": {"S": e.kind},
+                "actor": {"S": e.actor},
+                "tenant": {"S": e.tenant},
+                "data": events.to_attribute(e.data),
+            }
+        )
+        for e in found
+    )
+
+
+def events_by_shard(found: Iterable[events.Event]) -> list[list[events.Event]]:
+    keys = [str(n) for n in range(1, EVENT_SHARDS + 1)]
+    return list(by_key(found, lambda e: str(events.shard_of(e.stream, EVENT_SHARDS)), keys).values())
+
+
+def by_key(items: Iterable[Any], key: Callable[[Any], str], keys: Sequence[str]) -> dict[str, list[Any]]:
+    """Items grouped under ``keys`` (each key present, in order); an unknown key fails the run."""
+    groups: dict[str, list[Any]] = {k: [] for k in keys}
+    for item in items:
+        bench.check(key(item) in groups, f"an item from an unknown partition {key(item)}")
+        groups[key(item)].append(item)
+    return groups
+
+
+def per_partition(returned: dict[str, list[Any]], read: dict[str, list[Any]] | None = None) -> tuple[Cost, Cost, int]:
+    """One Query per partition: the floor (what each returns, ≥ 0.5 RCU), what each read beyond, empty ones."""
+    read = read or returned
+    floor = bench.total(one_query(items) for items in returned.values())
+    actual = bench.total(one_query(items) for items in read.values())
+    return floor, Cost(actual.rcu - floor.rcu), sum(1 for items in read.values() if not items)
+
+
+# ---- Sharded reads: ``basis`` is what each shard's Query read (``Paged``), or None when it is what came back.
+
+
+@dataclass(frozen=True)
+class Paged:
+    """What a call's Queries read (per partition, in order), when more than what they returned."""
+
+    read: dict[str, list[Any]]
+    empty_requests: int = 0  # requests that found nothing (LastEvaluatedKey at the very end)
+
+
+def orders_by_shard(items: Iterable[OrderItem]) -> dict[str, list[Any]]:
+    return by_key(items, lambda o: str(o.time_shard), shard_keys(ORDER_SHARDS))
+
+
+def in_flight_by_partition(items: Iterable[AttachmentItem]) -> dict[str, list[Any]]:
+    keys = [key for state in INTERMEDIATE for key in IN_FLIGHT.partitions(state)]
+    return by_key(items, lambda i: str(i.in_flight_key), keys)
+
+
+def sharded(group: Callable[[Iterable[Any]], dict[str, list[Any]]]) -> tuple[Part, tuple[str, Part], tuple[str, Part]]:
+    """Floor, Local's difference (empty Queries) and the overhead (read beyond returned) of a sharded read."""
+
+    def parts(found: Any, basis: Paged | None) -> tuple[Cost, Cost, int]:
+        return per_partition(group(found), basis.read if basis else None)
+
+    return (
+        lambda found, basis: parts(found, basis)[0],
+        (bench.LOCAL_EMPTY_QUERY, lambda found, basis: Cost(-0.5 * parts(found, basis)[2])),
+        (SHARD_READS, lambda found, basis: parts(found, basis)[1]),
+    )
+
+
+def paged(found: Any, basis: Paged) -> tuple[Cost, Cost]:
+    """A one-partition page: its floor (one Query of what it shows) and what its requests read beyond."""
+    items = found.items if hasattr(found, "items") else found
+    floor = one_query(items)
+    (read,) = basis.read.values()
+    actual = bench.total(one_query(chunk) for chunk in read) + Cost(0.5 * basis.empty_requests, 0, basis.empty_requests)
+    return floor, Cost(actual.rcu - floor.rcu, 0, (actual.requests or 0) - 1)
+
+
+def page_row(why: str, extra: str) -> Row:
+    return Row(
+        why,
+        lambda found, basis: paged(found, basis)[0],
+        (bench.LOCAL_EMPTY_QUERY, lambda _, basis: Cost(-0.5 * basis.empty_requests)),
+        (extra, lambda found, basis: paged(found, basis)[1]),
+    )
+
+
+def stream_extra(found: Any, basis: Any) -> Cost:
+    return Cost(0, 0, 1) if len(found) < basis else Cost()
+
+
+SHARD_READS = "each Query reads what its partition holds up to its Limit, more than it contributes to the merge"
+ISSUE_PAGE = (
+    "each request reads size + 1 issues (Limit counts items read, not kept) until size + 1 are kept: the one more "
+    "tells whether an older page exists, and the issues the filter discards are read and charged too"
+)
+TWICE = bench.LOCAL_TRANSACT_INDEX
+ORDERS, ORDERS_LOCAL, ORDERS_EXTRA = sharded(orders_by_shard)
+IN_FLIGHT_FLOOR, IN_FLIGHT_LOCAL, _ = sharded(in_flight_by_partition)
+
+ROWS: dict[str, Row] = {
+    "projects.create": Row("PutItem SK 0 ≤ 1 KB (1 WCU) + its sparse `projects` index entry (1 WCU)", fixed(0, 2, 1)),
+    "projects.get": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "projects.list": Row(
+        "Query of the `projects` index (0.5 RCU) + BatchGetItem 0.5 RCU per project",
+        lambda found, _: Cost(0.5 + 0.5 * len(found), 0, 2),
+    ),
+    "projects.refresh_counts": Row(
+        "Query of the whole collection (0.5 RCU per 4 KB of the issues) + UpdateItem SK 0 (1 WCU)",
+        lambda _, issues: one_query(issues) + Cost(0, 1, 1),
+    ),
+    "projects.enumerate": Row("Scan of the sparse KEYS_ONLY index: one page ≤ 4 KB", fixed(0.5, 0, 1)),
+    "issues.create": Row(
+        "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + conditional PutItem ≤ 1 KB (1 WCU)", fixed(1, 1, 2)
+    ),
+    "issues.get (eventual)": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "issues.get (consistent)": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "issues.update": Row("conditional UpdateItem of an issue ≤ 1 KB (no index holds issues)", fixed(0, 1, 1)),
+    "issues.tombstone": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
+    "issues.page": page_row("one Query, 0.5 RCU per started 4 KB of the issues shown", ISSUE_PAGE),
+    "issues.page (status filter)": page_row("one Query, 0.5 RCU per started 4 KB of the issues shown", ISSUE_PAGE),
+    "issues.numbers": Row(
+        "consistent Query: 1 RCU per 4 KB of the whole issues (a projection does not lower the charge)",
+        lambda _, issues: Cost(read_units(bench.model_size(issues), consistent=True), 0, 1),
+    ),
+    "orders.place (atomic)": Row(
+        "UpdateItem ADD of the counter (1 WCU) + PutItem ≤ 1 KB (1 WCU) + by_time and by_number entries (2 WCU)",
+        fixed(0, 4, 2),
+    ),
+    "orders.place (gapless)": Row(
+        "consistent GetItem of the counter (1 RCU) + TransactWriteItems: 2 WCU × (counter, order) + by_time and "
+        "by_number entries (1 WCU each)",
+        fixed(1, 6, 2),
+        (f"{TWICE} (by_time and by_number)", fixed(0, 2, 0)),
+    ),
+    "orders.get": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "orders.find": Row("Query by_number Limit 1 (0.5 RCU) + GetItem (0.5 RCU)", fixed(1, 0, 2)),
+    "orders.transition": Row("conditional UpdateItem ≤ 1 KB (1 WCU) + its by_time entry (ALL, 1 WCU)", fixed(0, 2, 1)),
+    "orders.customer_page": page_row(
+        "one Query, 0.5 RCU per started 4 KB of the orders shown",
+        "the Query reads size + 2 orders (the cursor's own order again, and one to tell a next page)",
+    ),
+    "orders.range": Row(
+        f"one Query per time shard ({ORDER_SHARDS}), each 0.5 RCU per started 4 KB of what it returns",
+        ORDERS,
+        ORDERS_LOCAL,
+        ORDERS_EXTRA,
+    ),
+    "orders.latest": Row(
+        f"one Query per time shard ({ORDER_SHARDS}), Limit K, each ≥ 0.5 RCU", ORDERS, ORDERS_LOCAL, ORDERS_EXTRA
+    ),
+    "orders.oldest": Row(
+        f"one Query per time shard ({ORDER_SHARDS}), Limit K, each ≥ 0.5 RCU", ORDERS, ORDERS_LOCAL, ORDERS_EXTRA
+    ),
+    "attachments.transition": Row(
+        "one conditional PutItem/UpdateItem ≤ 1 KB (1 WCU) + the in_flight entry put or deleted (1 WCU)",
+        fixed(0, 2, 1),
+    ),
+    "attachments.attach": Row("PutItem Attaching (2 WCU) + UpdateItem Attached (2 WCU)", fixed(0, 4, 2)),
+    "attachments.detach": Row("UpdateItem Detaching (2 WCU) + UpdateItem Detached (2 WCU)", fixed(0, 4, 2)),
+    "attachments.get": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "attachments.list": Row(
+        "one Query, 0.5 RCU per started 4 KB of the attachments shown", lambda found, _: one_query(found)
+    ),
+    "attachments.in_flight": Row(
+        f"one Query of the sparse index per state × shard ({IN_FLIGHT_QUERIES}), each ≥ 0.5 RCU",
+        IN_FLIGHT_FLOOR,
+        IN_FLIGHT_LOCAL,
+    ),
+    "attachments.reconcile": Row(
+        f"the in_flight Queries ({IN_FLIGHT_QUERIES} × ≥ 0.5 RCU); per stuck Attaching claim (3 WCU) + fail (2 WCU), "
+        "per Detaching detach complete (2 WCU)",
+        lambda report, found: IN_FLIGHT_FLOOR(found, None)
+        + Cost(0, 5 * report.rolled_back + 2 * report.detached, 2 * report.rolled_back + report.detached),
+        (bench.LOCAL_EMPTY_QUERY, lambda _, found: IN_FLIGHT_LOCAL[1](found, None)),
+    ),
+    "leaderboard.award (first of a member)": Row(
+        "TransactWriteItems: 2 WCU × (issue checked, award put, score updated) + the new `top` entry (1 WCU)",
+        fixed(0, 7, 1),
+        (f"{TWICE} (the new `top` entry)", fixed(0, 1, 0)),
+    ),
+    "leaderboard.award (member scored)": Row(
+        "TransactWriteItems: 2 WCU × 3 items + the `top` entry moved: delete + put (2 WCU)",
+        fixed(0, 8, 1),
+        (f"{TWICE} (the `top` entry moved)", fixed(0, 2, 0)),
+    ),
+    "leaderboard.award_get": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "leaderboard.revoke": Row(
+        "consistent GetItem of the award (1 RCU) + TransactWriteItems: 2 WCU × 3 items + the `top` entry moved (2 WCU)",
+        fixed(1, 8, 2),
+        (f"{TWICE} (the `top` entry moved)", fixed(0, 2, 0)),
+    ),
+    "leaderboard.sync": Row("already awarded: the consistent GetItem of the award only", fixed(1, 0, 1)),
+    "leaderboard.add": Row("UpdateItem ADD ≤ 1 KB (1 WCU) + a new `top` entry (1 WCU)", fixed(0, 2, 1)),
+    "leaderboard.score": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "leaderboard.top": Row(
+        f"one Query per shard ({BOARD_SHARDS}), Limit k + 1 of small KEYS_ONLY entries, each 0.5 RCU",
+        fixed(0.5 * BOARD_SHARDS, 0, BOARD_SHARDS),
+    ),
+    "leaderboard.rank": Row(
+        f"one COUNT Query per shard ({BOARD_SHARDS}), each ≤ 4 KB of entries counted: 0.5 RCU",
+        fixed(0.5 * BOARD_SHARDS, 0, BOARD_SHARDS),
+    ),
+    "events.put": Row("PutItem ≤ 1 KB (1 WCU) + its by_day entry (1 WCU)", fixed(0, 2, 1)),
+    "events.stream": Row(
+        "Query of the current month's table, 0.5 RCU per started 4 KB of the events returned",
+        lambda found, _: Cost(read_units(event_bytes(found)), 0, 1),
+        extra=(
+            "fewer than `limit` events this month, so the previous month's table is asked too: it does not exist, "
+            "one more request answered with an error and no capacity",
+            stream_extra,
+        ),
+    ),
+    "events.by_day": Row(
+        f"one Query of by_day per shard ({EVENT_SHARDS}), each 0.5 RCU per started 4 KB of its events, ≥ 0.5",
+        lambda found, _: bench.total(Cost(read_units(event_bytes(day)), 0, 1) for day in events_by_shard(found)),
+        (bench.LOCAL_EMPTY_QUERY, lambda found, _: Cost(-0.5 * sum(1 for day in events_by_shard(found) if not day))),
+    ),
+    "counters.next": Row("UpdateItem ADD ≤ 1 KB", fixed(0, 1, 1)),
+    "counters.value": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "jobs.fence": Row("UpdateItem ≤ 1 KB (ADD token / conditional SET)", fixed(0, 1, 1)),
+    "jobs.checkpoint": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
+    "jobs.state": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+}
+
+
+def kept_pages(items: Sequence[Any], keep: Callable[[Any], bool], page: int, want: int) -> Paged:
+    """Requests of ``page`` items read in order until ``want`` are kept (or a short page ends the partition)."""
+    chunks: list[list[Any]] = []
+    kept = empty = 0
+    while True:
+        chunk = list(items[sum(map(len, chunks)) : sum(map(len, chunks)) + page])
+        if chunk:
+            chunks.append(chunk)
+        empty += not chunk
+        kept += sum(1 for item in chunk if keep(item))
+        if kept >= want or len(chunk) < page:
+            return Paged({"": chunks}, empty)
+
+
+def counted(rows: Iterable[str]) -> Counter[str]:
+    return Counter(row.split(" ", 1)[0] for row in rows)
