@@ -125,9 +125,3 @@ def restore_event_table_job(run: JobRun, *, archive: str, table: str | None = No
         DjangoArchiveStore(), archive, table_name=table, billing_mode=settings.EVENTS_BILLING_MODE, on_progress=progress
     )
     return report.as_dict()
-
-
-def archives() -> list[str]:
-    """Names of the archived tables in archive storage (what restore accepts)."""
-    store = DjangoArchiveStore()
-    return sorted({name.split("/")[1] for name in store.list("events") if name.endswith("manifest.json")})

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from tracker.management.jobcommand import JobCommand
+from tracker.selectors.archives import archive_names
 from tracker.services import maintenance
 
 
@@ -22,7 +23,7 @@ class Command(JobCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list"]:
-            for name in maintenance.archives():
+            for name in archive_names():
                 self.stdout.write(name)
             return
         if not options["archive"]:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from ddbmodels import events
 from ddbmodels.core import capacity, connection, tables
 from ddbmodels.patterns import time_series
-from tracker.services import maintenance
+from tracker.selectors.archives import archive_names
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ def archived_tables() -> tuple[list[str], str]:
     An archive outage must not hide the tables, so it is reported on the page instead of raised.
     """
     try:
-        return maintenance.archives(), ""
+        return archive_names(), ""
     except (OSError, ValueError, BotoCoreError, ClientError) as error:
         log.warning("archive store unavailable: %s", error)
         return [], f"The archive store could not be read: {error}"
