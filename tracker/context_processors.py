@@ -6,12 +6,13 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from tracker.selectors.tenants import user_memberships
+
 
 def tenancy(request: HttpRequest) -> dict[str, Any]:
     if not request.user.is_authenticated:
         return {}
-    memberships = list(request.user.memberships.select_related("tenant"))  # type: ignore[union-attr]
     return {
-        "my_memberships": memberships,
+        "my_memberships": user_memberships(user=request.user),
         "current_membership": getattr(request, "membership", None),
     }

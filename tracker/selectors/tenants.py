@@ -21,6 +21,13 @@ def membership_access(*, user: AbstractBaseUser | AnonymousUser, tenant_slug: st
     return membership
 
 
+def user_memberships(*, user: AbstractBaseUser | AnonymousUser) -> list[Membership]:
+    """The user's memberships with their tenants (one query; [] for anonymous users)."""
+    if not user.is_authenticated:
+        return []
+    return list(Membership.objects.select_related("tenant").filter(user_id=user.pk))
+
+
 def tenant_usernames(*, tenant: Tenant, min_role: str = "member") -> list[str]:
     """Usernames of the tenant's members with at least ``min_role`` (assignable people)."""
     allowed = {"owner": ["owner"], "member": ["owner", "member"], "viewer": ["owner", "member", "viewer"]}

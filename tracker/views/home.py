@@ -7,13 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from tracker.selectors.tenants import membership_access
+from tracker.selectors.tenants import membership_access, user_memberships
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """Go to the last tenant used, else the first one; explain when there is none."""
-    memberships = list(request.user.memberships.select_related("tenant"))  # type: ignore[union-attr]
+    memberships = user_memberships(user=request.user)
     if not memberships:
         return render(request, "tracker/no_tenant.html")
     last = request.session.get("tenant")
