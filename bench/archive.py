@@ -178,7 +178,7 @@ def delete_sample(run: bench.Run, table: str, sample: int, sizes: Sizes) -> dict
 
 
 def measure(run: bench.Run) -> None:
-    args, workdir = run.args, Path(run.figures.pop("workdir"))
+    args, workdir = run.args, Path(run.args.workdir)
     table = events.events_table_name(KIND, MONTH)
     events.create_events_table(table)
     items = build_items(args.items, args.item_bytes)
@@ -262,18 +262,12 @@ class _Units:
         self.rcu, self.wcu = rcu, 0.0
 
 
-COLUMNS: list[bench.Column] = [
-    ("stage", "stage", "s"),
-    ("items", "items", "d"),
-    ("seconds", "seconds", ""),
-    *bench.FLOOR_COLUMNS,
-]
+COLUMNS = bench.columns("stage:s | items:d | seconds: | @floors")
 
 
 def show(run: bench.Run) -> None:
     figures = run.figures
-    if figures.get("stages"):
-        print(bench.table(COLUMNS, figures["stages"]))
+    bench.show_table(None, COLUMNS, figures.get("stages"))
     if "delete_items" in figures:
         deleted = figures["delete_items"]
         print(
@@ -285,15 +279,9 @@ def show(run: bench.Run) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    headline = f", {args.items} items of ~{args.item_bytes} B, segments {args.segments}"
-    with tempfile.TemporaryDirectory(prefix="bench-archive-") as workdir:
-
-        def measure_in(run: bench.Run) -> None:
-            run.figures["workdir"] = workdir
-            measure(run)
-
-        return bench.run("archive", args, measure_in, show, headline=headline, default=str)
+    args, headline = parse_args(argv), ", {items} items of ~{item_bytes} B, segments {segments}"
+    with tempfile.TemporaryDirectory(prefix="bench-archive-") as args.workdir:
+        return bench.run("archive", args, measure, show, headline=headline, default=str)
 
 
 if __name__ == "__main__":

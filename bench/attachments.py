@@ -76,16 +76,13 @@ def parse_args(argv: list[str] | None) -> Any:
     return parser.parse_args(argv)
 
 
+REPORT: dict[str, Any] = {"tenant": TENANT, "project_key": "WEB", "size": 48_213, "sha256": SHA, "by": "bench"}
+SCAN: dict[str, Any] = {"size": 120_000, "sha256": SHA, "content_type": "image/png", "attached_by": "bench"}
+
+
 def begin(number: int) -> AttachmentItem:
     return ops.attachment_begin(
-        tenant=TENANT,
-        project_key="WEB",
-        number=number,
-        filename=f"report-{number}.pdf",
-        size=48_213,
-        sha256=SHA,
-        content_type="application/pdf",
-        by="bench",
+        **REPORT, number=number, filename=f"report-{number}.pdf", content_type="application/pdf"
     )
 
 
@@ -168,10 +165,7 @@ def fill(total: int, in_flight: int) -> tuple[set[tuple[str, str]], list[Attachm
                 attachment_id=attachment_id,
                 state=state,
                 filename=f"scan-{n}.png",
-                size=120_000,
-                sha256=SHA,
-                content_type="image/png",
-                attached_by="bench",
+                **SCAN,
                 storage_name=storage_name(TENANT, "WEB", number, attachment_id, f"scan-{n}.png"),
                 created_at=now,
                 updated_at=now,
@@ -307,31 +301,16 @@ def measure(run: bench.Run) -> None:
     repair(run, len(expected), run.figures["item_bytes"])
 
 
-TRANSITION_COLUMNS: list[bench.Column] = [
-    ("transition", "step", "s"),
-    ("ops", "operations", "d"),
-    *bench.FLOOR_COLUMNS,
-    *bench.REQUEST_COLUMNS,
-    ("refused", "refused", "d"),
-    ("ms/op", "ms_per_op", ".2f"),
-]
-READ_COLUMNS: list[bench.Column] = [
-    ("read", "read", "s"),
-    ("found", "found", "d"),
-    *bench.FLOOR_COLUMNS[:3],
-    *bench.REQUEST_COLUMNS,
-    ("× Local min", "ratio", ">"),
-    ("floor", "verdict", ">"),
-    ("bytes read from", "bytes", ",d"),
-    ("ms", "ms", ".1f"),
-]
+TRANSITION_COLUMNS = bench.columns(
+    "transition=step:s | ops=operations:d | @floors | @req | refused:d | ms/op=ms_per_op:.2f"
+)
+READ_COLUMNS = bench.columns("read:s | found:d | @rcu | @req | @verdict | bytes read from=bytes:,d | ms:.1f")
 
 
 def show(run: bench.Run) -> None:
     figures, args = run.figures, run.args
-    if figures.get("transitions"):
-        print(f"\nTransitions (items of {figures['item_bytes']} bytes; index projection ALL)")
-        print(bench.table(TRANSITION_COLUMNS, figures["transitions"]))
+    title = f"Transitions (items of {figures.get('item_bytes')} bytes; index projection ALL)"
+    bench.show_table(title, TRANSITION_COLUMNS, figures.get("transitions"))
     if len(figures.get("reads", [])) == 2:
         print(f"\nFinding the {figures['in_flight']} attachments in flight among {args.attachments}")
         print(bench.table(READ_COLUMNS, figures["reads"]))
@@ -345,15 +324,12 @@ def show(run: bench.Run) -> None:
     others = [{"what": "fill (BatchWriteItem)", **figures["fill"]}] if "fill" in figures else []
     if "repair" in figures:
         others.append({"what": f"reconcile of {figures['repair']['report']['examined']} stuck", **figures["repair"]})
-    if others:
-        print()
-        print(bench.table([("operation", "what", "s"), *bench.FLOOR_COLUMNS], others))
+    bench.show_table("", bench.columns("operation=what:s | @floors"), others)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    headline = f", {args.lifecycles} lifecycles, {args.attachments} attachments ({args.in_flight} % in flight)"
-    return bench.run("attachments", args, measure, show, headline=headline)
+    headline = ", {lifecycles} lifecycles, {attachments} attachments ({in_flight} % in flight)"
+    return bench.run("attachments", parse_args(argv), measure, show, headline=headline)
 
 
 if __name__ == "__main__":

@@ -284,18 +284,9 @@ def measure(run: bench.Run) -> None:
         bench_shape(run, shape)
 
 
-COLUMNS: list[bench.Column] = [
-    ("method", "method", "s"),
-    ("segments", "segments", "d"),
-    ("used", "method_used", "s"),
-    ("keys", "keys", "d"),
-    *bench.FLOOR_COLUMNS[:3],
-    *bench.REQUEST_COLUMNS,
-    ("× Local min", "ratio", ">"),
-    ("floor", "verdict", ">"),
-    ("seconds", "seconds", ".2f"),
-    ("retries", "retries", "d"),
-]
+COLUMNS = bench.columns(
+    "method:s | segments:d | used=method_used:s | keys:d | @rcu | @req | @verdict | seconds:.2f | retries:d"
+)
 
 
 def chart(shapes: list[dict[str, Any]], path: Path) -> None:
@@ -345,20 +336,16 @@ def show(run: bench.Run) -> None:
             probe = auto.get("probe")
             probed = f"probe: segment 0 of {probe['total_segments']}, {probe['rcu']} RCU" if probe else "no probe"
             print(f"{auto['method']} chose {auto['method_used']}; estimates {auto['estimates']}; {probed}")
-    run.figures["chart"] = None
     if shapes:
-        try:
-            chart(shapes, CHART)
-            run.figures["chart"] = str(CHART.relative_to(ROOT))
-            print(f"chart: {run.figures['chart']}")
-        except Exception as failure:  # noqa: BLE001 (a missing chart must not hide the figures)
-            print(f"warning: no chart: {failure}", file=sys.stderr)
+        bench.draw(chart, shapes, CHART, run.figures, str(CHART.relative_to(ROOT)))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    headline = f", shapes {', '.join(shape.label for shape in args.shape)}, segments {args.segments}"
-    return bench.run("distinct_keys", args, measure, show, headline=headline, tag="dk")
+    shapes = ", ".join(shape.label for shape in args.shape)
+    return bench.run(
+        "distinct_keys", args, measure, show, headline=f", shapes {shapes}, segments {{segments}}", tag="dk"
+    )
 
 
 if __name__ == "__main__":

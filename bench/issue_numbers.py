@@ -19,7 +19,6 @@ figure is its floor or explained, 1 when not, 2 when refused.
 
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -77,24 +76,10 @@ def run_level(run: bench.Run, level: int, writers: int, issues: int) -> dict[str
     )
     return {
         "writers": writers,
-        "issues": issues,
         "project": project_key,
-        "seconds": round(got.seconds, 3),
-        "issues_per_s": round(issues / got.seconds, 1),
-        "lost_races_per_issue": round(lost / issues, 4),
-        "failed_writes_per_issue": round(meter.conditional_failures / issues, 4),
-        "charged_wcu_per_issue": round((meter.wcu + meter.conditional_failures) / issues, 4),
-        "requests_per_issue": round(meter.requests / issues, 4),
-        "max_attempts": got.max_attempts,
-        "gave_up": got.gave_up,
-        "throttles": meter.throttles,
-        "latency_ms": {
-            "p50": round(1000 * statistics.median(got.latencies), 2),
-            "p99": got.latency_ms(0.99),
-            "max": round(1000 * got.latencies[-1], 2),
-        },
+        "dynamodb_wcu_per_issue": round((meter.wcu + meter.conditional_failures) / issues, 4),
         "item_bytes": bench.item_size(got.sample.serialize()) if got.sample is not None else None,
-        "totals": {"attempts": got.attempts, "lost_races": lost, **meter.as_dict()},
+        **got.figures(),
         **verdict.cells(),
     }
 
@@ -124,27 +109,22 @@ def measure(run: bench.Run) -> None:
         run.figures["results"].append(run_level(run, level, writers, args.issues))
 
 
-COLUMNS: list[bench.Column] = [
-    ("writers", "writers", "d"),
-    ("issues/s", "issues_per_s", ".1f"),
-    ("lost races/issue", "lost_races_per_issue", ".3f"),
-    *bench.FLOOR_COLUMNS,
-    ("refused writes/issue", "failed_writes_per_issue", ".3f"),
-    ("DynamoDB WCU/issue", "charged_wcu_per_issue", ".3f"),
-    ("max attempts", "max_attempts", "d"),
-    ("gave up", "gave_up", "d"),
-]
+COLUMNS = bench.columns(
+    "writers:d | issues/s=per_s:.1f | lost races/issue=lost_races_per:.3f | @floors | "
+    "refused writes/issue=refused_per:.3f | DynamoDB WCU/issue=dynamodb_wcu_per_issue:.3f | "
+    "max attempts=max_attempts:d | gave up=gave_up:d"
+)
 
 
 def show(run: bench.Run) -> None:
-    if run.figures.get("results"):
-        print(bench.table(COLUMNS, run.figures["results"], left=0))
+    bench.show_table(None, COLUMNS, run.figures.get("results"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    headline = f", {args.issues} issues per level, writers {args.writers}"
-    return bench.run("issue_numbers", args, measure, show, headline=headline, expected=(SequenceContention,))
+    headline = ", {issues} issues per level, writers {writers}"
+    return bench.run(
+        "issue_numbers", parse_args(argv), measure, show, headline=headline, expected=(SequenceContention,)
+    )
 
 
 if __name__ == "__main__":

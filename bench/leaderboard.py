@@ -246,22 +246,13 @@ def measure(run: bench.Run) -> None:
     run.figures["operations"] += awards(run, args.awards, args.assignees)
 
 
-READ_COLUMNS: list[bench.Column] = [
-    ("shards", "shards", "d"),
-    ("users", "users", "d"),
-    ("top-10 RCU/read", "t10_rcu", ".2f"),
-    ("min RCU", "t10_min", ".2f"),
-    ("Local min", "t10_local", ">"),
-    ("Queries/read", "t10_requests", ">"),
-    ("top-50 RCU/read", "t50_rcu", ".2f"),
-    ("min RCU", "t50_min", ".2f"),
-    ("rank RCU (median)", "rank_rcu", ".2f"),
-    ("min RCU", "rank_min", ".2f"),
-    ("Local min", "rank_local", ">"),
-    ("hottest key share", "hottest_key_share", ".3f"),
-    ("top-10 p50 ms", "t10_ms", ".2f"),
-]
-WRITE_COLUMNS: list[bench.Column] = [("operation", "what", "s"), *bench.FLOOR_COLUMNS, *bench.REQUEST_COLUMNS]
+READ_COLUMNS = bench.columns(
+    "shards:d | users:d | top-10 RCU/read=t10_rcu:.2f | min RCU=t10_min:.2f | Local min=t10_local:> | "
+    "Queries/read=t10_requests:> | top-50 RCU/read=t50_rcu:.2f | min RCU=t50_min:.2f | "
+    "rank RCU (median)=rank_rcu:.2f | min RCU=rank_min:.2f | Local min=rank_local:> | "
+    "hottest key share=hottest_key_share:.3f | top-10 p50 ms=t10_ms:.2f"
+)
+WRITE_COLUMNS = bench.columns("operation=what:s | @floors | @req")
 
 
 def show(run: bench.Run) -> None:
@@ -281,11 +272,8 @@ def show(run: bench.Run) -> None:
         }
         for level in run.figures.get("reads", [])
     ]
-    if rows:
-        print(bench.table(READ_COLUMNS, rows, left=0))
-    if run.figures.get("operations"):
-        print()
-        print(bench.table(WRITE_COLUMNS, run.figures["operations"]))
+    bench.show_table(None, READ_COLUMNS, rows)
+    bench.show_table("", WRITE_COLUMNS, run.figures.get("operations"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,8 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         import django
 
         django.setup()
-        headline = f", {args.users} members, shards {args.shards}"
-        return bench.run("leaderboard", args, measure, show, headline=headline)
+        return bench.run("leaderboard", args, measure, show, headline=", {users} members, shards {shards}")
     finally:
         redis.stop()
 

@@ -30,7 +30,6 @@ refused.
 
 from __future__ import annotations
 
-import statistics
 import sys
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -53,6 +52,7 @@ LOST_RACE = (
     "each lost race: one more consistent GetItem of the counter (1 RCU) and a cancelled TransactWriteItems "
     "(no capacity on Local; not priced here)"
 )
+SEATS = {"product": "seats", "delivery": "standard", "placed_by": "bench"}
 WINDOWS = {1: datetime(2001, 2, 1, tzinfo=UTC), 0: datetime(2002, 2, 1, tzinfo=UTC)}  # 0 = --shards
 
 
@@ -72,16 +72,9 @@ def parse_args(argv: list[str] | None) -> Any:
 
 
 def place(customer: str, counter: str, *, mode: str = "atomic", shards: int = 4, when: datetime | None = None) -> Any:
+    quantity = 1 + len(customer) % 9
     return order_place(
-        customer=customer,
-        product="seats",
-        quantity=1 + len(customer) % 9,
-        delivery="standard",
-        placed_by="bench",
-        mode=mode,
-        counter=counter,
-        shards=shards,
-        when=when,
+        customer=customer, quantity=quantity, mode=mode, counter=counter, shards=shards, when=when, **SEATS
     )
 
 
@@ -103,21 +96,7 @@ def run_level(run: bench.Run, mode: str, writers: int, orders: int) -> dict[str,
         extras=[bench.Difference(LOST_RACE, bench.Cost(1, 0, 2).times(got.lost))],
         per=orders,
     )
-    return {
-        "mode": mode,
-        "writers": writers,
-        "orders": orders,
-        "seconds": round(got.seconds, 3),
-        "orders_per_s": round(orders / got.seconds, 1),
-        "cancelled_per_order": round(got.meter.conditional_failures / orders, 4),
-        "lost_races_per_order": round(got.lost / orders, 4),
-        "gave_up": got.gave_up,
-        "gaps": gaps,
-        "p50_ms": round(1000 * statistics.median(got.latencies), 2),
-        "p99_ms": got.latency_ms(0.99),
-        "totals": got.meter.as_dict(),
-        **verdict.cells(),
-    }
+    return {"mode": mode, "writers": writers, "gaps": gaps, **got.figures(), **verdict.cells()}
 
 
 def load_window(shards: int, end: datetime, count: int) -> list[OrderItem]:
@@ -204,42 +183,23 @@ def measure(run: bench.Run) -> None:
     run.figures["ranges"] = range_rows(run, args.shards, windows)
 
 
-LEVEL_COLUMNS: list[bench.Column] = [
-    ("mode", "mode", "s"),
-    ("writers", "writers", "d"),
-    ("orders/s", "orders_per_s", ".1f"),
-    *bench.FLOOR_COLUMNS,
-    ("lost races/order", "lost_races_per_order", ".3f"),
-    ("cancelled/order", "cancelled_per_order", ".3f"),
-    ("gave up", "gave_up", "d"),
-    ("gaps", "gaps", "d"),
-    ("p50 ms", "p50_ms", ".1f"),
-    ("p99 ms", "p99_ms", ".1f"),
-]
-RANGE_COLUMNS: list[bench.Column] = [
-    ("query", "query", "s"),
-    ("shards", "shards", "d"),
-    ("orders", "orders", "d"),
-    *bench.FLOOR_COLUMNS[:3],
-    *bench.REQUEST_COLUMNS,
-    ("× Local min", "ratio", ">"),
-    ("floor", "verdict", ">"),
-    ("min RCU one key", "min_rcu_one_key", ".1f"),
-]
+LEVEL_COLUMNS = bench.columns(
+    "mode:s | writers:d | orders/s=per_s:.1f | @floors | lost races/order=lost_races_per:.3f | "
+    "cancelled/order=refused_per:.3f | gave up=gave_up:d | gaps:d | p50 ms=p50_ms:.1f | p99 ms=p99_ms:.1f"
+)
+RANGE_COLUMNS = bench.columns(
+    "query:s | shards:d | orders:d | @rcu | @req | @verdict | min RCU one key=min_rcu_one_key:.1f"
+)
 
 
 def show(run: bench.Run) -> None:
-    if run.figures.get("levels"):
-        print(bench.table(LEVEL_COLUMNS, run.figures["levels"]))
-    if run.figures.get("ranges"):
-        print()
-        print(bench.table(RANGE_COLUMNS, run.figures["ranges"]))
+    bench.show_table(None, LEVEL_COLUMNS, run.figures.get("levels"))
+    bench.show_table("", RANGE_COLUMNS, run.figures.get("ranges"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    headline = f", {args.orders} orders per level, writers {args.writers}"
-    return bench.run("orders", args, measure, show, headline=headline, expected=(SequenceContention,))
+    headline = ", {orders} orders per level, writers {writers}"
+    return bench.run("orders", parse_args(argv), measure, show, headline=headline, expected=(SequenceContention,))
 
 
 if __name__ == "__main__":

@@ -86,34 +86,19 @@ def measure(run: bench.Run) -> None:
     run.figures["patterns"] = judge_rows(run, meter, work)
 
 
-COLUMNS: list[bench.Column] = [
-    ("pattern", "pattern", "s"),
-    ("calls", "calls", "d"),
-    *bench.FLOOR_COLUMNS[:6],
-    *bench.REQUEST_COLUMNS,
-    *bench.FLOOR_COLUMNS[6:],
-]
+COLUMNS = bench.columns("pattern:s | calls:d | @rcu | @wcu | @req | @verdict")
 
 
 def show(run: bench.Run) -> None:
     rows = run.figures.get("patterns")
-    if not rows:
-        return
-    print(bench.table(COLUMNS, rows))
-    run.figures["chart"] = None
-    if run.args.plot:
-        try:
-            chart(rows, run.args.plot)
-            run.figures["chart"] = str(run.args.plot)
-            print(f"chart: {run.args.plot}")
-        except Exception as failure:  # noqa: BLE001 (a missing chart must not hide the figures)
-            print(f"warning: no chart: {failure}", file=sys.stderr)
+    bench.show_table(None, COLUMNS, rows)
+    if rows and run.args.plot:
+        bench.draw(chart, rows, run.args.plot, run.figures, str(run.args.plot))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    headline = f", {args.issues} issues, {args.orders} orders per mode"
-    return bench.run("patterns", args, measure, show, headline=headline)
+    headline = ", {issues} issues, {orders} orders per mode"
+    return bench.run("patterns", parse_args(argv), measure, show, headline=headline)
 
 
 if __name__ == "__main__":

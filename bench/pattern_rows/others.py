@@ -17,23 +17,15 @@ from ddbmodels.scores import POINTS
 from devtools.bench import check
 from pattern_rows.workload import ASSIGNEES, AWARDED, PROJECT, STREAMS, TENANT, Workload
 
+TEXT: dict[str, Any] = {"tenant": TENANT, "project_key": PROJECT, "content_type": "text/plain", "by": "bench"}
+
 
 def run_attachments(run: Workload, store_dir: str) -> None:
     def begin(name: str, number: int = 1) -> AttachmentItem:
         content = f"contents of {name}".encode()
         size, sha = attachments.digest(io.BytesIO(content))
-        return run(  # type: ignore[no-any-return]
-            "attachments.transition",
-            attachments.attachment_begin,
-            tenant=TENANT,
-            project_key=PROJECT,
-            number=number,
-            filename=name,
-            size=size,
-            sha256=sha,
-            content_type="text/plain",
-            by="bench",
-        )
+        begun = attachments.attachment_begin
+        return run("attachments.transition", begun, **TEXT, number=number, filename=name, size=size, sha256=sha)  # type: ignore[no-any-return]
 
     def transition(fn: Callable[..., AttachmentItem], item: AttachmentItem, **kwargs: Any) -> None:
         run("attachments.transition", fn, item, **kwargs)
@@ -79,13 +71,10 @@ def run_attachments(run: Workload, store_dir: str) -> None:
             "attachments.attach",
             attachments.attach,
             store,
-            tenant=TENANT,
-            project_key=PROJECT,
+            **TEXT,
             number=1,
             filename=name,
             content=io.BytesIO(f"file {name}".encode()),
-            content_type="text/plain",
-            by="bench",
             max_bytes=1 << 20,
         )
 

@@ -73,9 +73,11 @@ __all__ = [
     "Verdict",
     "align",
     "check",
+    "columns",
     "connect",
     "contend",
     "count",
+    "draw",
     "drop_tables",
     "finish",
     "item_size",
@@ -86,6 +88,7 @@ __all__ = [
     "progress_bar",
     "read_units",
     "run",
+    "show_table",
     "table",
     "total",
     "unmetered",
@@ -261,11 +264,14 @@ def run(
     expected: tuple[type[Exception], ...] = (),
     default: Callable[[Any], Any] | None = None,
 ) -> int:
-    """Connect, ``measure``, drop the run's tables, ``show``, the notes, the JSON line; the exit status."""
+    """Connect, ``measure``, drop the run's tables, ``show``, the notes, the JSON line; the exit status.
+
+    ``headline`` is formatted with the arguments (``", {issues} issues"``) after the endpoint and prefix.
+    """
     target = connect(f"bench/{script}.py", allow_aws=args.allow_aws, tag=tag)
     if target is None:
         return 2
-    print(f"{script}: {target.endpoint}, tables {target.prefix}*{headline}")
+    print(f"{script}: {target.endpoint}, tables {target.prefix}*{headline.format(**vars(args))}")
     current = Run(target, args)
     error: str | None = None
     try:
@@ -307,6 +313,48 @@ def table(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]], *, left:
     """One line per row: each column's value formatted with its spec; the first ``left`` columns flush left."""
     cells = [[format(row[key], spec) for _, key, spec in columns] for row in rows]
     return align([title for title, _, _ in columns], cells, left=left)
+
+
+def show_table(title: str | None, columns: Sequence[Column], rows: Sequence[Mapping[str, Any]] | None) -> None:
+    """``title`` (a blank line before it) and the table, when there are rows."""
+    if rows:
+        if title is not None:
+            print(f"\n{title}" if title else "")
+        print(table(columns, rows))
+
+
+COLUMN_GROUPS: dict[str, list[Column]] = {
+    "@rcu": FLOOR_COLUMNS[:3],
+    "@wcu": FLOOR_COLUMNS[3:6],
+    "@verdict": FLOOR_COLUMNS[6:],
+    "@floors": FLOOR_COLUMNS,
+    "@req": REQUEST_COLUMNS,
+}
+
+
+def columns(spec: str) -> list[Column]:
+    """Columns from ``"title=key:format | key:format | @floors | …"`` (``@rcu``, ``@wcu``, ``@req``, ``@verdict``)."""
+    made: list[Column] = []
+    for part in (p.strip() for p in spec.split("|")):
+        if part in COLUMN_GROUPS:
+            made += COLUMN_GROUPS[part]
+            continue
+        named, _, fmt = part.rpartition(":")
+        title, _, key = named.partition("=")
+        made.append((title, key or title, fmt))
+    return made
+
+
+def draw(chart: Callable[[Any, Any], None], data: Any, path: Any, figures: dict[str, Any], shown: str) -> None:
+    """``chart(data, path)``, its path in ``figures["chart"]`` as ``shown``; a failure is a warning, not an error."""
+    figures["chart"] = None
+    try:
+        chart(data, path)
+    except Exception as failure:  # noqa: BLE001 (a missing chart must not hide the figures)
+        print(f"warning: no chart: {failure}", file=sys.stderr)
+        return
+    figures["chart"] = shown
+    print(f"chart: {shown}")
 
 
 def failure_text(failure: Exception, expected: tuple[type[Exception], ...]) -> str:

@@ -45,6 +45,24 @@ class Contended:
     def latency_ms(self, quantile: float) -> float:
         return round(1000 * self.latencies[min(len(self.latencies) - 1, int(quantile * len(self.latencies)))], 2)
 
+    def figures(self) -> dict[str, Any]:
+        """What every contention bench reports: throughput, lost races and refusals per claim, latencies, totals."""
+        n, meter = len(self.numbers), self.meter
+        return {
+            "claims": n,
+            "seconds": round(self.seconds, 3),
+            "per_s": round(n / self.seconds, 1),
+            "lost_races_per": round(self.lost / n, 4),
+            "refused_per": round(meter.conditional_failures / n, 4),
+            "max_attempts": self.max_attempts,
+            "gave_up": self.gave_up,
+            "throttles": meter.throttles,
+            "p50_ms": self.latency_ms(0.5),
+            "p99_ms": self.latency_ms(0.99),
+            "max_ms": self.latency_ms(1.0),
+            "totals": {"attempts": self.attempts, "lost_races": self.lost, **meter.as_dict()},
+        }
+
 
 def contend(
     writers: int, claims: int, claim: Callable[[int, int], Any], *, give_up_after: int | None = None, desc: str = ""
