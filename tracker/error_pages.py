@@ -28,16 +28,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from ddbmodels.core.errors import (
-    AlreadyExists,
-    ChangedSinceRead,
-    Contention,
-    DomainError,
-    InvalidInput,
-    InvalidTransition,
-    NotFound,
-    Unavailable,
-)
+from ddbmodels.core import errors
 from tracker.exceptions import BadRequest
 from tracker.forms.issues import STATUS_LABELS
 from tracker.forms.orders import ORDER_STATUS_LABELS
@@ -137,19 +128,19 @@ class Answer:
 
 
 def _answer(error: Exception) -> Answer | None:
-    if isinstance(error, NotFound):
+    if isinstance(error, errors.NotFound):
         return Answer(404, "Not found", "There is nothing here, or it is not yours to see.")
-    if isinstance(error, BadRequest | InvalidInput):
+    if isinstance(error, BadRequest | errors.InvalidInput):
         return Answer(400, "Bad request", str(error))
-    if isinstance(error, AlreadyExists):
+    if isinstance(error, errors.AlreadyExists):
         return Answer(409, "Already exists", "This already exists; nothing was changed.")
-    if isinstance(error, ChangedSinceRead):
+    if isinstance(error, errors.ChangedSinceRead):
         return Answer(409, "Changed since you opened it", "This changed since you opened it; nothing was changed.")
-    if isinstance(error, InvalidTransition):
+    if isinstance(error, errors.InvalidTransition):
         return Answer(409, "Not possible now", "This change is not possible in its current state; nothing was changed.")
-    if isinstance(error, Contention):
+    if isinstance(error, errors.Contention):
         return Answer(503, "Busy", "Too many changes were made here at once; nothing was changed. Please try again.")
-    if isinstance(error, Unavailable):
+    if isinstance(error, errors.Unavailable):
         return Answer(503, "Unavailable", "This cannot be done right now; please try again in a moment.")
     return None  # any other DomainError is a bug to see, not a page: a 500
 
@@ -157,11 +148,11 @@ def _answer(error: Exception) -> Answer | None:
 def _sentence(refusal: Refusal | None, error: Exception) -> str:
     if refusal is None:
         return ""
-    if isinstance(error, ChangedSinceRead):
+    if isinstance(error, errors.ChangedSinceRead):
         return refusal.changed
-    if isinstance(error, InvalidTransition):
+    if isinstance(error, errors.InvalidTransition):
         return refusal.not_allowed
-    if isinstance(error, Unavailable):
+    if isinstance(error, errors.Unavailable):
         return refusal.unavailable
     return ""
 
@@ -193,7 +184,7 @@ def _format(template: str, fields: dict[str, Any]) -> str:
 
 def error_response(request: HttpRequest, error: Exception) -> HttpResponse | None:
     """The page answering ``error`` (a DomainError or a BadRequest); None for any other exception."""
-    if not isinstance(error, DomainError | BadRequest):
+    if not isinstance(error, errors.DomainError | BadRequest):
         return None
     answer = _answer(error)
     if answer is None:
@@ -205,10 +196,10 @@ def error_response(request: HttpRequest, error: Exception) -> HttpResponse | Non
     context: dict[str, Any] = {"heading": answer.heading, "message": message, "status": answer.status}
     if refusal is not None:
         context.update(back_url=refusal.back(request), back_label=_format(refusal.back_label, fields) or "Back")
-    if isinstance(error, ChangedSinceRead) and "{current}" not in _sentence(refusal, error):
+    if isinstance(error, errors.ChangedSinceRead) and "{current}" not in _sentence(refusal, error):
         # What changed: the state it is in now and the one that was asked for, where the error knows them.
-        context["states"] = [(name, fields[key]) for name, key in (("Now", "current"), ("You asked for", "wanted"))]
-        context["states"] = [(name, value) for name, value in context["states"] if value]
+        states = (("Now", fields["current"]), ("You asked for", fields["wanted"]))
+        context["states"] = [(name, value) for name, value in states if value]
     if match is not None and match.namespace == "admin":
         context.update(admin.site.each_context(request), title=answer.heading)
         response = render(request, "admin/ddb/error.html", context, status=answer.status)
