@@ -15,6 +15,8 @@ from ddbmodels.issues.model import (
     ProjectItem,
     ProjectsIndex,
     collection_key,
+    project_dump,
+    project_load,
     split_collection_key,
 )
 from ddbmodels.issues.reads import (
@@ -65,9 +67,11 @@ __all__ = [
     "issue_update",
     "project_counts_refresh",
     "project_create",
+    "project_dump",
     "project_get",
     "project_keys",
     "project_list",
+    "project_load",
     "split_collection_key",
     "update_versioned",
 ]

@@ -12,6 +12,7 @@ the table (distinct keys, the ``gsi`` method) is a Scan of an index that is a fe
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pynamodb.attributes import (
     DiscriminatorAttribute,
@@ -133,3 +134,14 @@ class IssueItem(CollectionItem, discriminator="issue"):
     @property
     def is_tombstone(self) -> bool:
         return self.deleted_at is not None
+
+
+def project_dump(item: ProjectItem) -> dict[str, Any]:
+    """A project's static item as plain data (DynamoDB JSON) for a cache; ``project_load`` reads it back."""
+    return item.to_dynamodb_dict()
+
+
+def project_load(raw: dict[str, Any]) -> ProjectItem | None:
+    """The project ``project_dump`` wrote; None for anything else."""
+    item = CollectionItem.from_raw_data(raw)
+    return item if isinstance(item, ProjectItem) else None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import Http404
 
-from ddbmodels import issues as ddb_projects
-from ddbmodels.issues import PROJECT_KEY_RE, CollectionItem, ProjectItem
+from ddbmodels import issues as ddb_issues
+from ddbmodels.issues import PROJECT_KEY_RE, ProjectItem
 from tracker.cache import cached
 from tracker.models import Tenant
 
@@ -20,14 +20,11 @@ def project_list_cache_key(tenant: str) -> str:
 
 
 def _dump(item: ProjectItem | None) -> dict | None:
-    return item.to_dynamodb_dict() if item is not None else None
+    return ddb_issues.project_dump(item) if item is not None else None
 
 
 def _restore(raw: dict | None) -> ProjectItem | None:
-    if raw is None:
-        return None
-    item = CollectionItem.from_raw_data(raw)
-    return item if isinstance(item, ProjectItem) else None
+    return ddb_issues.project_load(raw) if raw is not None else None
 
 
 def project_get(*, tenant: Tenant, key: str) -> ProjectItem | None:
@@ -35,7 +32,7 @@ def project_get(*, tenant: Tenant, key: str) -> ProjectItem | None:
     return cached(
         project_cache_key(tenant.slug, key),
         settings.PROJECT_CACHE_SECONDS,
-        lambda: ddb_projects.project_get(tenant=tenant.slug, key=key),
+        lambda: ddb_issues.project_get(tenant=tenant.slug, key=key),
         dump=_dump,
         restore=_restore,
     )
@@ -54,7 +51,7 @@ def project_list(*, tenant: Tenant) -> list[ProjectItem]:
     return cached(
         project_list_cache_key(tenant.slug),
         settings.PROJECT_CACHE_SECONDS,
-        lambda: ddb_projects.project_list(tenant=tenant.slug),
-        dump=lambda items: [item.to_dynamodb_dict() for item in items],
+        lambda: ddb_issues.project_list(tenant=tenant.slug),
+        dump=lambda items: [ddb_issues.project_dump(item) for item in items],
         restore=lambda raws: [p for p in (_restore(raw) for raw in raws) if p is not None],
     )
