@@ -209,14 +209,14 @@ def print_notes(verdicts: Sequence[Verdict]) -> None:
 
 
 def attribute_size(value: Mapping[str, Any]) -> int:
-    """DynamoDB's size of an attribute value (the documented rules; numbers ≈ digits / 2 + 1)."""
+    """DynamoDB's size of an attribute value (the documented rules; numbers: significant digits / 2 + 1)."""
     (tag, raw), *_ = value.items()
     if tag == "S":
         return len(raw.encode())
     if tag == "B":
         return len(raw)
     if tag == "N":
-        digits = len(str(Decimal(raw)).lstrip("-").replace(".", "").lstrip("0")) or 1
+        digits = len(format(Decimal(raw), "f").lstrip("-").replace(".", "").strip("0")) or 1  # zeros trimmed
         return (digits + 1) // 2 + 1
     if tag in ("BOOL", "NULL"):
         return 1
