@@ -147,13 +147,21 @@ ISSUE_PAGE = (
     "each request reads size + 1 issues (Limit counts items read, not kept) until size + 1 are kept: the one more "
     "tells whether an older page exists, and the issues the filter discards are read and charged too"
 )
-TWICE = bench.LOCAL_TRANSACT_INDEX
 ORDERS, ORDERS_LOCAL, ORDERS_EXTRA = sharded(orders_by_shard)
 IN_FLIGHT_FLOOR, IN_FLIGHT_LOCAL, _ = sharded(in_flight_by_partition)
 
+
+def twice(entries: str, wcu: int) -> tuple[str, Part]:
+    """DynamoDB Local's difference for a transaction's index ``entries``: ``wcu`` more WCU per call."""
+    return f"{bench.LOCAL_TRANSACT_INDEX} ({entries})", fixed(0, wcu, 0)
+
+
+EVENTUAL_GET = Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1))
+CONSISTENT_GET = Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1))
+
 ROWS: dict[str, Row] = {
     "projects.create": Row("PutItem SK 0 ≤ 1 KB (1 WCU) + its sparse `projects` index entry (1 WCU)", fixed(0, 2, 1)),
-    "projects.get": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "projects.get": EVENTUAL_GET,
     "projects.list": Row(
         "Query of the `projects` index (0.5 RCU) + BatchGetItem 0.5 RCU per project",
         lambda found, _: Cost(0.5 + 0.5 * len(found), 0, 2),
@@ -166,8 +174,8 @@ ROWS: dict[str, Row] = {
     "issues.create": Row(
         "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + conditional PutItem ≤ 1 KB (1 WCU)", fixed(1, 1, 2)
     ),
-    "issues.get (eventual)": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
-    "issues.get (consistent)": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "issues.get (eventual)": EVENTUAL_GET,
+    "issues.get (consistent)": CONSISTENT_GET,
     "issues.update": Row("conditional UpdateItem of an issue ≤ 1 KB (no index holds issues)", fixed(0, 1, 1)),
     "issues.tombstone": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
     "issues.page": page_row("one Query, 0.5 RCU per started 4 KB of the issues shown", ISSUE_PAGE),
@@ -184,9 +192,9 @@ ROWS: dict[str, Row] = {
         "consistent GetItem of the counter (1 RCU) + TransactWriteItems: 2 WCU × (counter, order) + by_time and "
         "by_number entries (1 WCU each)",
         fixed(1, 6, 2),
-        (f"{TWICE} (by_time and by_number)", fixed(0, 2, 0)),
+        twice("by_time and by_number", 2),
     ),
-    "orders.get": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "orders.get": EVENTUAL_GET,
     "orders.find": Row("Query by_number Limit 1 (0.5 RCU) + GetItem (0.5 RCU)", fixed(1, 0, 2)),
     "orders.transition": Row("conditional UpdateItem ≤ 1 KB (1 WCU) + its by_time entry (ALL, 1 WCU)", fixed(0, 2, 1)),
     "orders.customer_page": page_row(
@@ -211,7 +219,7 @@ ROWS: dict[str, Row] = {
     ),
     "attachments.attach": Row("PutItem Attaching (2 WCU) + UpdateItem Attached (2 WCU)", fixed(0, 4, 2)),
     "attachments.detach": Row("UpdateItem Detaching (2 WCU) + UpdateItem Detached (2 WCU)", fixed(0, 4, 2)),
-    "attachments.get": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "attachments.get": EVENTUAL_GET,
     "attachments.list": Row(
         "one Query, 0.5 RCU per started 4 KB of the attachments shown", lambda found, _: one_query(found)
     ),
@@ -230,22 +238,22 @@ ROWS: dict[str, Row] = {
     "leaderboard.award (first of a member)": Row(
         "TransactWriteItems: 2 WCU × (issue checked, award put, score updated) + the new `top` entry (1 WCU)",
         fixed(0, 7, 1),
-        (f"{TWICE} (the new `top` entry)", fixed(0, 1, 0)),
+        twice("the new `top` entry", 1),
     ),
     "leaderboard.award (member scored)": Row(
         "TransactWriteItems: 2 WCU × 3 items + the `top` entry moved: delete + put (2 WCU)",
         fixed(0, 8, 1),
-        (f"{TWICE} (the `top` entry moved)", fixed(0, 2, 0)),
+        twice("the `top` entry moved", 2),
     ),
-    "leaderboard.award_get": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "leaderboard.award_get": CONSISTENT_GET,
     "leaderboard.revoke": Row(
         "consistent GetItem of the award (1 RCU) + TransactWriteItems: 2 WCU × 3 items + the `top` entry moved (2 WCU)",
         fixed(1, 8, 2),
-        (f"{TWICE} (the `top` entry moved)", fixed(0, 2, 0)),
+        twice("the `top` entry moved", 2),
     ),
     "leaderboard.sync": Row("already awarded: the consistent GetItem of the award only", fixed(1, 0, 1)),
     "leaderboard.add": Row("UpdateItem ADD ≤ 1 KB (1 WCU) + a new `top` entry (1 WCU)", fixed(0, 2, 1)),
-    "leaderboard.score": Row("GetItem ≤ 4 KB, eventually consistent", fixed(0.5, 0, 1)),
+    "leaderboard.score": EVENTUAL_GET,
     "leaderboard.top": Row(
         f"one Query per shard ({BOARD_SHARDS}), Limit k + 1 of small KEYS_ONLY entries, each 0.5 RCU",
         fixed(0.5 * BOARD_SHARDS, 0, BOARD_SHARDS),
@@ -270,10 +278,10 @@ ROWS: dict[str, Row] = {
         (bench.LOCAL_EMPTY_QUERY, lambda found, _: Cost(-0.5 * sum(1 for day in events_by_shard(found) if not day))),
     ),
     "counters.next": Row("UpdateItem ADD ≤ 1 KB", fixed(0, 1, 1)),
-    "counters.value": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "counters.value": CONSISTENT_GET,
     "jobs.fence": Row("UpdateItem ≤ 1 KB (ADD token / conditional SET)", fixed(0, 1, 1)),
     "jobs.checkpoint": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
-    "jobs.state": Row("GetItem ≤ 4 KB, strongly consistent", fixed(1, 0, 1)),
+    "jobs.state": CONSISTENT_GET,
 }
 
 
