@@ -7,8 +7,11 @@ themselves further by using unique tenant slugs (see tests/tracker/conftest.py).
 from __future__ import annotations
 
 import os
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -19,8 +22,10 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 import ddbmodels
-from ddbmodels.core import tables
+from ddbmodels.core import connection, keys
+from ddbmodels.core import tables as model_tables
 from devtools import services
+from tests import dynamodb_faults, raw_tables  # before any botocore session exists: every session gets its hook
 
 
 @pytest.fixture(scope="session")
@@ -46,7 +51,7 @@ def ddb(dynamodb_local: services.Service) -> Iterator[ddbmodels.DynamoSettings]:
     settings = ddbmodels.configure(
         endpoint_url=dynamodb_local.url, region="us-east-1", table_prefix=f"test-{uuid.uuid4().hex[:8]}-"
     )
-    tables.create_all()
+    model_tables.create_all()
     yield settings
     ddbmodels.configure(endpoint_url=previous.endpoint_url, region=previous.region, table_prefix=previous.table_prefix)
 
@@ -66,7 +71,7 @@ def moto_ddb() -> Iterator[ddbmodels.DynamoSettings]:
     previous = ddbmodels.current()
     with mock_aws():
         settings = ddbmodels.configure(endpoint_url=None, region="us-east-1", table_prefix="moto-")
-        tables.create_all()
+        model_tables.create_all()
         yield settings
     ddbmodels.configure(endpoint_url=previous.endpoint_url, region=previous.region, table_prefix=previous.table_prefix)
 
@@ -78,3 +83,59 @@ def _services_for_markers(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("ddblocal")
     if request.node.get_closest_marker("redis"):
         request.getfixturevalue("redis_server")
+
+
+@pytest.fixture
+def tables(ddblocal: ddbmodels.DynamoSettings) -> Iterator[Callable[..., str]]:
+    """Factory of tables like anybody's (``raw_tables.create_table``'s arguments), deleted after the test."""
+    made: list[str] = []
+
+    def make(*args: Any, **kwargs: Any) -> str:
+        made.append(raw_tables.create_table(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for name in made:
+        connection.client().delete_table(TableName=name)
+
+
+@pytest.fixture
+def dynamodb_refuses() -> Iterator[Callable[..., dynamodb_faults.Refusal]]:
+    """``dynamodb_refuses("PutItem", table=…, code=…)``: DynamoDB answers that call with the error.
+
+    The refusal happens below PynamoDB (see tests/dynamodb_faults.py), so the code under test runs
+    for real; it returns the armed refusal, whose ``refused`` lists the calls refused. All
+    refusals end with the test.
+    """
+
+    def refuse(operation: str, **how: Any) -> dynamodb_faults.Refusal:
+        return dynamodb_faults.arm(dynamodb_faults.Refusal(operation, **how))
+
+    yield refuse
+    dynamodb_faults.disarm_all()
+
+
+FixedClock = Callable[[datetime], datetime]
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> FixedClock:
+    """``fixed_clock(at)``: from now on in this test, the code's clock says ``at`` (aware UTC).
+
+    For code that reads the time itself and takes no ``now=``: ddbmodels' one ``utcnow`` (and every
+    module that imported it) and Django's ``timezone.now``. A test that depends on which day or
+    month it is then gives the same answer at any hour, midnight included.
+    """
+    from django.utils import timezone
+
+    def freeze(at: datetime) -> datetime:
+        assert at.tzinfo is not None, "a fixed clock is aware UTC"
+        real = keys.utcnow
+        for module in list(sys.modules.values()):
+            name = getattr(module, "__name__", "")
+            if name.startswith(("ddbmodels", "tracker")) and getattr(module, "utcnow", None) is real:
+                monkeypatch.setattr(module, "utcnow", lambda: at)
+        monkeypatch.setattr(timezone, "now", lambda: at)
+        return at
+
+    return freeze

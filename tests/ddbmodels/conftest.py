@@ -8,11 +8,13 @@ The helpers use whatever the models point at (moto or DynamoDB Local), so a test
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
+import ddbmodels
 from ddbmodels import issues
+from ddbmodels.core import connection
 from ddbmodels.issues.model import IssueItem, ProjectItem
 
 REPORTER = "user-1"
@@ -26,6 +28,21 @@ def unique_tenant() -> str:
 @pytest.fixture
 def tenant() -> str:
     return unique_tenant()
+
+
+@pytest.fixture
+def own_prefix(ddblocal: ddbmodels.DynamoSettings) -> Iterator[str]:
+    """A table prefix for this test alone (tables made on demand land under it); dropped afterwards."""
+    prefix = f"{ddblocal.table_prefix}own{uuid.uuid4().hex[:8]}-"
+    ddbmodels.configure(table_prefix=prefix)
+    try:
+        yield prefix
+    finally:
+        client = connection.client()
+        for name in client.list_tables(Limit=100)["TableNames"]:
+            if name.startswith(prefix):
+                client.delete_table(TableName=name)
+        ddbmodels.configure(table_prefix=ddblocal.table_prefix)
 
 
 @pytest.fixture
@@ -54,6 +71,35 @@ def make_issues(tenant: str) -> Callable[..., list[IssueItem]]:
         return created
 
     return make
+
+
+@pytest.fixture
+def web_project(make_project: Callable[..., ProjectItem]) -> ProjectItem:
+    """Project ``WEB`` of the test's tenant, without issues."""
+    return make_project()
+
+
+@pytest.fixture
+def web_issues(
+    make_project: Callable[..., ProjectItem], make_issues: Callable[..., list[IssueItem]]
+) -> Callable[..., list[IssueItem]]:
+    """Create project ``WEB`` of the test's tenant, then ``count`` issues in it (``make_issues``'s arguments)."""
+
+    def make(count: int, **fields: object) -> list[IssueItem]:
+        make_project()
+        return make_issues(count, **fields)
+
+    return make
+
+
+Copies = tuple[IssueItem, IssueItem]
+
+
+@pytest.fixture
+def two_copies(tenant: str, web_issues: Callable[..., list[IssueItem]]) -> Copies:
+    """Two copies of WEB-1, just created, read before either changes it: one of them will go stale."""
+    web_issues(1)
+    return load(tenant, 1), load(tenant, 1)
 
 
 def load(tenant: str, number: int, key: str = "WEB") -> IssueItem:

@@ -3,7 +3,6 @@ and the proof that a request wrote nothing."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,29 +11,19 @@ from typing import Any
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpResponse
 from django.test import Client
-from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import attachments
-from ddbmodels.attachments import STATES, AttachmentItem, digest
+from ddbmodels.attachments import STATES, AttachmentItem
 from ddbmodels.core import capacity
-from tests.tracker.conftest import World
+from tests.ddbmodels.attachments.helpers import begin
+from tests.tracker.conftest import ATTACHMENT_LIMIT, World
 
-LIMIT = 2048  # ATTACHMENT_MAX_BYTES in these tests
+LIMIT = ATTACHMENT_LIMIT  # ATTACHMENT_MAX_BYTES in these tests
 
 
 def begin_attach(world: World, filename: str, content: bytes = b"x" * 100, number: int = 1) -> AttachmentItem:
     """An attach that died before its file arrived: left in Attaching, an entry of the in_flight index."""
-    size, sha = digest(io.BytesIO(content))
-    return attachments.attachment_begin(
-        tenant=world.slug,
-        project_key=world.project_key,
-        number=number,
-        filename=filename,
-        size=size,
-        sha256=sha,
-        content_type="text/plain",
-        by=world.member.username,
-    )
+    return begin(number, content, filename, tenant=world.slug, project_key=world.project_key, by=world.member.username)
 
 
 def upload_url(world: World, number: int = 1) -> str:
@@ -97,15 +86,3 @@ def nothing_written(media: Path, *worlds: World) -> Iterator[capacity.CapacityMe
     assert writes == {}, f"writes attempted: {writes}"
     assert [[i.serialize() for i in items_of(w)] for w in worlds] == before
     assert files_in(media) == files
-
-
-def use_media_folder(settings: SettingsWrapper, tmp_path: Path) -> Path:
-    """Django's default storage in a folder of the test's own, and the small size limit."""
-    root = tmp_path / "media"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
-    }
-    settings.ATTACHMENT_MAX_BYTES = LIMIT
-    root.mkdir()
-    return root

@@ -16,8 +16,10 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 from django.test.utils import override_settings
+from pytest_django.fixtures import SettingsWrapper
 
 import ddbmodels
+from ddbmodels import issues as ddb_issues
 from ddbmodels import issues as ddb_projects
 from devtools.services import Service
 from tracker.env import ROOT
@@ -108,6 +110,34 @@ def make_world(db: None) -> Callable[..., World]:
 @pytest.fixture
 def world(make_world: Callable[..., World]) -> World:
     return make_world()
+
+
+ATTACHMENT_LIMIT = 2048  # ATTACHMENT_MAX_BYTES while ``media`` is in use
+
+
+@pytest.fixture
+def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
+    """Django's default storage (attachments) in a folder of the test's own, and a small size limit.
+
+    The live server of the browser tests runs in this process, so it uses them too.
+    """
+    root = tmp_path / "media"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
+    }
+    settings.ATTACHMENT_MAX_BYTES = ATTACHMENT_LIMIT
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def issue_world(world: World, media: Path) -> World:
+    """The world, its default storage in a folder of the test's own (``media``), and issue WEB-1."""
+    ddb_issues.issue_create(
+        tenant=world.slug, project_key=world.project_key, title="Has files", reporter=world.member.username
+    )
+    return world
 
 
 @pytest.fixture

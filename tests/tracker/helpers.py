@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.contrib.auth.models import Permission, User
 from django.contrib.messages import get_messages
 from django.http import HttpResponse
 from django.test import Client
@@ -77,6 +78,13 @@ def text(response: HttpResponse) -> str:
     return response.content.decode()
 
 
+def assert_form_error(response: HttpResponse, field: str, error: str) -> None:
+    """The form shown again (200), ``field`` in error, and ``error`` on the page."""
+    assert response.status_code == 200
+    assert response.context["form"].errors[field]  # type: ignore[attr-defined]
+    assert error in text(response)
+
+
 def without_csrf(page: str) -> str:
     """The page with its (per-render random) CSRF tokens blanked, so two renders compare equal."""
     return _CSRF_INPUT.sub('name="csrfmiddlewaretoken" value=""', page)
@@ -114,3 +122,18 @@ def wait_for_job(client: Client, task_id: str, timeout: float = 120) -> dict[str
             break
         time.sleep(0.5)
     return status
+
+
+def staff_user(username: str, *, may_change: bool = False) -> User:
+    """A staff user of the admin; ``may_change`` adds tracker.change_tenant (the admin's write permission)."""
+    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
+    if may_change:
+        user.user_permissions.add(Permission.objects.get(codename="change_tenant", content_type__app_label="tracker"))
+    return user
+
+
+def staff_client(username: str, *, may_change: bool = False) -> Client:
+    """A client logged in as a new ``staff_user``."""
+    client = Client()
+    client.force_login(staff_user(username, may_change=may_change))
+    return client

@@ -9,7 +9,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from django.contrib.auth.models import Permission, User
 from django.core import signing
 from django.test import Client
 
@@ -17,9 +16,10 @@ from ddbmodels import issues
 from ddbmodels.core import connection
 from ddbmodels.core import items as ddb
 from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.issues import IssueItem
 from ddbmodels.orders import OrderItem
 from tests.tracker.conftest import World
-from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, staff_user, text
 from tests.tracker.orders_helpers import new_order
 from tracker import item_json
 from tracker import item_links as signed
@@ -29,11 +29,11 @@ from tracker.views.admin.items import STALE
 ISSUES = "issues"
 
 
-def staff(username: str, *, can_change: bool) -> User:
-    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
-    if can_change:
-        user.user_permissions.add(Permission.objects.get(codename="change_tenant", content_type__app_label="tracker"))
-    return user
+def stored(world: World, issue: IssueItem) -> IssueItem:
+    """The issue as DynamoDB holds it now (consistent read); fails the test when it is gone."""
+    found = load(world, issue.number)
+    assert found is not None, f"issue {issue.number} is gone"
+    return found
 
 
 def browse_url(base: str, **params: str) -> str:
@@ -62,12 +62,20 @@ def edit_form(response: Any) -> dict[str, Any]:
     return {"item": json.loads(html.unescape(match.group(1))), "loaded": hidden_value(response, "loaded")}
 
 
+def open_edit_form(client: Client, world: World, editor: str, title: str) -> tuple[IssueItem, str, dict[str, Any]]:
+    """As a new staff user who may change items, open the edit form of a new issue ``title``: issue, URL, form."""
+    client.force_login(staff_user(editor, may_change=True))
+    issue = new_issue(world, title)
+    url = issue_item_url(client, world, issue.number)
+    return issue, url, edit_form(client.get(url))
+
+
 def post_edit(client: Client, url: str, item: dict[str, Any], loaded: str) -> Any:
     return client.post(url, {"item_json": json.dumps(item), "loaded": loaded})
 
 
 def test_browsing_by_partition_key_finds_a_created_projects_issues(client: Client, world: World) -> None:
-    client.force_login(staff("browser-1", can_change=False))
+    client.force_login(staff_user("browser-1", may_change=False))
     new_issue(world, "Fix the login page")
     new_issue(world, "Write the docs")
     response = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB"))
@@ -83,7 +91,7 @@ def test_browsing_by_partition_key_finds_a_created_projects_issues(client: Clien
 
 
 def test_a_non_number_sort_key_is_a_form_error(client: Client, world: World) -> None:
-    client.force_login(staff("browser-2", can_change=False))
+    client.force_login(staff_user("browser-2", may_change=False))
     response = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB", sk_op="=", sk="two"))
     assert response.status_code == 200
     assert "is not a number" in text(response)
@@ -91,7 +99,7 @@ def test_a_non_number_sort_key_is_a_form_error(client: Client, world: World) -> 
 
 
 def test_the_projects_index_is_browsable_by_tenant(client: Client, world: World) -> None:
-    client.force_login(staff("browser-3", can_change=False))
+    client.force_login(staff_user("browser-3", may_change=False))
     response = client.get(browse_url(ISSUES, index="projects", mode="query", pk=world.slug))
     assert response.status_code == 200
     assert len(item_links(response)) == 1
@@ -99,7 +107,7 @@ def test_the_projects_index_is_browsable_by_tenant(client: Client, world: World)
 
 
 def test_next_and_previous_cursors_walk_the_pages_and_a_tampered_cursor_is_400(client: Client, world: World) -> None:
-    client.force_login(staff("browser-4", can_change=False))
+    client.force_login(staff_user("browser-4", may_change=False))
     for n in range(26):
         new_issue(world, f"Issue number {n + 1}")
     first = client.get(browse_url(ISSUES, mode="query", pk=f"{world.slug}#WEB"))
@@ -126,68 +134,51 @@ def test_next_and_previous_cursors_walk_the_pages_and_a_tampered_cursor_is_400(c
 
 
 def test_editing_an_issue_item_as_json_saves_it(client: Client, world: World) -> None:
-    client.force_login(staff("editor-1", can_change=True))
-    issue = new_issue(world, "Old title")
-    url = issue_item_url(client, world, issue.number)
-    form = edit_form(client.get(url))
+    issue, url, form = open_edit_form(client, world, "editor-1", "Old title")
     form["item"]["t"] = {"S": "New title"}
     response = post_edit(client, url, form["item"], form["loaded"])
     assert response.status_code == 302
-    stored = load(world, issue.number)
-    assert stored is not None
-    assert stored.title == "New title"
-    assert stored.version == issue.version + 1  # the app's optimistic locking sees the admin's save
+    saved = stored(world, issue)
+    assert saved.title == "New title"
+    assert saved.version == issue.version + 1  # the app's optimistic locking sees the admin's save
     assert any("Saved" in m for m in flash(client.get(url)))
 
 
 def test_a_stale_edit_is_refused_and_overwrites_nothing(client: Client, world: World) -> None:
-    client.force_login(staff("editor-2", can_change=True))
-    issue = new_issue(world, "Original")
-    url = issue_item_url(client, world, issue.number)
-    form = edit_form(client.get(url))
+    issue, url, form = open_edit_form(client, world, "editor-2", "Original")
     issues.issue_update(issue, title="Changed meanwhile", description="", priority="high", assignee=None, labels=[])
     form["item"]["t"] = {"S": "Admin's stale title"}
     response = post_edit(client, url, form["item"], form["loaded"])
     assert response.status_code == 200
     assert STALE in text(response)
-    stored = load(world, issue.number)
-    assert stored is not None
-    assert stored.title == "Changed meanwhile"
-    assert stored.priority == "high"
+    kept = stored(world, issue)
+    assert kept.title == "Changed meanwhile"
+    assert kept.priority == "high"
 
 
 def test_changing_a_key_attribute_is_refused(client: Client, world: World) -> None:
-    client.force_login(staff("editor-3", can_change=True))
-    issue = new_issue(world, "Keyed")
-    url = issue_item_url(client, world, issue.number)
-    form = edit_form(client.get(url))
+    issue, url, form = open_edit_form(client, world, "editor-3", "Keyed")
     form["item"]["n"] = {"N": "999"}
     response = post_edit(client, url, form["item"], form["loaded"])
     assert response.status_code == 200
     assert "may not change" in text(response)
     assert issues.issue_get(tenant=world.slug, project_key="WEB", number=999, consistent=True) is None
-    stored = load(world, issue.number)
-    assert stored is not None
-    assert stored.version == issue.version
+    assert stored(world, issue).version == issue.version
 
 
 def test_malformed_json_is_a_form_error(client: Client, world: World) -> None:
-    client.force_login(staff("editor-4", can_change=True))
-    issue = new_issue(world, "Parsed")
-    url = issue_item_url(client, world, issue.number)
-    loaded = edit_form(client.get(url))["loaded"]
+    issue, url, form = open_edit_form(client, world, "editor-4", "Parsed")
+    loaded = form["loaded"]
     response = client.post(url, {"item_json": '{"pk": {"S": ', "loaded": loaded})
     assert response.status_code == 200
     assert "Malformed JSON" in text(response)
     bad_type = client.post(url, {"item_json": '{"pk": {"X": 1}}', "loaded": loaded})
     assert "not a valid DynamoDB type" in text(bad_type)
-    stored = load(world, issue.number)
-    assert stored is not None
-    assert stored.version == issue.version
+    assert stored(world, issue).version == issue.version
 
 
 def test_staff_without_change_permission_read_only_and_get_403_on_post(client: Client, world: World) -> None:
-    client.force_login(staff("reader-1", can_change=False))
+    client.force_login(staff_user("reader-1", may_change=False))
     issue = new_issue(world, "Read me")
     url = issue_item_url(client, world, issue.number)
     page = client.get(url)
@@ -199,13 +190,11 @@ def test_staff_without_change_permission_read_only_and_get_403_on_post(client: C
     item["t"] = {"S": "Hijacked"}
     response = client.post(url, {"item_json": json.dumps(item), "loaded": "x"})
     assert response.status_code == 403
-    stored = load(world, issue.number)
-    assert stored is not None
-    assert stored.title == "Read me"
+    assert stored(world, issue).title == "Read me"
 
 
 def test_deleting_is_refused_on_the_issues_table(client: Client, world: World) -> None:
-    client.force_login(staff("deleter-1", can_change=True))
+    client.force_login(staff_user("deleter-1", may_change=True))
     issue = new_issue(world, "Keep me")
     url = issue_item_url(client, world, issue.number)
     page = client.get(url)
@@ -219,7 +208,7 @@ def test_deleting_is_refused_on_the_issues_table(client: Client, world: World) -
 
 
 def test_deleting_an_order_asks_for_confirmation_then_deletes_it(client: Client, world: World) -> None:
-    client.force_login(staff("deleter-2", can_change=True))
+    client.force_login(staff_user("deleter-2", may_change=True))
     order = new_order(world)
     (url,) = item_links(client.get(browse_url("orders", mode="query", pk=world.slug)))
     delete_href = re.search(r'href="([^"]+)" class="deletelink"', text(client.get(url)))
@@ -235,14 +224,14 @@ def test_deleting_an_order_asks_for_confirmation_then_deletes_it(client: Client,
 
 
 def test_a_tampered_item_key_is_a_400(client: Client, world: World) -> None:
-    client.force_login(staff("prober-1", can_change=False))
+    client.force_login(staff_user("prober-1", may_change=False))
     url = issue_item_url(client, world, 0)
     assert client.get(url[:-3] + "abc").status_code == 400
     assert client.get(url.replace(connection.table_name(ISSUES), connection.table_name("orders"))).status_code == 400
 
 
 def test_an_order_without_a_version_saves_only_while_every_attribute_is_unchanged(client: Client, world: World) -> None:
-    client.force_login(staff("editor-5", can_change=True))
+    client.force_login(staff_user("editor-5", may_change=True))
     order = new_order(world, quantity=3)
     (url,) = item_links(client.get(browse_url("orders", mode="query", pk=world.slug)))
     form = edit_form(client.get(url))
@@ -255,9 +244,9 @@ def test_an_order_without_a_version_saves_only_while_every_attribute_is_unchange
     stale["item"]["q"] = {"N": "9"}
     response = post_edit(client, url, stale["item"], stale["loaded"])
     assert STALE in text(response)
-    stored = OrderItem.get(world.slug, order.placed, consistent_read=True)
-    assert stored.quantity == 5
-    assert stored.status == "cancelled"
+    order_now = OrderItem.get(world.slug, order.placed, consistent_read=True)
+    assert order_now.quantity == 5
+    assert order_now.status == "cancelled"
 
 
 def scan_all(client: Client, **params: str) -> list[str]:
@@ -271,7 +260,7 @@ def scan_all(client: Client, **params: str) -> list[str]:
 
 
 def test_a_scan_with_a_filter_shows_only_matching_items(client: Client, world: World) -> None:
-    client.force_login(staff("browser-5", can_change=False))
+    client.force_login(staff_user("browser-5", may_change=False))
     new_order(world, product="storage")
     new_order(world, product="seats")
     mine = scan_all(client, fattr="c", fval=world.slug, ftype="S")
@@ -291,9 +280,7 @@ def test_the_conditional_put_itself_refuses_an_item_changed_after_it_was_read(wo
     issues.issue_update(issue, title="Won the race", description="", priority="low", assignee=None, labels=[])
     with pytest.raises(ChangedSinceRead):
         ddb.item_put_unchanged(issues_table, {**read, "t": {"S": "Lost"}}, read, version="v")
-    stored = load(world, issue.number)
-    assert stored is not None
-    assert stored.title == "Won the race"
+    assert stored(world, issue).title == "Won the race"
 
     order = new_order(world)
     orders_table = connection.table_name("orders")
@@ -324,7 +311,7 @@ def test_paging_far_keeps_links_short_and_previous_works_back_through_the_histor
     client: Client, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(ddb, "PAGE_SIZE", 2)  # 31 items (project + 30 issues): 16 pages
-    client.force_login(staff("browser-far", can_change=False))
+    client.force_login(staff_user("browser-far", may_change=False))
     for n in range(30):
         new_issue(world, f"Far issue {n + 1}")
     base = f"/admin/ddb/tables/{connection.table_name(ISSUES)}/"

@@ -7,22 +7,11 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from django.contrib.auth.models import Permission, User
-from django.test import Client
 
 from ddbmodels.core import connection
 from tests.tracker.conftest import WorkerFactory
-from tests.tracker.helpers import wait_for_job
+from tests.tracker.helpers import staff_client, wait_for_job
 from tracker import tasks
-
-
-def staff_client(username: str, *, may_change: bool) -> Client:
-    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
-    if may_change:
-        user.user_permissions.add(Permission.objects.get(codename="change_tenant", content_type__app_label="tracker"))
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def distinct_keys_post(**overrides: Any) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from django.contrib.auth.models import Permission, User
 from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
@@ -19,7 +18,7 @@ from ddbmodels import issues as ddb_projects
 from ddbmodels.orders import OrderItem
 from tests.tracker.attachment_helpers import begin_attach
 from tests.tracker.conftest import WorkerFactory, World
-from tests.tracker.helpers import flash, new_issue, text, wait_for_job
+from tests.tracker.helpers import flash, new_issue, staff_client, text, wait_for_job
 from tests.tracker.orders_helpers import new_order
 from tracker import tasks
 from tracker.models import Membership, Tenant
@@ -32,15 +31,6 @@ TENANTS = f"{BASE}t/"
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def staff_client(username: str, *, may_change: bool = False) -> Client:
-    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
-    if may_change:
-        user.user_permissions.add(Permission.objects.get(codename="change_tenant", content_type__app_label="tracker"))
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

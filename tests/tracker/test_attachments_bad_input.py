@@ -3,12 +3,15 @@ another tenant, a transition the state does not allow: each a clear answer that 
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
+from django.core.files.storage import filesystem
 from django.test import Client
-from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import attachments
 from ddbmodels.attachments import DETACHED, DETACHING
@@ -22,23 +25,9 @@ from tests.tracker.attachment_helpers import (
     raw_upload,
     upload,
     upload_url,
-    use_media_folder,
 )
 from tests.tracker.conftest import World
 from tests.tracker.helpers import NOT_FOUND_TEXT, load, new_issue, text
-from tracker.services import attachments as attachment_services
-
-
-@pytest.fixture
-def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
-    return use_media_folder(settings, tmp_path)
-
-
-@pytest.fixture
-def issue_world(world: World, media: Path) -> World:
-    """The world, its default storage in a folder of this test's own, and issue WEB-1."""
-    new_issue(world, "Has files")
-    return world
 
 
 def test_a_file_over_the_limit_is_refused_with_413_and_nothing_is_stored(issue_world: World, media: Path) -> None:
@@ -216,15 +205,41 @@ def test_the_upload_url_takes_only_post(issue_world: World, media: Path) -> None
     assert issue_world.client_for(issue_world.member).get(upload_url(issue_world)).status_code == 405
 
 
+class DiskFull:
+    """A file whose disk fills up: half of the first chunk reaches the disk, then ENOSPC."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file = file
+
+    def write(self, chunk: bytes) -> int:
+        self.file.write(chunk[: len(chunk) // 2])
+        self.file.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def close(self) -> None:
+        self.file.close()
+
+
 def test_when_storage_fails_the_upload_is_a_503_and_nothing_is_left_behind(
     issue_world: World, media: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def full_disk(self: object, name: str, content: object) -> None:
-        raise OSError("No space left on device")
+    # The disk fills up in the middle of the file: the service, the attach flow and Django's own
+    # FileSystemStorage run for real, and a partial file is on disk when the error comes.
+    partial: list[str] = []
 
-    monkeypatch.setattr(attachment_services.DjangoBlobStore, "save", full_disk)
+    class FillingOs:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def fdopen(self, fd: int, mode: str = "rb", *args: Any) -> DiskFull:
+            partial.append(os.readlink(f"/proc/self/fd/{fd}"))
+            return DiskFull(os.fdopen(fd, mode, *args))
+
+    monkeypatch.setattr(filesystem, "os", FillingOs())
     response = upload(issue_world.client_for(issue_world.member), issue_world)
     assert response.status_code == 503
     assert "nothing was attached" in text(response)
-    assert only_item(issue_world).state == "Failed"
-    assert files_in(media) == []
+    assert len(partial) == 1  # a file was begun on disk…
+    assert files_in(media) == []  # …and removed again: nothing is left behind
+    item = only_item(issue_world)  # DynamoDB: the attach was begun, then marked failed
+    assert (item.state, item.reason) == ("Failed", "storage error: OSError")

@@ -23,16 +23,6 @@ from tracker.services.attachments import reconcile_attachments_job
 CONTENT = b"written, then the process died\n" * 10
 
 
-@pytest.fixture
-def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
-    root = tmp_path / "media"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
-    }
-    return root
-
-
 def crashed_attaches(world: World, media: Path) -> tuple[AttachmentItem, AttachmentItem]:
     """Two attaches that died: one after writing its file, one before."""
     items = [begin_attach(world, name, CONTENT) for name in ("written.txt", "never-written.txt")]

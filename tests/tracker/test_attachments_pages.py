@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import attachments
 from ddbmodels.attachments import ATTACHED, DETACHED
@@ -14,23 +13,9 @@ from tests.tracker.attachment_helpers import (
     item_url,
     only_item,
     upload,
-    use_media_folder,
 )
 from tests.tracker.conftest import World
-from tests.tracker.helpers import flash, new_issue, text
-
-
-@pytest.fixture
-def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
-    return use_media_folder(settings, tmp_path)
-
-
-@pytest.fixture
-def issue_world(world: World, media: Path) -> World:
-    """The world, its default storage in a folder of this test's own, and issue WEB-1."""
-    new_issue(world, "Has files")
-    return world
-
+from tests.tracker.helpers import flash, text
 
 # ------------------------------------------------------------------------------------ happy path
 

@@ -66,19 +66,19 @@ def test_the_created_owner_can_log_in_and_open_the_tenant() -> None:
     assert "New project" in page.content.decode()  # the owner's button
 
 
-@pytest.mark.parametrize(
-    "slug",
-    [
-        pytest.param("Acme", id="uppercase"),
-        pytest.param("acme_corp", id="underscore"),
-        pytest.param("acme corp", id="space"),
-        pytest.param("-acme", id="leading-dash"),
-        pytest.param("acme-", id="trailing-dash"),
-        pytest.param("a#b", id="hash-would-break-dynamodb-keys"),
-        pytest.param("a" * 51, id="51-chars"),
-        pytest.param("", id="empty"),
-    ],
-)
+BAD_SLUGS = {
+    "uppercase": "Acme",
+    "underscore": "acme_corp",
+    "space": "acme corp",
+    "leading-dash": "-acme",
+    "trailing-dash": "acme-",
+    "hash-would-break-dynamodb-keys": "a#b",
+    "51-chars": "a" * 51,
+    "empty": "",
+}
+
+
+@pytest.mark.parametrize("slug", list(BAD_SLUGS.values()), ids=list(BAD_SLUGS))
 def test_create_tenant_refuses_an_invalid_slug_and_creates_nothing(slug: str) -> None:
     before = _counts()
     with pytest.raises(CommandError, match="slug"):
@@ -184,35 +184,21 @@ def _secret() -> str:
     return secrets.token_urlsafe(60)  # 80 random characters
 
 
+def _check_deploy(tree: Path, secret_key: str) -> subprocess.CompletedProcess[str]:
+    """``manage.py check --deploy`` with the production settings; any warning is fatal."""
+    production = {"DJANGO_SETTINGS_MODULE": "tracker.settings.production", "ALLOWED_HOSTS": "example.com"}
+    return _run(tree, "manage.py", "check", "--deploy", "--fail-level", "WARNING", **production, SECRET_KEY=secret_key)
+
+
 def test_production_settings_pass_check_deploy_without_any_warning(tree: Path) -> None:
-    result = _run(
-        tree,
-        "manage.py",
-        "check",
-        "--deploy",
-        "--fail-level",
-        "WARNING",
-        DJANGO_SETTINGS_MODULE="tracker.settings.production",
-        SECRET_KEY=_secret(),
-        ALLOWED_HOSTS="example.com",
-    )
+    result = _check_deploy(tree, _secret())
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
 def test_check_deploy_does_fail_on_a_weak_secret_key(tree: Path) -> None:
     """The check above can fail: a short key is a warning, and --fail-level WARNING makes it fatal."""
-    result = _run(
-        tree,
-        "manage.py",
-        "check",
-        "--deploy",
-        "--fail-level",
-        "WARNING",
-        DJANGO_SETTINGS_MODULE="tracker.settings.production",
-        SECRET_KEY="too-short",
-        ALLOWED_HOSTS="example.com",
-    )
+    result = _check_deploy(tree, "too-short")
     assert result.returncode != 0
     assert "security.W009" in result.stderr
 

@@ -8,32 +8,16 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 from django.core.management import CommandError, call_command
 
 import ddbmodels
-from ddbmodels.core import connection
-from tests.ddbmodels.test_distinct_keys import INDEX, collection_items, create_table, put_items
+from tests.raw_tables import INDEX, collection_items, put_items
 from tracker.env import ROOT
 
 pytestmark = pytest.mark.ddblocal
-
-
-@pytest.fixture
-def tables() -> Iterator[Callable[..., str]]:
-    """Tables made for the test (``create_table``'s arguments), deleted after it."""
-    made: list[str] = []
-
-    def make(*args: Any, **kwargs: Any) -> str:
-        made.append(create_table(*args, **kwargs))
-        return made[-1]
-
-    yield make
-    for name in made:
-        connection.client().delete_table(TableName=name)
 
 
 def run(*args: str) -> str:

@@ -114,10 +114,11 @@ def test_archive_dry_run_says_what_it_would_do_and_changes_nothing(old_events_ta
         out = io.StringIO()
         call_command("archive_event_tables", "--dry-run", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    planned = {t["table"]: t["action"] for t in report["result"]["tables"]}
-    assert planned[old_events_table] in {"would_archive", "would_resume"}
+    assert (report["status"], report["result"]["dry_run"]) == ("done", True)
+    planned = {t["table"]: (t["action"], t["items"]) for t in report["result"]["tables"]}
+    assert planned[old_events_table] == ("would_archive", 40)  # never exported: archive, not resume
     assert _table_exists(old_events_table)
-    assert not list(tmp_path.rglob("manifest.json"))
+    assert not list(tmp_path.rglob("*.*"))  # no data file, no manifest
 
 
 @override_settings(EVENTS_PERIOD="day", EVENTS_RETENTION=2)
@@ -160,9 +161,15 @@ def _fs_storages(tmp_path: Any) -> dict[str, Any]:
 def test_a_second_run_of_a_job_while_one_is_running_is_refused_by_the_command(world: World) -> None:
     from django.core.management.base import CommandError
 
-    def nested(run: JobRun) -> dict[str, Any]:
-        with pytest.raises(CommandError, match="skipped"):
-            call_command("rotate_event_tables", stdout=io.StringIO())
-        return {}
+    refused: list[str] = []
 
-    run_job("rotate_event_tables", nested)
+    def nested(run: JobRun) -> dict[str, Any]:
+        with pytest.raises(CommandError, match="skipped") as raised:
+            call_command("rotate_event_tables", stdout=io.StringIO())
+        refused.append(str(raised.value))
+        return {"refused": len(refused)}
+
+    report = run_job("rotate_event_tables", nested)
+
+    assert len(refused) == 1, "the job ran, and the command inside it was refused"
+    assert (report["status"], report["result"]) == ("done", {"refused": 1})

@@ -10,7 +10,7 @@ from django.test.utils import override_settings
 from ddbmodels.core import capacity
 from ddbmodels.core.keys import utcnow
 from ddbmodels.orders import OrderItem
-from tests.ddbmodels.order_helpers import unique_counter
+from tests.ddbmodels.orders.helpers import unique_counter
 from tests.tracker.conftest import World
 from tests.tracker.orders_helpers import new_order
 from tracker.selectors import orders as selectors

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from celery.result import AsyncResult
 
-from ddbmodels import events, issues, jobs
+from ddbmodels import events, issues
 from ddbmodels.core import connection
 from ddbmodels.patterns import time_series
 from tests.tracker.conftest import WorkerFactory, World
@@ -26,7 +28,7 @@ def old_day(days_ago: int) -> datetime:
     return datetime.now(UTC) - timedelta(days=days_ago)
 
 
-def make_old_events_table(days_ago: int, items: int, tenant: str = "acme") -> str:
+def make_old_events_table(days_ago: int, items: int, tenant: str = "acme", note_bytes: int = 200) -> str:
     """An events table of a past day, filled with ``items`` events (BatchWriteItem)."""
     when = old_day(days_ago)
     name = events.events_table_name("day", when)
@@ -39,7 +41,7 @@ def make_old_events_table(days_ago: int, items: int, tenant: str = "acme") -> st
             kind="issue.edited",
             actor="loader",
             tenant=tenant,
-            data={"n": n, "note": "x" * 200},
+            data={"n": n, "note": "x" * note_bytes},
             when=when + timedelta(milliseconds=n),
             shards=4,
         )
@@ -92,7 +94,11 @@ def test_rotate_archive_and_restore_run_on_the_worker(start_worker: WorkerFactor
 
     rotated = tasks.rotate_event_tables.delay().get(timeout=RESULT_TIMEOUT)
     assert rotated["status"] == "done"
-    assert table_exists(events.events_table_name("day", datetime.now(UTC) + timedelta(days=1)))
+    # The day after the worker's own clock (the test's may already be a day further, near midnight).
+    worker_now = datetime.fromisoformat(rotated["result"]["now"])
+    tomorrow = events.events_table_name("day", worker_now + timedelta(days=1))
+    assert rotated["result"]["next"] == tomorrow
+    assert table_exists(tomorrow)
 
     dry = tasks.archive_event_tables.delay(dry_run=True).get(timeout=RESULT_TIMEOUT)
     assert dry["status"] == "done"
@@ -108,27 +114,50 @@ def test_rotate_archive_and_restore_run_on_the_worker(start_worker: WorkerFactor
     assert time_series.count_items(old) == 120
 
 
+def export_under_way(result: AsyncResult) -> dict[str, Any] | None:
+    """The run's last progress report when it says the export has begun and not finished, else None."""
+    info = result.info if result.state == "PROGRESS" else None
+    if isinstance(info, dict) and info.get("stage") == "export" and 0 < info["done"] < info["total"]:
+        return info
+    return None
+
+
+def stop_mid_export(worker: subprocess.Popen[bytes], result: AsyncResult) -> dict[str, Any]:
+    """SIGSTOP the worker once its archive run reports the export under way; the last report before the stop.
+
+    The worker is frozen first and its report read after: a report of an unfinished export read then
+    proves the stop landed mid-export (the data file is not written yet: it is stored whole at the end).
+    """
+    deadline = time.monotonic() + RESULT_TIMEOUT
+    while time.monotonic() < deadline:
+        if export_under_way(result) is not None:
+            os.killpg(worker.pid, signal.SIGSTOP)
+            last = export_under_way(result)  # read after the stop: nothing can move it any more
+            assert last is not None, f"the export ended before the worker stopped: {result.state} {result.info}"
+            return last
+        assert worker.poll() is None, "the worker died"
+        time.sleep(0.005)
+    pytest.fail(f"the archive run never reported its export under way (last: {result.state} {result.info})")
+
+
 def test_a_worker_killed_mid_archive_then_a_rerun_archives_everything_and_drops_the_table(
     start_worker: WorkerFactory, tmp_path: Path
 ) -> None:
     items = 6000
-    old = make_old_events_table(days_ago=12, items=items)
+    # ~3 MB in one scan segment: the export reads three 1 MB pages one after the other, so it is
+    # under way for a good part of a second between its first report and its last.
+    old = make_old_events_table(days_ago=12, items=items, note_bytes=400)
     before = time_series.count_items(old)
-    worker = start_worker(**WORKER_ENV)
-    token_before = (jobs.job_state("archive_event_tables") or jobs.JobItem("x", token=0)).token
+    worker = start_worker(**WORKER_ENV, EVENTS_ARCHIVE_SEGMENTS="1")
 
-    tasks.archive_event_tables.delay()
-    deadline = time.monotonic() + RESULT_TIMEOUT
-    while time.monotonic() < deadline:  # wait until the run has started working on the table
-        state = jobs.job_state("archive_event_tables")
-        if state is not None and state.token > token_before:
-            break
-        time.sleep(0.05)
-    time.sleep(0.3)
+    progress = stop_mid_export(worker, tasks.archive_event_tables.delay())
     os.killpg(worker.pid, signal.SIGKILL)
     worker.wait()
-    assert table_exists(old), "the killed run must not have dropped the table (it was mid-export)"
 
+    assert progress["stage"] == "export"
+    assert 0 < progress["done"] < progress["total"] == items  # killed with part of the table exported…
+    assert table_exists(old)  # …so the table is still there…
+    assert not (tmp_path / "archive" / "events" / old).exists()  # …and neither data file nor manifest was stored
     time.sleep(int(WORKER_ENV["JOB_LOCK_SECONDS"]) + 1)  # the dead run's lock expires
     start_worker(**WORKER_ENV)
     result = tasks.archive_event_tables.delay().get(timeout=RESULT_TIMEOUT)

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels.attachments import ATTACHED
-from tests.tracker.attachment_helpers import files_in, only_item, use_media_folder
+from tests.tracker.attachment_helpers import files_in, only_item
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load
@@ -19,12 +18,6 @@ from tests.tracker.orders_helpers import load_order
 pytestmark = pytest.mark.browser
 
 NOTES = b"Steps to reproduce:\n1. open the login page\n2. press Enter\n"
-
-
-@pytest.fixture
-def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
-    """The default storage (attachments) in a folder of this test's own; the live server shares settings."""
-    return use_media_folder(settings, tmp_path)
 
 
 def test_a_member_creates_an_issue_attaches_a_file_orders_and_reaches_the_leaderboard(

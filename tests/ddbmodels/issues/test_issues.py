@@ -11,7 +11,7 @@ from ddbmodels import TRANSITIONS, issues
 from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
 from ddbmodels.issues.model import STATUSES, IssueItem, ProjectItem
 from ddbmodels.patterns.pagination import NEWER, Page
-from tests.ddbmodels.conftest import REPORTER, load
+from tests.ddbmodels.conftest import REPORTER, Copies, load
 
 pytestmark = pytest.mark.ddblocal
 
@@ -48,11 +48,9 @@ def edit(issue: IssueItem, **changes: object) -> IssueItem:
 
 
 def test_of_two_copies_the_first_update_wins_and_the_second_raises_changed_since_read_changing_nothing(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, two_copies: Copies
 ) -> None:
-    make_project()
-    make_issues(1)
-    first, second = load(tenant, 1), load(tenant, 1)
+    first, second = two_copies
     assert first.version == second.version == 1
 
     edit(first, title="first wins", labels=["ui"], priority="high")
@@ -73,12 +71,8 @@ def test_of_two_copies_the_first_update_wins_and_the_second_raises_changed_since
     )
 
 
-def test_a_reloaded_copy_can_update_again_after_a_changed_since_read_refusal(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1)
-    first, second = load(tenant, 1), load(tenant, 1)
+def test_a_reloaded_copy_can_update_again_after_a_changed_since_read_refusal(tenant: str, two_copies: Copies) -> None:
+    first, second = two_copies
     edit(first, title="one")
     with pytest.raises(ChangedSinceRead):
         edit(second, title="two")
@@ -89,11 +83,8 @@ def test_a_reloaded_copy_can_update_again_after_a_changed_since_read_refusal(
     assert (stored.title, stored.version) == ("two, after reloading", 3)
 
 
-def test_an_update_clears_the_optional_fields_it_is_given_empty(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1, description="long text", assignee="ann", labels=["a", "b"])
+def test_an_update_clears_the_optional_fields_it_is_given_empty(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(1, description="long text", assignee="ann", labels=["a", "b"])
     edit(load(tenant, 1), description="", assignee=None, labels=[])
 
     stored = load(tenant, 1)
@@ -103,11 +94,8 @@ def test_an_update_clears_the_optional_fields_it_is_given_empty(
 # ---------------------------------------------------------------------------- status workflow
 
 
-def test_every_allowed_status_transition_works_and_bumps_the_version(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1)
+def test_every_allowed_status_transition_works_and_bumps_the_version(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(1)
     path = ["in_progress", "open", "resolved", "open", "closed", "open"]
     path += ["in_progress", "resolved", "closed", "open", "in_progress", "closed"]
     seen = set()
@@ -134,10 +122,9 @@ def test_every_allowed_status_transition_works_and_bumps_the_version(
     ],
 )
 def test_a_disallowed_status_transition_raises_invalid_transition_and_changes_nothing(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues, start: str, to: str
+    tenant: str, web_issues: MakeIssues, start: str, to: str
 ) -> None:
-    make_project()
-    make_issues(1)
+    web_issues(1)
     issue = load(tenant, 1)
     if start != "open":
         issues.issue_change_status(issue, to=start)
@@ -160,11 +147,9 @@ def test_the_transition_table_only_names_known_statuses() -> None:
 
 
 def test_a_status_change_on_a_stale_copy_raises_changed_since_read_and_changes_nothing(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, two_copies: Copies
 ) -> None:
-    make_project()
-    make_issues(1)
-    fresh, stale = load(tenant, 1), load(tenant, 1)
+    fresh, stale = two_copies
     issues.issue_change_status(fresh, to="closed")
     after_first = snapshot(load(tenant, 1))
 
@@ -177,11 +162,9 @@ def test_a_status_change_on_a_stale_copy_raises_changed_since_read_and_changes_n
 
 
 def test_a_status_change_on_a_copy_stale_only_by_an_edit_raises_changed_since_read(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, two_copies: Copies
 ) -> None:
-    make_project()
-    make_issues(1)
-    editor, mover = load(tenant, 1), load(tenant, 1)
+    editor, mover = two_copies
     edit(editor, title="edited meanwhile")
 
     with pytest.raises(ChangedSinceRead):
@@ -194,11 +177,8 @@ def test_a_status_change_on_a_copy_stale_only_by_an_edit_raises_changed_since_re
 # ---------------------------------------------------------------------------- tombstones
 
 
-def test_a_tombstone_hides_the_content_and_keeps_the_number(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(3, description="secret details", assignee="ann", labels=["x", "y"])
+def test_a_tombstone_hides_the_content_and_keeps_the_number(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(3, description="secret details", assignee="ann", labels=["x", "y"])
 
     issues.issue_tombstone(load(tenant, 2), by="admin")
 
@@ -214,11 +194,8 @@ def test_a_tombstone_hides_the_content_and_keeps_the_number(
     assert (neighbour.title, neighbour.description) == ("issue 1", "secret details")
 
 
-def test_the_top_issue_tombstoned_never_gives_its_number_again(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(3)
+def test_the_top_issue_tombstoned_never_gives_its_number_again(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(3)
     issues.issue_tombstone(load(tenant, 3), by="admin")
 
     claimed = issues.issue_create(tenant=tenant, project_key="WEB", title="next", reporter=REPORTER)
@@ -227,11 +204,8 @@ def test_the_top_issue_tombstoned_never_gives_its_number_again(
     assert load(tenant, 3).is_tombstone
 
 
-def test_a_tombstone_cannot_be_edited_moved_or_deleted_again(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1)
+def test_a_tombstone_cannot_be_edited_moved_or_deleted_again(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(1)
     issues.issue_tombstone(load(tenant, 1), by="admin")
     before = snapshot(load(tenant, 1))
 
@@ -245,12 +219,8 @@ def test_a_tombstone_cannot_be_edited_moved_or_deleted_again(
     assert snapshot(load(tenant, 1)) == before
 
 
-def test_tombstoning_a_stale_copy_raises_changed_since_read(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1)
-    fresh, stale = load(tenant, 1), load(tenant, 1)
+def test_tombstoning_a_stale_copy_raises_changed_since_read(tenant: str, two_copies: Copies) -> None:
+    fresh, stale = two_copies
     edit(fresh, title="edited")
 
     with pytest.raises(ChangedSinceRead):
@@ -262,10 +232,9 @@ def test_tombstoning_a_stale_copy_raises_changed_since_read(
 
 
 def test_issue_get_returns_none_for_the_static_item_and_for_missing_numbers(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_issues: MakeIssues
 ) -> None:
-    make_project()
-    make_issues(1)
+    web_issues(1)
     assert issues.issue_get(tenant=tenant, project_key="WEB", number=0) is None
     assert issues.issue_get(tenant=tenant, project_key="WEB", number=2) is None
     assert issues.issue_get(tenant=tenant, project_key="NOPE", number=1) is None
@@ -275,11 +244,8 @@ def test_issue_get_returns_none_for_the_static_item_and_for_missing_numbers(
 # ---------------------------------------------------------------------------- pages
 
 
-def test_sixty_issues_come_in_pages_of_25_25_10_newest_first(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(60)
+def test_sixty_issues_come_in_pages_of_25_25_10_newest_first(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(60)
 
     first = issues.issue_page(tenant=tenant, project_key="WEB")
     second = issues.issue_page(tenant=tenant, project_key="WEB", after=first.older_than)
@@ -291,11 +257,8 @@ def test_sixty_issues_come_in_pages_of_25_25_10_newest_first(
     assert [item.title for item in third.items] == [f"issue {n}" for n in range(10, 0, -1)]
 
 
-def test_next_and_previous_cursors_round_trip_exactly(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(60)
+def test_next_and_previous_cursors_round_trip_exactly(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(60)
     pages = [issues.issue_page(tenant=tenant, project_key="WEB")]
     while pages[-1].older_than is not None:
         pages.append(issues.issue_page(tenant=tenant, project_key="WEB", after=pages[-1].older_than))
@@ -310,10 +273,9 @@ def test_next_and_previous_cursors_round_trip_exactly(
 
 
 def test_a_page_size_that_divides_the_collection_ends_without_an_empty_page(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_issues: MakeIssues
 ) -> None:
-    make_project()
-    make_issues(10)
+    web_issues(10)
     first = issues.issue_page(tenant=tenant, project_key="WEB", size=5)
     second = issues.issue_page(tenant=tenant, project_key="WEB", size=5, after=first.older_than)
 
@@ -322,10 +284,9 @@ def test_a_page_size_that_divides_the_collection_ends_without_an_empty_page(
 
 
 def test_the_status_filter_returns_full_pages_even_when_matching_issues_are_sparse(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_issues: MakeIssues
 ) -> None:
-    make_project()
-    make_issues(60)
+    web_issues(60)
     for number in range(6, 61, 6):  # 6, 12, … 60: one issue in six is in progress
         issues.issue_change_status(load(tenant, number), to="in_progress")
     issues.issue_tombstone(load(tenant, 30), by="admin")  # in progress, then deleted
@@ -347,9 +308,8 @@ def test_the_status_filter_returns_full_pages_even_when_matching_issues_are_spar
     assert shape(page(after=second.newer_than, direction=NEWER)) == shape(first)
 
 
-def test_tombstoned_issues_are_never_listed(tenant: str, make_project: MakeProject, make_issues: MakeIssues) -> None:
-    make_project()
-    make_issues(60)
+def test_tombstoned_issues_are_never_listed(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(60)
     deleted = {1, 10, 11, 25, 26, 36, 37, 59, 60}
     for number in sorted(deleted):
         issues.issue_tombstone(load(tenant, number), by="admin")
@@ -370,16 +330,14 @@ def test_tombstoned_issues_are_never_listed(tenant: str, make_project: MakeProje
     assert len(open_only.items) == 60 - len(deleted)
 
 
-def test_a_project_without_issues_has_one_empty_page(tenant: str, make_project: MakeProject) -> None:
-    make_project()
+def test_a_project_without_issues_has_one_empty_page(tenant: str, web_project: ProjectItem) -> None:
     assert shape(issues.issue_page(tenant=tenant, project_key="WEB")) == ([], None, None)
     assert shape(issues.issue_page(tenant=tenant, project_key="NOPE")) == ([], None, None)
 
 
 @pytest.mark.parametrize("after", [1, 0, -5])
 def test_a_cursor_at_or_below_the_first_issue_gives_an_empty_older_page(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues, after: int
+    tenant: str, web_issues: MakeIssues, after: int
 ) -> None:
-    make_project()
-    make_issues(3)
+    web_issues(3)
     assert shape(issues.issue_page(tenant=tenant, project_key="WEB", after=after)) == ([], None, None)

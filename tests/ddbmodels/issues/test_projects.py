@@ -96,11 +96,8 @@ def test_the_sparse_index_holds_exactly_one_entry_per_project_and_never_an_issue
         assert (item.gsi_tenant, item.gsi_project_key) == (None, None)
 
 
-def test_project_counts_refresh_counts_live_issues_by_status(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(8)
+def test_project_counts_refresh_counts_live_issues_by_status(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(8)
     for number, to in [(1, "in_progress"), (2, "in_progress"), (3, "resolved"), (4, "closed"), (5, "closed")]:
         issues.issue_change_status(load(tenant, number), to=to)
     issues.issue_tombstone(load(tenant, 5), by="admin")  # closed, then deleted
@@ -122,10 +119,7 @@ def test_project_counts_refresh_counts_live_issues_by_status(
     assert (stored.version, stored.name) == (before.version, before.name)
 
 
-def test_project_counts_refresh_of_a_project_without_issues_is_all_zeros(
-    tenant: str, make_project: MakeProject
-) -> None:
-    make_project()
+def test_project_counts_refresh_of_a_project_without_issues_is_all_zeros(tenant: str, web_project: ProjectItem) -> None:
     assert issues.project_counts_refresh(tenant=tenant, key="WEB") == dict.fromkeys(STATUSES, 0)
 
 

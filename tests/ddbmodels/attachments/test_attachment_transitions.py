@@ -3,7 +3,6 @@ and writes nothing; each costs what the sparse-index pattern says; failed stores
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,20 +12,16 @@ from ddbmodels.attachments import ATTACHED, ATTACHING, DETACHED, DETACHING, FAIL
 from ddbmodels.attachments.flow import AttachFailed, LocalBlobStore, detach
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import ChangedSinceRead
-from tests.ddbmodels._attachments import FlakyStore, attach_bytes, begin, fresh_table, index_keys, load, table_items
+from tests.ddbmodels.attachments.helpers import (
+    FlakyStore,
+    attach_bytes,
+    begin,
+    index_keys,
+    load,
+    table_items,
+)
 
 pytestmark = pytest.mark.ddblocal
-
-
-@pytest.fixture
-def own_table() -> Iterator[None]:
-    with fresh_table():
-        yield
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> LocalBlobStore:
-    return LocalBlobStore(tmp_path / "media")
 
 
 @pytest.mark.parametrize(

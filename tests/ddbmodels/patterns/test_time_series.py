@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
@@ -15,7 +14,6 @@ from typing import IO, Any
 import pytest
 from botocore.exceptions import ClientError
 
-import ddbmodels
 from ddbmodels import events
 from ddbmodels.core import capacity, connection
 from ddbmodels.core.errors import AlreadyExists
@@ -25,7 +23,7 @@ from ddbmodels.events import archive, rotate
 from ddbmodels.patterns import time_series
 from ddbmodels.patterns.time_series import ArchiveInvalid, archive_names, restore
 
-pytestmark = pytest.mark.ddblocal
+pytestmark = [pytest.mark.ddblocal, pytest.mark.usefixtures("own_prefix")]  # tables of its own
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)  # monthly, retention 3: 2026-07 and older go, 2026-08 stays
 RETENTION = 3
@@ -40,22 +38,7 @@ class LostOwnership(Exception):
 
 
 @pytest.fixture
-def own_prefix(ddblocal: ddbmodels.DynamoSettings) -> Iterator[str]:
-    """A table prefix for this test alone; its tables are dropped afterwards."""
-    prefix = f"{ddblocal.table_prefix}ts{uuid.uuid4().hex[:8]}-"
-    ddbmodels.configure(table_prefix=prefix)
-    try:
-        yield prefix
-    finally:
-        client = connection.client()
-        for name in client.list_tables(Limit=100)["TableNames"]:
-            if name.startswith(prefix):
-                client.delete_table(TableName=name)
-        ddbmodels.configure(table_prefix=ddblocal.table_prefix)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> LocalDirStore:
+def archive_store(tmp_path: Path) -> LocalDirStore:
     return LocalDirStore(tmp_path / "archive")
 
 
@@ -63,6 +46,13 @@ def month_table(month: str, *, billing_mode: str = PAY_PER_REQUEST, throughput: 
     name = events.period_table_name(month)
     events.create_events_table(name, billing_mode=billing_mode, throughput=throughput)
     return name
+
+
+def filled_month(month: str, count: int) -> str:
+    """The table of ``month`` (on demand), holding ``count`` plain events."""
+    table = month_table(month)
+    fill(table, plain_events(month, count))
+    return table
 
 
 def fill(table: str, items: list[dict[str, Any]]) -> None:
@@ -200,7 +190,7 @@ def test_list_event_tables_finds_the_prefixs_events_tables_sorted_by_period(own_
     assert found[2].end == datetime(2026, 11, 23, tzinfo=UTC)
 
 
-def test_rotate_creates_the_next_table_and_sets_hot_and_cold_throughput(own_prefix: str) -> None:
+def test_rotate_creates_the_next_table_and_sets_hot_and_cold_throughput() -> None:
     older = month_table("2026-09", billing_mode=PROVISIONED, throughput=(20, 10))
     previous = month_table("2026-10", billing_mode=PROVISIONED, throughput=(20, 10))
     on_demand = month_table("2026-08")
@@ -232,7 +222,7 @@ def test_rotate_creates_the_next_table_and_sets_hot_and_cold_throughput(own_pref
     assert {a.action for a in again.actions} == {"unchanged", "on-demand"}
 
 
-def test_rotate_in_on_demand_mode_creates_on_demand_tables_and_leaves_them_alone(own_prefix: str) -> None:
+def test_rotate_in_on_demand_mode_creates_on_demand_tables_and_leaves_them_alone() -> None:
     report = rotate("week", NOW, billing_mode=PAY_PER_REQUEST)
 
     assert sorted(report.created) == sorted(events.period_table_name(w) for w in ("2026-W47", "2026-W48"))
@@ -240,7 +230,7 @@ def test_rotate_in_on_demand_mode_creates_on_demand_tables_and_leaves_them_alone
     assert {a.action for a in again.actions} == {"on-demand"}
 
 
-def test_rotate_reports_a_limit_exceeded_refusal_and_goes_on(own_prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rotate_reports_a_limit_exceeded_refusal_and_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
     month_table("2026-09", billing_mode=PROVISIONED, throughput=(20, 10))
     month_table("2026-10", billing_mode=PROVISIONED, throughput=(20, 10))
     real = connection.client()
@@ -268,7 +258,7 @@ def test_rotate_reports_a_limit_exceeded_refusal_and_goes_on(own_prefix: str, mo
 # ---------------------------------------------------------------------------- archive and restore
 
 
-def test_archive_then_restore_round_trips_every_item_exactly(own_prefix: str, store: LocalDirStore) -> None:
+def test_archive_then_restore_round_trips_every_item_exactly(archive_store: LocalDirStore) -> None:
     old = month_table("2026-07")
     kept = month_table("2026-08")
     fill(old, plain_events("2026-07", 120) + odd_items())
@@ -277,7 +267,7 @@ def test_archive_then_restore_round_trips_every_item_exactly(own_prefix: str, st
     fence = Fence()
     progress: list[tuple[int, int, str]] = []
 
-    reports = archive("month", NOW, RETENTION, store, fence=fence, on_progress=lambda *a: progress.append(a))
+    reports = archive("month", NOW, RETENTION, archive_store, fence=fence, on_progress=lambda *a: progress.append(a))
 
     assert [(r.table, r.action, r.items) for r in reports] == [(old, "archived", 122)]
     assert min(reports[0].export_rcu, reports[0].count_rcu, reports[0].bytes) > 0
@@ -286,12 +276,12 @@ def test_archive_then_restore_round_trips_every_item_exactly(own_prefix: str, st
     assert not exists(old)
     assert exists(kept)
     assert {stage for _, _, stage in progress} == {"export", "verify", "count"}
-    manifest = json.loads(store.path(archive_names(old)[1]).read_text())
+    manifest = json.loads(archive_store.path(archive_names(old)[1]).read_text())
     assert (manifest["item_count"], manifest["table"]) == (122, old)
-    with gzip.open(store.path(archive_names(old)[0])) as lines:
+    with gzip.open(archive_store.path(archive_names(old)[0])) as lines:
         assert set(lines) == before  # the data file is the items, line for line
 
-    restored = restore(store, old)
+    restored = restore(archive_store, old)
 
     assert (restored.table, restored.items) == (old, 122)
     assert scanned(old) == before
@@ -304,15 +294,14 @@ def test_archive_then_restore_round_trips_every_item_exactly(own_prefix: str, st
         i["KeySchema"] for i in description_before["GlobalSecondaryIndexes"]
     ]
     with pytest.raises(AlreadyExists):
-        restore(store, old)
-    copy = restore(store, f"events/{old}/manifest.json", table_name=f"{old}-copy")
+        restore(archive_store, old)
+    copy = restore(archive_store, f"events/{old}/manifest.json", table_name=f"{old}-copy")
     assert scanned(copy.table) == before
 
 
-def test_archive_keeps_the_table_when_the_data_file_does_not_verify(own_prefix: str, store: LocalDirStore) -> None:
-    old = month_table("2026-06")
-    fill(old, plain_events("2026-06", 300))
-    damaging = WrappingStore(store, "data.jsonl.gz", FlipOneByte)
+def test_archive_keeps_the_table_when_the_data_file_does_not_verify(archive_store: LocalDirStore) -> None:
+    old = filled_month("2026-06", 300)
+    damaging = WrappingStore(archive_store, "data.jsonl.gz", FlipOneByte)
     fence = Fence()
 
     (report,) = archive("month", NOW, RETENTION, damaging, fence=fence)
@@ -322,95 +311,92 @@ def test_archive_keeps_the_table_when_the_data_file_does_not_verify(own_prefix: 
     assert fence.calls == 0
     assert exists(old)
     assert time_series.count_items(old) == 300
-    assert not store.exists(archive_names(old)[1])  # no manifest claims a good archive
+    assert not archive_store.exists(archive_names(old)[1])  # no manifest claims a good archive
     with pytest.raises(ArchiveInvalid):
-        restore(store, old, table_name=f"{old}-copy")
+        restore(archive_store, old, table_name=f"{old}-copy")
 
-    (rerun,) = archive("month", NOW, RETENTION, store, fence=fence)  # the disk is healthy again
+    (rerun,) = archive("month", NOW, RETENTION, archive_store, fence=fence)  # the disk is healthy again
     assert (rerun.action, rerun.items, exists(old)) == ("archived", 300, False)
 
 
-def test_archive_keeps_the_table_when_its_count_differs_from_the_archive(own_prefix: str, store: LocalDirStore) -> None:
-    old = month_table("2026-05")
-    fill(old, plain_events("2026-05", 50))
+def test_archive_keeps_the_table_when_its_count_differs_from_the_archive(archive_store: LocalDirStore) -> None:
+    old = filled_month("2026-05", 50)
 
     def straggler_write(done: int, total: int, stage: str) -> None:
         if stage == "count" and done == 0:  # a late writer, between the export and the count
             fill(old, plain_events("2026-05", 1))
 
-    (report,) = archive("month", NOW, RETENTION, store, fence=Fence(), on_progress=straggler_write)
+    (report,) = archive("month", NOW, RETENTION, archive_store, fence=Fence(), on_progress=straggler_write)
 
     assert report.action == "failed"
     assert "the table holds 51 items, the archive 50" in report.detail
     assert exists(old)
-    assert not store.exists(archive_names(old)[1])
+    assert not archive_store.exists(archive_names(old)[1])
 
 
-def test_a_crash_before_the_manifest_then_a_rerun_archives_and_drops(own_prefix: str, store: LocalDirStore) -> None:
-    old = month_table("2026-07")
-    fill(old, plain_events("2026-07", 200))
-    crashing = WrappingStore(store, "manifest.json", crash_on_write)
+def test_a_crash_before_the_manifest_then_a_rerun_archives_and_drops(archive_store: LocalDirStore) -> None:
+    old = filled_month("2026-07", 200)
+    crashing = WrappingStore(archive_store, "manifest.json", crash_on_write)
 
     with pytest.raises(Killed):
         archive("month", NOW, RETENTION, crashing, fence=Fence())
     assert exists(old)
-    assert store.exists(archive_names(old)[0])
-    assert not store.exists(archive_names(old)[1])
+    assert archive_store.exists(archive_names(old)[0])
+    assert not archive_store.exists(archive_names(old)[1])
 
-    (rerun,) = archive("month", NOW, RETENTION, store, fence=Fence())
+    (rerun,) = archive("month", NOW, RETENTION, archive_store, fence=Fence())
 
     assert (rerun.action, rerun.items) == ("archived", 200)
     assert not exists(old)
-    assert time_series.verify_archive(store, old).items == 200
+    assert time_series.verify_archive(archive_store, old).items == 200
 
 
-def test_a_crash_after_the_manifest_then_a_rerun_drops_without_exporting_again(
-    own_prefix: str, store: LocalDirStore
-) -> None:
-    old = month_table("2026-07")
-    fill(old, plain_events("2026-07", 200))
+def test_a_crash_after_the_manifest_then_a_rerun_drops_without_exporting_again(archive_store: LocalDirStore) -> None:
+    old = filled_month("2026-07", 200)
 
     with pytest.raises(Killed):
-        archive("month", NOW, RETENTION, store, fence=Fence(fail_at=1, error=Killed("killed before DeleteTable")))
+        archive(
+            "month", NOW, RETENTION, archive_store, fence=Fence(fail_at=1, error=Killed("killed before DeleteTable"))
+        )
     assert exists(old)
-    assert store.exists(archive_names(old)[1])
+    assert archive_store.exists(archive_names(old)[1])
 
     with capacity.measure() as meter:
-        (rerun,) = archive("month", NOW, RETENTION, store, fence=Fence())
+        (rerun,) = archive("month", NOW, RETENTION, archive_store, fence=Fence())
 
     assert (rerun.action, rerun.items, rerun.export_rcu) == ("resumed", 200, 0.0)
     assert meter.rcu == pytest.approx(rerun.count_rcu)  # only the COUNT scan: the good archive is not exported again
     assert not exists(old)
 
-    (third,) = archive("month", NOW, RETENTION, store, fence=Fence())
+    (third,) = archive("month", NOW, RETENTION, archive_store, fence=Fence())
     assert (third.action, third.items, third.ok) == ("already_archived", 200, True)
 
 
-def test_a_fence_that_raises_prevents_delete_table(own_prefix: str, store: LocalDirStore) -> None:
+def test_a_fence_that_raises_prevents_delete_table(archive_store: LocalDirStore) -> None:
     first, second = month_table("2026-06"), month_table("2026-07")
     fill(first, plain_events("2026-06", 10))
     fill(second, plain_events("2026-07", 10))
     fence = Fence(fail_at=1, error=LostOwnership("another worker owns the archive job now"))
 
     with pytest.raises(LostOwnership):
-        archive("month", NOW, RETENTION, store, fence=fence)
+        archive("month", NOW, RETENTION, archive_store, fence=fence)
 
     assert fence.calls == 1
     assert exists(first)  # the run stopped at once: nothing dropped…
     assert exists(second)
-    assert not store.exists(archive_names(second)[0])  # …and the next table not even exported
+    assert not archive_store.exists(archive_names(second)[0])  # …and the next table not even exported
 
 
-def test_a_dry_run_changes_nothing(own_prefix: str, store: LocalDirStore) -> None:
+def test_a_dry_run_changes_nothing(archive_store: LocalDirStore) -> None:
     old, resumable = month_table("2026-06"), month_table("2026-07")
     fill(old, plain_events("2026-06", 30))
     fill(resumable, plain_events("2026-07", 20))
-    time_series.export_table(resumable, store)  # as if a crash had struck before its DeleteTable
-    files_before = store.list("")
+    time_series.export_table(resumable, archive_store)  # as if a crash had struck before its DeleteTable
+    files_before = archive_store.list("")
     fence = Fence()
 
     with capacity.measure() as meter:
-        reports = archive("month", NOW, RETENTION, store, fence=fence, dry_run=True)
+        reports = archive("month", NOW, RETENTION, archive_store, fence=fence, dry_run=True)
 
     assert [(r.table, r.action, r.items) for r in reports] == [
         (old, "would_archive", 30),
@@ -421,9 +407,9 @@ def test_a_dry_run_changes_nothing(own_prefix: str, store: LocalDirStore) -> Non
     assert meter.wcu == 0
     assert exists(old)
     assert exists(resumable)
-    assert store.list("") == files_before
+    assert archive_store.list("") == files_before
 
 
-def test_retention_below_one_is_refused(own_prefix: str, store: ArchiveStore) -> None:
+def test_retention_below_one_is_refused(archive_store: ArchiveStore) -> None:
     with pytest.raises(ValueError, match="retention"):
-        archive("month", NOW, 0, store, fence=Fence())
+        archive("month", NOW, 0, archive_store, fence=Fence())

@@ -46,9 +46,8 @@ def test_a_username_that_would_break_the_key_layout_is_refused() -> None:
 
 @pytest.mark.ddblocal
 def test_an_issue_that_is_not_resolved_or_not_assigned_earns_nothing_and_nothing_is_written(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_project: ProjectItem, make_issues: MakeIssues
 ) -> None:
-    make_project()
     open_issue, unassigned = make_issues(1, assignee="alice")[0], make_issues(1)[0]
     unassigned = move(tenant, int(unassigned.number), "resolved")
     with capacity.measure() as meter:
@@ -59,11 +58,8 @@ def test_an_issue_that_is_not_resolved_or_not_assigned_earns_nothing_and_nothing
 
 
 @pytest.mark.ddblocal
-def test_an_award_from_a_copy_loaded_before_a_reopen_cannot_land_after_it(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1, assignee="alice", priority="urgent")
+def test_an_award_from_a_copy_loaded_before_a_reopen_cannot_land_after_it(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(1, assignee="alice", priority="urgent")
     stale = move(tenant, 1, "resolved")  # the copy a slow award hook still holds
     move(tenant, 1, "open")
     with capacity.measure() as meter:
@@ -75,10 +71,9 @@ def test_an_award_from_a_copy_loaded_before_a_reopen_cannot_land_after_it(
 
 @pytest.mark.ddblocal
 def test_a_revoke_from_a_copy_loaded_before_the_issue_was_resolved_again_changes_nothing(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_issues: MakeIssues
 ) -> None:
-    make_project()
-    make_issues(1, assignee="alice", priority="high")
+    web_issues(1, assignee="alice", priority="high")
     scores.award_issue(move(tenant, 1, "resolved"))
     reopened = move(tenant, 1, "open")
     # The reopen's revoke is slow; meanwhile the issue is resolved again (its award already exists).
@@ -89,11 +84,11 @@ def test_a_revoke_from_a_copy_loaded_before_the_issue_was_resolved_again_changes
 
 @pytest.mark.ddblocal
 def test_a_revoke_takes_back_what_was_given_even_after_priority_and_assignee_changed(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_issues: MakeIssues
 ) -> None:
-    make_project()
-    make_issues(1, assignee="alice", priority="urgent")
-    scores.award_issue(move(tenant, 1, "resolved"))
+    web_issues(1, assignee="alice", priority="urgent")
+    given = scores.award_issue(move(tenant, 1, "resolved"))
+    assert (given.outcome, given.username, given.points) == (Outcome.AWARDED, "alice", 5)
     issue = load(tenant, 1)
     issues.issue_update(issue, title=issue.title, description="", priority="low", assignee="bob", labels=())
     change = scores.revoke_issue(move(tenant, 1, "open"))
@@ -104,10 +99,9 @@ def test_a_revoke_takes_back_what_was_given_even_after_priority_and_assignee_cha
 
 @pytest.mark.ddblocal
 def test_sync_repairs_a_missed_award_and_a_missed_revoke_and_then_does_nothing(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_issues: MakeIssues
 ) -> None:
-    make_project()
-    make_issues(3, assignee="alice", priority="medium")
+    web_issues(3, assignee="alice", priority="medium")
     move(tenant, 1, "resolved")  # its award hook "failed"
     scores.award_issue(move(tenant, 2, "resolved"))
     move(tenant, 2, "open")  # its revoke hook "failed"
@@ -152,14 +146,9 @@ def collisions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_an_award_that_collides_with_another_transaction_is_retried_and_counts_once(
-    moto_ddb: ddbmodels.DynamoSettings,
-    make_project: MakeProject,
-    make_issues: MakeIssues,
-    tenant: str,
-    collisions: list[int],
+    moto_ddb: ddbmodels.DynamoSettings, web_issues: MakeIssues, tenant: str, collisions: list[int]
 ) -> None:
-    make_project()
-    make_issues(1, assignee="alice", priority="urgent")
+    web_issues(1, assignee="alice", priority="urgent")
     issue = move(tenant, 1, "resolved")
     collisions[0] = 3
     change = scores.award_issue(issue)
@@ -168,14 +157,9 @@ def test_an_award_that_collides_with_another_transaction_is_retried_and_counts_o
 
 
 def test_an_award_that_always_collides_gives_up_with_a_domain_error_and_writes_nothing(
-    moto_ddb: ddbmodels.DynamoSettings,
-    make_project: MakeProject,
-    make_issues: MakeIssues,
-    tenant: str,
-    collisions: list[int],
+    moto_ddb: ddbmodels.DynamoSettings, web_issues: MakeIssues, tenant: str, collisions: list[int]
 ) -> None:
-    make_project()
-    make_issues(1, assignee="alice")
+    web_issues(1, assignee="alice")
     issue = move(tenant, 1, "resolved")
     collisions[0] = scores.BACKOFF.attempts
     with pytest.raises(scores.AwardContention):

@@ -12,7 +12,7 @@ from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
 from ddbmodels.counters import counter_value
 from ddbmodels.orders.model import OrderItem, months_before, order_sort_key, preset_since, shard_key
 from tests.ddbmodels.conftest import unique_tenant
-from tests.ddbmodels.order_helpers import unique_counter
+from tests.ddbmodels.orders.helpers import unique_counter
 
 # DynamoDB Local: its tables exist for the whole session, where moto would create them per test.
 pytestmark = pytest.mark.ddblocal

@@ -12,7 +12,7 @@ from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead
 from ddbmodels.issues.model import CollectionItem, IssueItem, ProjectItem, collection_key
 from ddbmodels.patterns.sequences import put_next
-from tests.ddbmodels.conftest import REPORTER, load
+from tests.ddbmodels.conftest import REPORTER, Copies
 
 pytestmark = pytest.mark.ddblocal
 
@@ -20,13 +20,16 @@ MakeProject = Callable[..., ProjectItem]
 MakeIssues = Callable[..., list[IssueItem]]
 
 
-def test_creating_one_small_issue_costs_exactly_one_rcu_and_one_wcu(tenant: str, make_project: MakeProject) -> None:
-    make_project()
+def create(tenant: str, title: str, key: str = "WEB") -> None:
+    """One issue through the sort-key sequence: a consistent Query of the top item, then a PutItem."""
+    issues.issue_create(tenant=tenant, project_key=key, title=title, reporter=REPORTER)
 
+
+def test_creating_one_small_issue_costs_exactly_one_rcu_and_one_wcu(tenant: str, web_project: ProjectItem) -> None:
     with capacity.measure() as first:
-        issues.issue_create(tenant=tenant, project_key="WEB", title="small", reporter=REPORTER)
+        create(tenant, "small")
     with capacity.measure() as second:
-        issues.issue_create(tenant=tenant, project_key="WEB", title="small too", reporter=REPORTER)
+        create(tenant, "small too")
 
     for meter in (first, second):  # the first reads the static item as the maximum, the second an issue
         assert (meter.rcu, meter.wcu) == (1.0, 1.0)
@@ -50,12 +53,12 @@ def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, m
     meters: dict[str, capacity.CapacityMeter] = {}
     errors: list[BaseException] = []
 
-    def create(key: str, count: int) -> None:
+    def create_measured(key: str, count: int) -> None:
         try:
             with capacity.measure() as meter:
                 both_measuring.wait()  # both meters are open before either thread calls DynamoDB
                 for _ in range(count):
-                    issues.issue_create(tenant=tenant, project_key=key, title=key, reporter=REPORTER)
+                    create(tenant, key, key)
                 both_measuring.wait()  # …and stay open until both have finished
             meters[key] = meter
         except BaseException as error:
@@ -64,7 +67,7 @@ def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, m
             raise
 
     with capacity.measure() as main_thread:
-        threads = [threading.Thread(target=create, args=args) for args in (("ONE", 1), ("TWO", 3))]
+        threads = [threading.Thread(target=create_measured, args=args) for args in (("ONE", 1), ("TWO", 3))]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -76,22 +79,20 @@ def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, m
     assert main_thread.requests == 0  # a new thread starts outside the meters of the one that started it
 
 
-def test_nested_meters_both_count_the_inner_calls(tenant: str, make_project: MakeProject) -> None:
-    make_project()
+def test_nested_meters_both_count_the_inner_calls(tenant: str, web_project: ProjectItem) -> None:
     with capacity.measure() as outer:
-        issues.issue_create(tenant=tenant, project_key="WEB", title="outer", reporter=REPORTER)
+        create(tenant, "outer")
         with capacity.measure() as inner:
-            issues.issue_create(tenant=tenant, project_key="WEB", title="inner", reporter=REPORTER)
+            create(tenant, "inner")
         issues.issue_get(tenant=tenant, project_key="WEB", number=1)
 
     assert (inner.requests, inner.rcu, inner.wcu) == (2, 1.0, 1.0)
     assert (outer.requests, outer.rcu, outer.wcu) == (5, 2.5, 2.0)  # + an eventually consistent GetItem
 
 
-def test_the_global_meter_counts_every_call(tenant: str, make_project: MakeProject) -> None:
-    make_project()
+def test_the_global_meter_counts_every_call(tenant: str, web_project: ProjectItem) -> None:
     before = capacity.GLOBAL.requests
-    issues.issue_create(tenant=tenant, project_key="WEB", title="x", reporter=REPORTER)
+    create(tenant, "x")
     assert capacity.GLOBAL.requests - before == 2
 
 
@@ -105,12 +106,8 @@ def test_a_refused_project_create_is_counted_as_a_conditional_failure(tenant: st
     assert meter.wcu == 0.0  # DynamoDB charges it, but its error answer carries no ConsumedCapacity
 
 
-def test_a_stale_write_is_counted_as_a_conditional_failure(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
-    make_issues(1)
-    fresh, stale = load(tenant, 1), load(tenant, 1)
+def test_a_stale_write_is_counted_as_a_conditional_failure(two_copies: Copies) -> None:
+    fresh, stale = two_copies
     issues.issue_change_status(fresh, to="closed")
 
     with capacity.measure() as meter, pytest.raises(ChangedSinceRead):
@@ -119,8 +116,7 @@ def test_a_stale_write_is_counted_as_a_conditional_failure(
     assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (1, 1, {"UpdateItem": 1})
 
 
-def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, make_project: MakeProject) -> None:
-    make_project()
+def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, web_project: ProjectItem) -> None:
     pk = collection_key(tenant, "WEB")
     competitor_done: list[int] = []
 
@@ -147,8 +143,7 @@ def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, make_
 # ---------------------------------------------------------------------------- access patterns
 
 
-def test_each_call_is_filed_under_the_access_pattern_that_made_it(tenant: str, make_project: MakeProject) -> None:
-    make_project()
+def test_each_call_is_filed_under_the_access_pattern_that_made_it(tenant: str, web_project: ProjectItem) -> None:
     with capacity.measure() as meter:
         for title in ("one", "two"):
             issues.issue_create(tenant=tenant, project_key="WEB", title=title, reporter=REPORTER)
@@ -163,13 +158,12 @@ def test_each_call_is_filed_under_the_access_pattern_that_made_it(tenant: str, m
 
 
 def test_the_outermost_pattern_wins_and_calls_outside_any_pattern_are_untagged(
-    tenant: str, make_project: MakeProject
+    tenant: str, web_project: ProjectItem
 ) -> None:
-    make_project()
     with capacity.measure() as meter:
         with capacity.access_pattern("service.create_two"):
-            issues.issue_create(tenant=tenant, project_key="WEB", title="a", reporter=REPORTER)
-            issues.issue_create(tenant=tenant, project_key="WEB", title="b", reporter=REPORTER)
+            create(tenant, "a")
+            create(tenant, "b")
         IssueItem.get(collection_key(tenant, "WEB"), 1)  # a plain model read, outside every pattern
 
     assert set(meter.by_pattern) == {"service.create_two", capacity.UNTAGGED}

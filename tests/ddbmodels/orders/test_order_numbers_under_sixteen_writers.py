@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pynamodb.exceptions import PutError
 
 import ddbmodels
 from ddbmodels import orders
@@ -20,10 +19,11 @@ from ddbmodels.orders.model import OrderItem, order_sort_key, shard_key
 from ddbmodels.patterns import counters
 from ddbmodels.patterns.counters import GapLeft
 from ddbmodels.patterns.sequences import Claimed
-from tests.ddbmodels import _order_writers
-from tests.ddbmodels._processes import run_in_processes
 from tests.ddbmodels.conftest import unique_tenant
-from tests.ddbmodels.order_helpers import unique_counter
+from tests.ddbmodels.orders import order_writers
+from tests.ddbmodels.orders.helpers import unique_counter
+from tests.ddbmodels.processes import interleaving, run_in_processes
+from tests.dynamodb_faults import Refusal
 
 PROCESSES = 2
 THREADS = 8
@@ -46,7 +46,7 @@ def stored_numbers(customers: list[str]) -> list[int]:
 def run_writers(settings: ddbmodels.DynamoSettings, customers: list[str], counter: str, mode: str) -> list[dict]:
     options = {"endpoint_url": settings.endpoint_url, "table_prefix": settings.table_prefix, "customers": customers}
     options |= {"counter": counter, "mode": mode, "threads": THREADS, "per_thread": PER_THREAD}
-    return run_in_processes(_order_writers.place_orders, PROCESSES, **options)
+    return run_in_processes(order_writers.place_orders, PROCESSES, **options)
 
 
 @pytest.mark.ddblocal
@@ -61,7 +61,7 @@ def test_sixteen_writers_in_two_processes_get_eight_hundred_distinct_numbers(
     reports = run_writers(ddblocal, customers, counter, mode)
 
     claims = [claim for report in reports for claim in report["claims"]]
-    numbers = [number for number, _, _, _ in claims]
+    numbers = [number for number, *_ in claims]
     assert len(claims) == N
     assert [n for n, times in Counter(numbers).items() if times > 1] == []
     # Nothing failed, so even the atomic mode used every number; the gapless mode must.
@@ -69,15 +69,19 @@ def test_sixteen_writers_in_two_processes_get_eight_hundred_distinct_numbers(
     assert stored_numbers(customers) == list(range(1, N + 1))
     assert counter_value(counter) == N
     # Each writer was told the number its stored order carries.
-    for number, customer, placed, _ in claims[:: N // 40]:
+    for number, customer, placed, *_ in claims[:: N // 40]:
         assert int(orders.order_get(customer=customer, placed=placed, consistent=True).number) == number
 
-    lost = sum(attempts - 1 for _, _, _, attempts in claims)
+    # The writers ran into each other: the two processes' numbers interleave, not one block each…
+    by_number = sorted((number, writer.split("-")[0]) for number, *_, writer in claims)
+    assert interleaving([process for _, process in by_number]) > PROCESSES
+    lost = sum(attempts - 1 for _, _, _, attempts, _ in claims)
     given_up = sum(report["given_up"] for report in reports)
     failures = sum(report["conditional_failures"] for report in reports)
     if mode == "atomic":
-        assert (lost, given_up, failures) == (0, 0, 0)  # ADD never races
+        assert (lost, given_up, failures) == (0, 0, 0)  # …yet ADD never races
     else:
+        assert lost > 0  # …and the gapless writers lost races to each other, each a refused transaction
         assert failures >= lost + given_up * counters.BACKOFF.attempts
     figures = {"mode": mode, "seconds": round(max(r["seconds"] for r in reports), 1), "lost_races": lost}
     figures |= {"given_up": given_up, "rcu": sum(r["rcu"] for r in reports), "wcu": sum(r["wcu"] for r in reports)}
@@ -87,17 +91,16 @@ def test_sixteen_writers_in_two_processes_get_eight_hundred_distinct_numbers(
 
 
 @pytest.mark.ddblocal
-def test_atomic_mode_leaves_a_gap_when_the_put_after_the_counter_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_atomic_mode_leaves_a_gap_when_the_put_after_the_counter_fails(
+    dynamodb_refuses: Callable[..., Refusal],
+) -> None:
     customer, counter = unique_tenant(), unique_counter()
     assert place(customer, counter).number == 1
 
-    def failing_save(self: OrderItem, *args: Any, **kwargs: Any) -> None:
-        raise PutError("simulated: throttled past every retry")
-
-    monkeypatch.setattr(OrderItem, "save", failing_save)
+    throttled = dynamodb_refuses("PutItem", table=OrderItem.Meta.table_name, code="InternalServerError", times=1)
     with pytest.raises(GapLeft) as raised:
         place(customer, counter)
-    monkeypatch.undo()
+    assert len(throttled.refused) == 1
 
     assert raised.value.context["number"] == 2
     assert place(customer, counter).number == 3

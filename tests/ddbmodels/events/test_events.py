@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -12,30 +10,15 @@ import pytest
 import ddbmodels
 from ddbmodels import events
 from ddbmodels.core import capacity, connection
-from ddbmodels.core.keys import utcnow
 from ddbmodels.core.tables import describe_table
 from ddbmodels.events.model import PeriodClosed
 from ddbmodels.events.reads import stream_events, tenant_day_events
 from ddbmodels.events.writes import event_put
 from ddbmodels.patterns import time_series
 from ddbmodels.patterns.time_series import period_id
+from tests.conftest import FixedClock
 
 UTC_NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def own_prefix(ddblocal: ddbmodels.DynamoSettings) -> Iterator[str]:
-    """A table prefix for this test alone; its tables are dropped afterwards."""
-    prefix = f"{ddblocal.table_prefix}ev{uuid.uuid4().hex[:8]}-"
-    ddbmodels.configure(table_prefix=prefix)
-    try:
-        yield prefix
-    finally:
-        client = connection.client()
-        for name in client.list_tables(Limit=100)["TableNames"]:
-            if name.startswith(prefix):
-                client.delete_table(TableName=name)
-        ddbmodels.configure(table_prefix=ddblocal.table_prefix)
 
 
 def table_exists(name: str) -> bool:
@@ -136,15 +119,16 @@ def test_the_shard_of_a_stream_is_calculated_the_same_way_every_time() -> None:
 
 
 @pytest.mark.ddblocal
-def test_event_put_creates_the_table_of_its_period_on_demand_and_costs_two_wcu(own_prefix: str) -> None:
-    name = events.events_table_name("day", utcnow())
+def test_event_put_creates_the_table_of_its_period_on_demand_and_costs_two_wcu(
+    own_prefix: str, fixed_clock: FixedClock
+) -> None:
+    name = events.events_table_name("day", fixed_clock(UTC_NOON))
     assert not table_exists(name)
 
-    first = event_put(stream="acme#WEB#1", kind="issue.created", actor="ann", tenant="acme", period="day")
+    event = {"stream": "acme#WEB#1", "tenant": "acme", "period": "day"}  # at the clock's time
+    first = event_put(**event, kind="issue.created", actor="ann")
     with capacity.measure() as meter:
-        second = event_put(
-            stream="acme#WEB#1", kind="issue.status", actor="bob", tenant="acme", data={"to": "closed"}, period="day"
-        )
+        second = event_put(**event, kind="issue.status", actor="bob", data={"to": "closed"})
 
     assert table_exists(name)
     assert first.table == second.table == name
@@ -154,8 +138,10 @@ def test_event_put_creates_the_table_of_its_period_on_demand_and_costs_two_wcu(o
 
 
 @pytest.mark.ddblocal
-def test_stream_events_reads_the_current_and_previous_periods_newest_first(own_prefix: str) -> None:
-    now = utcnow()
+def test_stream_events_reads_the_current_and_previous_periods_newest_first(
+    own_prefix: str, fixed_clock: FixedClock
+) -> None:
+    now = fixed_clock(UTC_NOON)
     yesterday = now - timedelta(days=1)
     stream, other = "acme#WEB#7", "acme#WEB#8"
     moments = [yesterday + timedelta(milliseconds=i) for i in range(3)] + [now - timedelta(milliseconds=1), now]
@@ -190,8 +176,10 @@ def test_a_missing_period_table_reads_as_empty(own_prefix: str) -> None:
 
 
 @pytest.mark.ddblocal
-def test_event_put_refuses_to_recreate_a_table_older_than_the_previous_period(own_prefix: str) -> None:
-    long_ago = utcnow() - timedelta(days=3)
+def test_event_put_refuses_to_recreate_a_table_older_than_the_previous_period(
+    own_prefix: str, fixed_clock: FixedClock
+) -> None:
+    long_ago = fixed_clock(UTC_NOON) - timedelta(days=2)  # the day before yesterday: closed
     with pytest.raises(PeriodClosed):
         event_put(stream="acme#WEB#1", kind="issue.edited", actor="ann", tenant="acme", when=long_ago, period="day")
     assert not table_exists(events.events_table_name("day", long_ago))
@@ -217,8 +205,10 @@ def test_event_data_keeps_its_types(own_prefix: str) -> None:
 
 
 @pytest.mark.ddblocal
-def test_the_sharded_day_index_spreads_a_days_writes_and_reads_them_back_in_order(own_prefix: str) -> None:
-    day = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
+def test_the_sharded_day_index_spreads_a_days_writes_and_reads_them_back_in_order(
+    own_prefix: str, fixed_clock: FixedClock
+) -> None:
+    day = fixed_clock(UTC_NOON).replace(hour=0)
     streams = [f"acme#WEB#{n}" for n in range(40)]
     written = [
         event_put(

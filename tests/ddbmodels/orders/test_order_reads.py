@@ -13,7 +13,7 @@ from ddbmodels import orders as ddb_orders
 from ddbmodels.core import capacity
 from ddbmodels.orders.model import PRESETS, OrderItem, preset_since
 from tests.ddbmodels.conftest import unique_tenant
-from tests.ddbmodels.order_helpers import unique_counter
+from tests.ddbmodels.orders.helpers import unique_counter
 
 pytestmark = pytest.mark.ddblocal
 

@@ -37,33 +37,27 @@ def key(item: AttachmentItem) -> Key:
     return (item.pk, item.attachment_id)
 
 
-def begin(number: int = 1, data: bytes = b"hello attachment", name: str = "notes.txt") -> AttachmentItem:
+def begin(
+    number: int = 1,
+    data: bytes = b"hello attachment",
+    name: str = "notes.txt",
+    *,
+    tenant: str = "acme",
+    project_key: str = "WEB",
+    by: str = "ann",
+) -> AttachmentItem:
     """An attachment in Attaching (its file not written yet), with ``data``'s size and digest."""
     size, sha = digest(io.BytesIO(data))
-    return ops.attachment_begin(
-        tenant="acme",
-        project_key="WEB",
-        number=number,
-        filename=name,
-        size=size,
-        sha256=sha,
-        content_type="text/plain",
-        by="ann",
-    )
+    where = {"tenant": tenant, "project_key": project_key, "number": number}
+    return ops.attachment_begin(**where, filename=name, size=size, sha256=sha, content_type="text/plain", by=by)
 
 
 def attach_bytes(store: LocalBlobStore, data: bytes = DATA, name: str = "report.pdf") -> AttachmentItem:
     """Attach ``data`` to acme WEB-7 through the whole flow."""
+    where = {"tenant": "acme", "project_key": "WEB", "number": 7}
+    content = io.BytesIO(data)
     return attach(
-        store,
-        tenant="acme",
-        project_key="WEB",
-        number=7,
-        filename=name,
-        content=io.BytesIO(data),
-        content_type="application/pdf",
-        by="ann",
-        max_bytes=10_000,
+        store, **where, filename=name, content=content, content_type="application/pdf", by="ann", max_bytes=10_000
     )
 
 

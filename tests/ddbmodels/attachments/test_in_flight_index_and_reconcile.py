@@ -8,7 +8,6 @@ import io
 import random
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -21,13 +20,12 @@ from ddbmodels.attachments.flow import AttachFailed, LocalBlobStore, reconcile
 from ddbmodels.attachments.model import AttachmentItem
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.core.keys import utcnow
-from tests.ddbmodels._attachments import (
+from tests.ddbmodels.attachments.helpers import (
     DATA,
     FlakyStore,
     Key,
     attach_bytes,
     begin,
-    fresh_table,
     index_attributes_consistent,
     index_keys,
     intermediate_keys,
@@ -37,17 +35,6 @@ from tests.ddbmodels._attachments import (
 )
 
 pytestmark = pytest.mark.ddblocal
-
-
-@pytest.fixture
-def own_table() -> Iterator[None]:
-    with fresh_table():
-        yield
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> LocalBlobStore:
-    return LocalBlobStore(tmp_path / "media")
 
 
 def soon() -> datetime:

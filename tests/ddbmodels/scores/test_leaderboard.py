@@ -122,10 +122,7 @@ def test_rank_is_one_more_than_the_members_scoring_strictly_more(tenant: str) ->
 
 
 @ddblocal
-def test_awarding_an_issue_twice_counts_it_once(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
-) -> None:
-    make_project()
+def test_awarding_an_issue_twice_counts_it_once(tenant: str, web_project: ProjectItem, make_issues: MakeIssues) -> None:
     (issue,) = make_issues(1, assignee="alice", priority="high")
     issue = resolved(tenant, issue)
     first = ddb_scores.award_issue(issue)
@@ -140,9 +137,8 @@ def test_awarding_an_issue_twice_counts_it_once(
 
 @ddblocal
 def test_revoking_takes_back_exactly_the_award_and_a_second_revoke_does_nothing(
-    tenant: str, make_project: MakeProject, make_issues: MakeIssues
+    tenant: str, web_project: ProjectItem, make_issues: MakeIssues
 ) -> None:
-    make_project()
     first, second = make_issues(2, assignee="alice", priority="urgent")
     ddb_scores.award_issue(resolved(tenant, first))
     ddb_scores.award_issue(resolved(tenant, second))
@@ -160,9 +156,8 @@ def test_revoking_takes_back_exactly_the_award_and_a_second_revoke_does_nothing(
 
 @ddblocal
 def test_concurrent_duplicated_awards_of_many_issues_add_up_to_exactly_the_sum(
-    tenant: str, make_project: MakeProject
+    tenant: str, web_project: ProjectItem
 ) -> None:
-    make_project()
     rng = random.Random(42)
     users = [f"dev{i}" for i in range(6)]
     issues = []
@@ -183,14 +178,21 @@ def test_concurrent_duplicated_awards_of_many_issues_add_up_to_exactly_the_sum(
     rng.shuffle(work)
     start = threading.Barrier(THREADS)
 
+    meters: list[capacity.CapacityMeter] = []
+
     def writer(chunk: list[IssueItem]) -> list[ddb_scores.Change]:
-        start.wait(timeout=60)
-        return [ddb_scores.award_issue(issue) for issue in chunk]
+        with capacity.measure() as meter:
+            start.wait(timeout=60)
+            changes = [ddb_scores.award_issue(issue) for issue in chunk]
+        meters.append(meter)
+        return changes
 
     with ThreadPoolExecutor(THREADS) as pool:
         changes = [c for chunk in pool.map(writer, [work[i::THREADS] for i in range(THREADS)]) for c in chunk]
     outcomes = Counter(c.outcome for c in changes)
     assert outcomes == {Outcome.AWARDED: 60, Outcome.ALREADY_AWARDED: 60}
+    # The duplicates were refused by DynamoDB itself: each one a transaction cancelled on its condition.
+    assert sum(meter.conditional_failures for meter in meters) >= 60
     assert {u: score_of(tenant, u)[0] for u in users} == {u: expected[u] for u in users}
     assert sum(score_of(tenant, u)[1] for u in users) == 60
     assert ddb_scores.top_scores(tenant=tenant, k=10) == brute_force(dict(expected), 10)

@@ -1,4 +1,4 @@
-"""Distinct partition keys of any table (seed 000): scan, sparse index, skip scan, auto — on DynamoDB Local.
+"""Distinct partition keys of any table: scan, sparse index, skip scan, auto — on DynamoDB Local.
 
 Every test makes its own tables (unique names under the run's prefix) with the low-level client
 and deletes them at the end, so the tables look like anybody's, not like the models'.
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -18,11 +17,9 @@ import pytest
 import ddbmodels
 from ddbmodels.core import capacity, connection
 from ddbmodels.patterns import distinct_keys as dk
+from tests.raw_tables import INDEX, collection_items, put_items
 
 pytestmark = pytest.mark.ddblocal
-
-INDEX = "collections"
-INDEX_KEY = "static_pk"  # set on one static item per collection only: the sparse index's hash key
 
 # Sort keys per type, in DynamoDB's order, the smallest and the largest value of the type included.
 SORT_KEYS: dict[str, list[Any]] = {
@@ -31,93 +28,6 @@ SORT_KEYS: dict[str, list[Any]] = {
     "B": [b"\x00", b"\x01", b"\x7f", b"\xff" * 1023, dk.MAX_B],
 }
 SORT_KEYS["S"].remove("")  # DynamoDB refuses empty key strings; listed for the reader, then dropped
-
-
-def attribute(kind: str, value: Any) -> dict[str, Any]:
-    """A Python value as a DynamoDB AttributeValue of type ``kind``."""
-    if kind == "N":
-        return {"N": str(value)}
-    return {kind: value}
-
-
-def table_name() -> str:
-    return f"{ddbmodels.current().table_prefix}dk-{uuid.uuid4().hex[:12]}"
-
-
-def create_table(hash_type: str = "S", range_type: str | None = "S", *, index: bool = False) -> str:
-    """A table with key ``pk`` (and sort key ``sk``), optionally a sparse KEYS_ONLY index; ACTIVE when returned."""
-    client = connection.client()
-    name = table_name()
-    attributes = [{"AttributeName": "pk", "AttributeType": hash_type}]
-    schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
-    if range_type is not None:
-        attributes.append({"AttributeName": "sk", "AttributeType": range_type})
-        schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
-    extra: dict[str, Any] = {}
-    if index:
-        attributes.append({"AttributeName": INDEX_KEY, "AttributeType": hash_type})
-        extra["GlobalSecondaryIndexes"] = [
-            {
-                "IndexName": INDEX,
-                "KeySchema": [{"AttributeName": INDEX_KEY, "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "KEYS_ONLY"},
-            }
-        ]
-    client.create_table(
-        TableName=name, AttributeDefinitions=attributes, KeySchema=schema, BillingMode="PAY_PER_REQUEST", **extra
-    )
-    client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
-    return name
-
-
-def put_items(name: str, items: Sequence[dict[str, Any]]) -> None:
-    """BatchWriteItem, 25 at a time, until nothing is left unprocessed."""
-    client = connection.client()
-    for start in range(0, len(items), 25):
-        requests: dict[str, Any] = {name: [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]}
-        while requests:
-            requests = client.batch_write_item(RequestItems=requests).get("UnprocessedItems") or {}
-
-
-def collection_items(
-    hash_type: str,
-    key: Any,
-    range_type: str | None,
-    sort_keys: Sequence[Any],
-    *,
-    size: int = 100,
-    static: bool = False,
-    first_size: int | None = None,
-) -> list[dict[str, Any]]:
-    """The items of one collection: one per sort key, ``size`` bytes of payload; the first one static."""
-    items = []
-    for position, sort_key in enumerate(sort_keys):
-        item = {
-            "pk": attribute(hash_type, key),
-            "d": {"S": "x" * (first_size if position == 0 and first_size else size)},
-        }
-        if range_type is not None:
-            item["sk"] = attribute(range_type, sort_key)
-        if static and position == 0:
-            item[INDEX_KEY] = attribute(hash_type, key)
-        items.append(item)
-    return items
-
-
-@pytest.fixture
-def tables() -> Iterator[Callable[..., str]]:
-    """Factory of tables (``create_table``'s arguments); every one made is deleted after the test."""
-    made: list[str] = []
-
-    def make(*args: Any, **kwargs: Any) -> str:
-        name = create_table(*args, **kwargs)
-        made.append(name)
-        return name
-
-    yield make
-    client = connection.client()
-    for name in made:
-        client.delete_table(TableName=name)
 
 
 def every_method(name: str, *, index: str | None) -> dict[str, dk.Result]:
@@ -130,6 +40,18 @@ def every_method(name: str, *, index: str | None) -> dict[str, dk.Result]:
         if index is not None:
             answers[f"gsi/{segments}"] = dk.distinct_keys(name, dk.GSI, segments=segments, index_name=index)
     return answers
+
+
+def probed_choice(result: dk.Result, *, keys: int, method: str) -> Any:
+    """The report of an auto run that probed: ``keys`` keys found by ``method``, the cheapest estimate."""
+    report = result.report
+    assert len(result.keys) == keys
+    assert report.estimates is not None
+    assert report.probe is not None
+    assert (report.method, min(report.estimates, key=report.estimates.__getitem__)) == (method, method), (
+        report.as_dict()
+    )
+    return report
 
 
 # ---------------------------------------------------------------------------------- agreement
@@ -156,6 +78,12 @@ def test_every_method_and_segment_count_agree_whatever_the_sort_key_type_even_at
     answers = every_method(name, index=INDEX)
 
     assert {method: r.keys for method, r in answers.items() if r.keys != sorted(expected)} == {}
+    # auto reads the sparse index: its entries are a fraction of the table, and skip-scan would
+    # pay half a unit for each of the 25 collections.
+    for segments in (1, 3, 8):
+        auto = answers[f"auto/{segments}"].report
+        assert auto.estimates is not None
+        assert (auto.method, min(auto.estimates, key=auto.estimates.__getitem__)) == ("gsi", "gsi"), auto.estimates
     # Each jump lands in the next collection, never back in the same one: one Scan per collection
     # and one per segment to find its end (a "largest value" that is not the largest would show here).
     for segments in (1, 3, 8):
@@ -294,14 +222,9 @@ def test_auto_picks_scan_when_collections_are_small(tables: Callable[..., str]) 
     name = tables("S", "N")
     put_items(name, [item for c in range(300) for item in collection_items("S", f"c{c:03d}", "N", [1, 2], size=60)])
 
-    result = dk.distinct_keys(name)
+    report = probed_choice(dk.distinct_keys(name), keys=300, method="scan")
 
-    report = result.report
-    assert len(result.keys) == 300
-    assert report.method == "scan", report.as_dict()
-    assert report.estimates is not None
     assert report.estimates["scan"] < report.estimates["skip-scan"]
-    assert report.probe is not None
     assert report.probe["total_segments"] > 1  # a real probe: one segment of several, not the whole table
     assert report.collections_source == "probe"
 
@@ -325,14 +248,9 @@ def test_auto_picks_skip_scan_for_large_collections_and_counts_the_probe_in_its_
     name = tables("S", "N")
     put_items(name, [item for c in range(20) for item in collection_items("S", f"c{c:02d}", "N", range(40), size=1000)])
 
-    result = dk.distinct_keys(name, segments=2)
+    report = probed_choice(dk.distinct_keys(name, segments=2), keys=20, method="skip-scan")
 
-    report = result.report
-    assert len(result.keys) == 20
-    assert report.method == "skip-scan", report.as_dict()
-    assert report.estimates is not None
     assert report.estimates["skip-scan"] < report.estimates["scan"]
-    assert report.probe is not None
     skip_rcu = 20 * 0.5  # one half unit per collection; the last Scan of each segment finds nothing (free on Local)
     assert report.rcu == pytest.approx(report.probe["rcu"] + skip_rcu)
     assert report.rcu < report.estimates["scan"]  # probe included; the probe alone is about 1/4 of a scan here
@@ -486,9 +404,11 @@ def test_the_report_is_json_and_says_what_was_asked_used_and_measured(tables: Ca
     as_dict = json.loads(json.dumps(report.as_dict()))
 
     assert as_dict["requested_method"] == "auto"
-    assert as_dict["method"] in {"scan", "gsi", "skip-scan"}
+    # One tiny collection: every method costs its minimum of one request, and a tie goes to scan.
+    assert as_dict["estimates"] == {"scan": 0.5, "gsi": 0.5, "skip-scan": 0.5}
+    assert as_dict["method"] == "scan"
+    assert as_dict["reason"] == "cheapest estimate: scan ≈ 0.5 RCU"
     assert as_dict["distinct_keys"] == 1
     assert as_dict["by_operation"]["DescribeTable"] == 1
-    assert set(as_dict["estimates"]) == {"scan", "gsi", "skip-scan"}
     for field in ("segments", "requests", "rcu", "retries", "seconds"):
         assert field in as_dict
