@@ -6,7 +6,8 @@
 Entering Attaching or Detaching sets the sparse ``in_flight`` index keys, leaving it REMOVEs
 them in the same UpdateItem (``patterns.sparse_index``). A transition the state does not allow
 writes nothing and raises ChangedSinceRead naming the state the item is really in (read
-with one consistent GetItem, on that path only).
+with one consistent GetItem, on that path only): DynamoDB charges the refused conditional write
+(1 WCU per KB) and the GetItem costs 1 RCU.
 """
 
 from __future__ import annotations

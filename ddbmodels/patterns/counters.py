@@ -17,10 +17,11 @@ the counter item's partition (~1,000 writes/s).
 (``attribute_not_exists(v)`` for a new counter) and Put item if ``attribute_not_exists``. Both
 happen or neither does: **no gap**. Writers that read the same s race for it; DynamoDB lets one
 commit and cancels the others (ConditionalCheckFailed on the counter), which re-read after a
-full-jitter backoff, bounded. Cost per item: 1 RCU + 2 × (1 WCU counter + the item's WCU + its
-GSI entries) — transactions charge two units per write, prepare and commit, and DynamoDB Local
-charges the index entries a transaction writes twice as well; every lost race adds one read and
-a cancelled transaction. A read-then-commit round trip per number on one item: throughput falls
+full-jitter backoff, bounded. Cost per item: 1 RCU + 2 × (1 WCU counter + the item's WCU) + its
+GSI entries once — transactions charge two units per item write (prepare and commit); an order of
+≤ 1 KB with two index entries is 1 RCU + 6 WCU. DynamoDB Local charges the index entries a
+transaction writes twice as well (8 WCU there; bench/orders.py prints both). Every lost race adds
+one read and a cancelled transaction. A read-then-commit round trip per number on one item: throughput falls
 as writers are added, where the atomic mode's rises (bench/orders.py).
 """
 

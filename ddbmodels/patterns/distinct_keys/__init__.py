@@ -12,12 +12,15 @@ of a table means listing its distinct partition keys. Three ways, with their rea
 ``gsi``
     Scan a sparse KEYS_ONLY index fed by one static item per collection (ours: the
     ``projects`` index of the issues table). Cost: the size of the index,
-    ``IndexSizeBytes / 4 KB × 0.5`` — a few dozen bytes per collection. Needs the index and the
+    the index entries' keys / 4 KB × 0.5 — a few dozen bytes per collection
+    (``IndexSizeBytes`` also counts 100 bytes of overhead per entry, which reads are not charged for;
+    DynamoDB Local sizes an entry like its whole base item). Needs the index and the
     discipline of one static item per collection; only the caller can vouch for the latter.
 ``skip-scan``
     Scan with ``Limit 1``; then take LastEvaluatedKey, replace its sort key with the largest
     value its type can hold, and scan again from there: the next Scan starts at the next
-    collection. Cost: 0.5 RCU per collection while a collection's first item is ≤ 4 KB. Needs
+    collection. Cost: 0.5 RCU per collection while a collection's first item is ≤ 4 KB, plus 0.5 RCU
+    per segment for the last Scan, which finds nothing (DynamoDB Local charges it 0). Needs
     nothing prepared in advance; cheapest without an index once collections exceed ~4 KB.
 
 ``auto`` reads DescribeTable (free) and picks the cheapest by estimated RCU; the number of
@@ -107,7 +110,7 @@ def distinct_keys(
 ) -> Result:
     """DescribeTable (free), then Scans by ``method`` — the method's RCU (auto: + its probe, ≈ 1/T of a scan).
 
-    scan ≈ TableSizeBytes / 4 KB × 0.5, gsi ≈ IndexSizeBytes / 4 KB × 0.5, skip-scan = 0.5 per
+    scan ≈ TableSizeBytes / 4 KB × 0.5, gsi ≈ index keys / 4 KB × 0.5, skip-scan = 0.5 per
     collection while first items are ≤ 4 KB; the report holds the measured figures.
 
     ``auto`` picks the cheapest estimate; without an index it first probes one segment of T
@@ -183,7 +186,7 @@ def scan_keys(table_name: str, *, segments: int = 1, on_progress: ProgressCallba
 def gsi_keys(
     table_name: str, index_name: str, *, segments: int = 1, on_progress: ProgressCallback | None = None
 ) -> Result:
-    """Scan of a sparse KEYS_ONLY index, one item per collection — IndexSizeBytes / 4 KB × 0.5 RCU.
+    """Scan of a sparse KEYS_ONLY index, one item per collection — its keys / 4 KB × 0.5 RCU.
 
     Returns the base table's partition keys found in the index: complete only if every
     collection has its static item.
@@ -192,7 +195,7 @@ def gsi_keys(
 
 
 def skip_scan_keys(table_name: str, *, segments: int = 1, on_progress: ProgressCallback | None = None) -> Result:
-    """Scan Limit 1 per collection, restarting past its largest sort key — 0.5 RCU per collection.
+    """Scan Limit 1 per collection, restarting past its largest sort key — 0.5 RCU per collection (+0.5 per segment).
 
     (While a collection's first item is ≤ 4 KB; plus one last Scan per segment that finds the
     end.) A table without a sort key is listed by a plain scan instead (report.method says so).
