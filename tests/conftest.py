@@ -2,6 +2,11 @@
 
 Every run uses its own table prefix, so runs never see each other's data; tests isolate
 themselves further by using unique tenant slugs (see tests/tracker/conftest.py).
+
+Also for any test: ``tables`` (tables like anybody's, tests/raw_tables.py), ``dynamodb_refuses``
+(DynamoDB answering a chosen call with an error, below the code under test:
+tests/dynamodb_faults.py) and ``fixed_clock`` (the code's clock pinned, for tests that depend
+on the day or the month).
 """
 
 from __future__ import annotations

@@ -1,8 +1,13 @@
-"""Helpers for the ddbmodels tests: a tenant slug nobody else uses, projects and issues on demand.
+"""Fixtures of the ddbmodels tests: a tenant slug nobody else uses, projects and issues on demand.
 
-DynamoDB Local keeps its data for the whole session, so every test works in its own tenant.
-The helpers use whatever the models point at (moto or DynamoDB Local), so a test asks for
+DynamoDB Local keeps its data for the whole session, so every test works in its own tenant
+(``tenant``), or under a table prefix of its own when it makes tables (``own_prefix``). The
+fixtures use whatever the models point at (moto or DynamoDB Local), so a test asks for
 ``moto_ddb`` or carries ``@pytest.mark.ddblocal`` first.
+
+The folders mirror ddbmodels: ``core/``, ``patterns/``, then one per table package; helpers a
+folder's tests share sit beside them (``attachments/helpers.py``, ``orders/helpers.py``), and
+``processes.py`` runs writers in several processes for the tests under contention.
 """
 
 from __future__ import annotations
