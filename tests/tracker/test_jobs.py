@@ -75,9 +75,9 @@ def test_a_checkpoint_is_written_under_the_token_and_refused_to_a_stale_run() ->
         jobs.fence_acquire(name, "newer-run")
         with pytest.raises(FencedOut):
             run.save_checkpoint("acme#ZZZ")
-        return {}
+        return {"refused": True}
 
-    run_job(name, work)
+    assert run_job(name, work)["result"] == {"refused": True}  # the work ran to its end
     state = jobs.job_state(name)
     assert state is not None
     assert state.checkpoint == "acme#WEB"
