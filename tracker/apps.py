@@ -21,6 +21,9 @@ class TrackerConfig(AppConfig):
             endpoint_url=settings.DYNAMODB_ENDPOINT_URL,
             region=settings.AWS_DEFAULT_REGION,
             table_prefix=settings.DYNAMODB_TABLE_PREFIX,
+            connect_timeout=settings.DYNAMODB_CONNECT_TIMEOUT,
+            read_timeout=settings.DYNAMODB_READ_TIMEOUT,
+            max_attempts=settings.DYNAMODB_MAX_ATTEMPTS,
         )
         # After every migrate (the beat tables exist by then): add the default schedules that are missing.
         post_migrate.connect(install_defaults, sender=self, dispatch_uid="tracker.install_default_schedules")

@@ -10,7 +10,8 @@ Every request (``tracker.middleware.CapacityMiddleware``) and every maintenance 
   the pattern was entered, so the page can show capacity *per call* next to its theory.
 
 One pipeline of HINCRBYFLOAT/HINCRBY + EXPIRE per request or run. A Redis outage loses figures,
-never a request or a job: errors are logged, not raised.
+never a request or a job: errors are logged, not raised, and after one the process skips Redis
+for a while (``tracker.optional_redis``), so a frozen Redis does not add a timeout to every page.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import redis
 from django.conf import settings
 
 from ddbmodels.core.capacity import CapacityMeter
+from tracker import optional_redis
 
 log = logging.getLogger(__name__)
 KEEP_DAYS = 7
@@ -33,7 +35,8 @@ KINDS: tuple[Kind, ...] = ("page", "job", "pattern")
 
 
 def redis_client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL)
+    """REDIS_URL's client, with the project's socket timeouts (``tracker.optional_redis``)."""
+    return optional_redis.client(settings.REDIS_URL)
 
 
 def day_key(kind: Kind, day: datetime) -> str:
@@ -73,6 +76,8 @@ def _add(pipe: redis.client.Pipeline, key: str, label: str, rcu: float, wcu: flo
 
 def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
     """Add ``meter`` under ``label`` (kind page or job), and its per-pattern totals under pattern."""
+    if optional_redis.paused():
+        return
     now = datetime.now(UTC)
     ttl = (KEEP_DAYS + 1) * 86400
     try:
@@ -87,13 +92,15 @@ def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
             pipe.expire(patterns, ttl)
         pipe.execute()
     except redis.exceptions.RedisError as error:
-        log.warning("capacity of %s %s not recorded: %s", kind, label, error)
+        optional_redis.failed(f"capacity of {kind} {label} not recorded", error)
 
 
 def totals(kind: Kind, *, days: int = KEEP_DAYS) -> list[Row]:
     """Totals by label over the last ``days`` days, most capacity first ([] when Redis is down)."""
     now = datetime.now(UTC)
     rows: dict[str, Row] = {}
+    if optional_redis.paused():
+        return []
     try:
         client = redis_client()
         pipe = client.pipeline(transaction=False)
@@ -113,5 +120,5 @@ def totals(kind: Kind, *, days: int = KEEP_DAYS) -> list[Row]:
                 elif metric == "count":
                     row.count += int(value)
     except redis.exceptions.RedisError as error:
-        log.warning("%s capacity unavailable: %s", kind, error)
+        optional_redis.failed(f"{kind} capacity unavailable", error)
     return sorted(rows.values(), key=lambda r: (-r.units, r.label))

@@ -9,6 +9,7 @@
     ChangedSinceRead                 409  409.html     what it is now and what was asked, where known
     InvalidTransition                409  409.html
     Contention, Unavailable          503  503.html + Retry-After
+    DynamoDB throttled or down       503  the same, as Unavailable (``errors.is_unavailable``)
 
 The admin's pages get the same answers in the admin's chrome (``admin/ddb/error.html``).
 A page whose refusals have their own words lists them in ``REFUSALS`` (by URL name), with the
@@ -17,6 +18,7 @@ page "back" leads to. Views catch an error only to turn it into a form error on 
 
 from __future__ import annotations
 
+import logging
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from tracker.exceptions import BadRequest
 from tracker.forms.issues import STATUS_LABELS
 from tracker.forms.orders import ORDER_STATUS_LABELS
 
+log = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = 5  # Retry-After of every 503: a lost race or a throttled table clears within seconds
 ITEM_STALE = "This item changed since you loaded it — reload it and make your change again. Nothing was saved."
 ATTACHMENT_STATES = {
@@ -115,6 +118,14 @@ REFUSALS: dict[str, Refusal] = {
         unavailable="The file could not be stored, so nothing was attached. Please try again.",
     ),
     "ddb_item_delete": Refusal(back=_admin_item_page, back_label="Reload the item", changed=ITEM_STALE),
+    "ddb_jobs": Refusal(
+        back=lambda _: reverse("admin:ddb_jobs"), back_label="Back to the jobs", unavailable="{queue_down}"
+    ),
+    "ddb_tracker_attachments": Refusal(
+        back=lambda _: reverse("admin:ddb_tracker_attachments"),
+        back_label="Back to the attachments in flight",
+        unavailable="{queue_down}",  # only the broker's Unavailable carries it (services.admin.jobs)
+    ),
 }
 
 # ------------------------------------------------------------------------------ what each error says
@@ -183,7 +194,14 @@ def _format(template: str, fields: dict[str, Any]) -> str:
 
 
 def error_response(request: HttpRequest, error: Exception) -> HttpResponse | None:
-    """The page answering ``error`` (a DomainError or a BadRequest); None for any other exception."""
+    """The page answering ``error`` (a DomainError or a BadRequest); None for any other exception.
+
+    DynamoDB throttling or failing past the bounded retries, or not answering (a connection
+    error, a timeout) is the 503 of ``Unavailable`` wherever in the call it surfaced.
+    """
+    if not isinstance(error, errors.DomainError | BadRequest) and errors.is_unavailable(error):
+        log.warning("DynamoDB unavailable for %s: %s", request.path, error)
+        error = errors.Unavailable(str(error))
     if not isinstance(error, errors.DomainError | BadRequest):
         return None
     answer = _answer(error)

@@ -11,13 +11,14 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
 from celery import Task, shared_task
 from django.core.cache import cache
 from pynamodb.exceptions import PynamoDBException
 
-from ddbmodels.core import retry
+from ddbmodels.core import errors, retry
 from tracker.jobs import JobRun, run_job
 from tracker.services import maintenance
 from tracker.services.projects import project_counts_refresh
@@ -36,8 +37,16 @@ _jitter = random.Random()
 
 
 def is_transient(error: BaseException) -> bool:
-    """Worth retrying later: network trouble, throttling, or a 5xx after botocore's own retries."""
+    """Worth retrying later: network trouble, throttling, or a 5xx after botocore's own retries.
+
+    Also DynamoDB being unavailable as ddbmodels names it (``errors.is_unavailable``), and Redis
+    not answering (the job's lock could not be taken or kept).
+    """
     if isinstance(error, BotoConnectionError | HTTPClientError | ConnectionError):
+        return True
+    if errors.is_unavailable(error) or isinstance(
+        error, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError
+    ):
         return True
     if isinstance(error, PynamoDBException):
         return error.cause_response_code in TRANSIENT_CODES or is_transient(error.cause)  # type: ignore[arg-type]

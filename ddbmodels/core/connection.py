@@ -20,17 +20,27 @@ from pynamodb.models import Model
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_PREFIX = "tracker-"
+# A web request must give up on DynamoDB within seconds, not minutes (botocore's own defaults are
+# 60 s to connect and 60 s to read; PynamoDB's 15 s and 30 s). DynamoDB answers in milliseconds,
+# so these only end a stalled or unreachable endpoint: at most MAX_ATTEMPTS × (connect or read
+# timeout) plus the jittered backoff between attempts (≤ 1 s, then ≤ 2 s) — about 7 s in all.
+DEFAULT_CONNECT_TIMEOUT = 1.0
+DEFAULT_READ_TIMEOUT = 2.0
+DEFAULT_MAX_ATTEMPTS = 3  # the first call and 2 retries (throttling, 5xx, connection errors, timeouts)
 
 M = TypeVar("M", bound=type[Model])
 
 
 @dataclass(frozen=True)
 class DynamoSettings:
-    """The three facts every model needs: where, which region, which name prefix."""
+    """The facts every model needs: where, which region, which name prefix; and how long to wait."""
 
     endpoint_url: str | None
     region: str
     table_prefix: str
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT  # seconds
+    read_timeout: float = DEFAULT_READ_TIMEOUT  # seconds
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS  # botocore "standard" retries: attempts in all, backoff between
 
     @property
     def is_local(self) -> bool:
@@ -42,6 +52,9 @@ class DynamoSettings:
             endpoint_url=environ.get("DYNAMODB_ENDPOINT_URL") or None,
             region=environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION,
             table_prefix=environ.get("DYNAMODB_TABLE_PREFIX", DEFAULT_PREFIX),
+            connect_timeout=float(environ.get("DYNAMODB_CONNECT_TIMEOUT") or DEFAULT_CONNECT_TIMEOUT),
+            read_timeout=float(environ.get("DYNAMODB_READ_TIMEOUT") or DEFAULT_READ_TIMEOUT),
+            max_attempts=int(environ.get("DYNAMODB_MAX_ATTEMPTS") or DEFAULT_MAX_ATTEMPTS),
         )
 
 
@@ -81,16 +94,23 @@ def configure(
     endpoint_url: str | None | object = ...,
     region: str | None = None,
     table_prefix: str | None = None,
+    connect_timeout: float | None = None,
+    read_timeout: float | None = None,
+    max_attempts: int | None = None,
 ) -> DynamoSettings:
     """Re-point every registered model; arguments left out keep their current value."""
     global _settings
     changes: dict[str, object] = {}
     if endpoint_url is not ...:
         changes["endpoint_url"] = endpoint_url or None
-    if region is not None:
-        changes["region"] = region
-    if table_prefix is not None:
-        changes["table_prefix"] = table_prefix
+    given = {
+        "region": region,
+        "table_prefix": table_prefix,
+        "connect_timeout": connect_timeout,
+        "read_timeout": read_timeout,
+        "max_attempts": max_attempts,
+    }
+    changes.update({name: value for name, value in given.items() if value is not None})
     new = replace(_settings, **changes)  # type: ignore[arg-type]
     if new == _settings:
         return _settings  # nothing moved: keep the cached connections (and their HTTP pools)
@@ -111,6 +131,11 @@ def _apply(model: type[Model], settings: DynamoSettings) -> None:
     local_keys = settings.is_local and not has_env_credentials
     meta.aws_access_key_id = "local" if local_keys else None
     meta.aws_secret_access_key = "local" if local_keys else None
+    # PynamoDB passes these to its botocore client ("standard" retries, 1 + max_retry_attempts in
+    # all). Its Meta declares the timeouts int; botocore takes float seconds.
+    meta.connect_timeout_seconds = settings.connect_timeout  # type: ignore[assignment]
+    meta.read_timeout_seconds = settings.read_timeout  # type: ignore[assignment]
+    meta.max_retry_attempts = settings.max_attempts - 1
     # Connections are cached per class (subclasses of a polymorphic model each hold one).
     stack: list[type[Model]] = [model]
     while stack:
@@ -122,9 +147,20 @@ def _apply(model: type[Model], settings: DynamoSettings) -> None:
 _clients: dict[DynamoSettings, Any] = {}
 _clients_lock = threading.Lock()
 
-# Throttling and 5xx answers are retried by botocore's "standard" mode: exponential backoff
-# with full jitter, bounded — unlike a fixed one-second sleep forever.
-CLIENT_RETRIES = {"mode": "standard", "total_max_attempts": 10}
+
+def client_config(settings: DynamoSettings) -> botocore.config.Config:
+    """Timeouts and retries of a botocore client, the same as the models'.
+
+    Throttling, 5xx answers, connection errors and timeouts are retried by botocore's "standard"
+    mode: exponential backoff with full jitter, ``max_attempts`` in all — then the error reaches
+    the caller (a web page answers 503; a Celery task backs off and retries later).
+    """
+    return botocore.config.Config(
+        connect_timeout=settings.connect_timeout,
+        read_timeout=settings.read_timeout,
+        retries={"mode": "standard", "total_max_attempts": settings.max_attempts},
+        max_pool_connections=32,
+    )
 
 
 def client() -> Any:
@@ -144,6 +180,6 @@ def client() -> Any:
                 endpoint_url=settings.endpoint_url,
                 aws_access_key_id="local" if local_keys else None,
                 aws_secret_access_key="local" if local_keys else None,
-                config=botocore.config.Config(retries=CLIENT_RETRIES, max_pool_connections=32),  # type: ignore[arg-type]
+                config=client_config(settings),
             )
         return _clients[settings]

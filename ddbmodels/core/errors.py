@@ -15,6 +15,8 @@ Each error keeps its keyword context (``error.context``) so a page can say what 
 
 from __future__ import annotations
 
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from pynamodb.exceptions import PynamoDBException
 
 
@@ -72,6 +74,41 @@ class SequenceContention(Contention, code="sequence_contention"):
 
 class Unavailable(DomainError, code="unavailable"):
     """DynamoDB (or storage) throttled or failed past the bounded retries; try again shortly."""
+
+
+# Error codes DynamoDB answers when it refuses for load, not for the request: worth a later retry.
+UNAVAILABLE_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """True when ``error`` (or what caused it) is DynamoDB throttling or failing, or not answering.
+
+    Throttling and 5xx codes left after botocore's bounded retries, and connection errors and
+    timeouts (botocore's, which PynamoDB wraps): the request may well succeed shortly. The web
+    answers these with a 503 and ``Retry-After``; jobs back off and retry.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, Unavailable):
+            return True
+        if isinstance(current, BotoConnectionError | HTTPClientError):
+            return True  # EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError
+        if isinstance(current, ClientError) and current.response.get("Error", {}).get("Code") in UNAVAILABLE_CODES:
+            return True
+        # PynamoDB keeps the botocore error it wraps as ``cause`` (a ClientError or a BotoCoreError).
+        cause = getattr(current, "cause", None) if isinstance(current, PynamoDBException) else None
+        current = cause or current.__cause__ or current.__context__
+    return False
 
 
 def is_conditional_failure(error: BaseException) -> bool:

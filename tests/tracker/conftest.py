@@ -22,6 +22,7 @@ import ddbmodels
 from ddbmodels import issues as ddb_issues
 from ddbmodels import issues as ddb_projects
 from devtools.services import Service
+from tracker import optional_redis
 from tracker.env import ROOT
 from tracker.models import Membership, Tenant
 
@@ -31,12 +32,12 @@ _counter = itertools.count(1)
 @pytest.fixture(scope="session")
 def redis_cache(redis_server: Service) -> Iterator[str]:
     """Django's cache and Celery's broker on the session's Redis."""
+    from django.conf import settings
+
     from tracker.celery import app
 
     url = f"{redis_server.url}/0"
-    caches = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url, "KEY_PREFIX": "test"}
-    }
+    caches = {"default": {**settings.CACHES["default"], "LOCATION": url, "KEY_PREFIX": "test"}}
     results = f"{redis_server.url}/1"
     override = override_settings(CACHES=caches, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=results)
     override.enable()
@@ -54,6 +55,7 @@ def redis_cache(redis_server: Service) -> Iterator[str]:
 
 @pytest.fixture(autouse=True)
 def _web_services(ddblocal: object, redis_cache: str, db: None) -> Iterator[None]:
+    optional_redis.resume()  # a test that failed Redis on purpose leaves no pause behind
     cache.clear()
     return
 

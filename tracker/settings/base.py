@@ -116,12 +116,19 @@ STORAGES = {
 # Redis: the cache (hot DynamoDB reads) and Celery's broker
 # ---------------------------------------------------------------------------------------------
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6380/0")
+# Seconds any Redis client (cache, capacity figures, job locks, Celery publishing) waits to
+# connect or for an answer; a frozen Redis then costs a page one timeout, not a hang.
+REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=1.0)
+# After a Redis failure, the cache and the capacity figures leave Redis alone this long (per
+# process) and pages read DynamoDB directly (tracker.optional_redis).
+REDIS_PAUSE_SECONDS = env.float("REDIS_PAUSE_SECONDS", default=10.0)
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "tracker.optional_redis.OptionalRedisCache",  # Redis errors are misses, never 500s
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "tracker",
         "TIMEOUT": 300,
+        "OPTIONS": {"socket_connect_timeout": REDIS_TIMEOUT_SECONDS, "socket_timeout": REDIS_TIMEOUT_SECONDS},
     }
 }
 # Seconds a cached project (metadata, list) lives; every write invalidates it sooner.
@@ -134,6 +141,12 @@ DYNAMODB_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL", default=None) or None
 AWS_DEFAULT_REGION = env("AWS_DEFAULT_REGION", default="us-east-1")
 DYNAMODB_TABLE_PREFIX = env("DYNAMODB_TABLE_PREFIX", default="tracker-")
 DYNAMODB_BILLING_MODE = env("DYNAMODB_BILLING_MODE", default="PAY_PER_REQUEST")
+# How long a call waits to connect and for an answer, and how many attempts it makes in all
+# (botocore "standard" retries with jittered backoff: throttling, 5xx, connection errors,
+# timeouts). What is still failing after them is a 503 page with Retry-After; jobs retry later.
+DYNAMODB_CONNECT_TIMEOUT = env.float("DYNAMODB_CONNECT_TIMEOUT", default=1.0)
+DYNAMODB_READ_TIMEOUT = env.float("DYNAMODB_READ_TIMEOUT", default=2.0)
+DYNAMODB_MAX_ATTEMPTS = env.int("DYNAMODB_MAX_ATTEMPTS", default=3)
 
 # Activity events: one table per period (<prefix>events-2026-11 for months), rotated and archived.
 EVENTS_PERIOD = env("EVENTS_PERIOD", default="month")  # day | week | month
@@ -163,6 +176,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Publishing a task (a staff member starting a job, a page queueing a refresh) must fail within
+# seconds when Redis is down or frozen, not hang: socket timeouts on the broker's connections and
+# one quick retry. Reads of BRPOP by the worker return within kombu's 1 s poll, well inside them.
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_TIMEOUT_SECONDS
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+    "socket_timeout": REDIS_TIMEOUT_SECONDS + 1,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 # A job's Redis lock expires this long after the job's last sign of life (progress extends it),
 # so a killed run blocks its job only briefly; the fencing token guards the rest.
 JOB_LOCK_SECONDS = env.int("JOB_LOCK_SECONDS", default=300)

@@ -1,16 +1,37 @@
-"""Starting maintenance jobs from the admin: queue the Celery task, hand back its id."""
+"""Starting maintenance jobs from the admin: queue the Celery task, hand back its id.
+
+Queueing goes through Celery's broker (Redis), with the socket timeouts and the one quick retry
+of the settings: when Redis is down or frozen, ``Unavailable`` says so within seconds (the admin
+shows it as a 503 in its own chrome) and no job was queued.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import kombu.exceptions
+import redis
+
+from ddbmodels.core.errors import Unavailable
 from tracker import tasks
 from tracker.forms.admin.jobs import JobForm
 
+QUEUE_DOWN = "The job queue (Redis) is not answering, so the job was not started. Try again once Redis is back."
+
+
+def _queue(start: Callable[..., Any], **kwargs: Any) -> str:
+    try:
+        return str(start(**kwargs).id)
+    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
+        raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error
+
 
 def job_start(*, form: JobForm) -> str:
-    """Queue the form's job with its validated parameters; the task id."""
-    return str(form.task.delay(**form.kwargs()).id)
+    """Queue the form's job with its validated parameters; the task id (Unavailable: Redis is down)."""
+    return _queue(form.task.delay, **form.kwargs())
 
 
 def reconcile_attachments_start() -> str:
     """Queue the reconcile-attachments job with its defaults (stuck past ATTACHMENT_STUCK_SECONDS)."""
-    return str(tasks.reconcile_attachments.delay().id)
+    return _queue(tasks.reconcile_attachments.delay)

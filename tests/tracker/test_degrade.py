@@ -1,0 +1,144 @@
+"""Degrade, never hang: Redis frozen or DynamoDB throttled, stalled or unreachable still gives a page in seconds.
+
+A frozen service is a listening socket that never answers (as a SIGSTOPped Redis or a stalled
+DynamoDB: the connection is accepted by the kernel, the answer never comes).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.conf import settings
+from django.test.utils import override_settings
+
+import ddbmodels
+from ddbmodels.core import connection
+from tests.dynamodb_faults import Refusal
+from tests.tracker.conftest import World
+from tests.tracker.helpers import staff_client
+from tracker import optional_redis
+
+REDIS_FROZEN_PAGE_SECONDS = 3.0
+THROTTLED_PAGE_SECONDS = 10.0
+STALLED_PAGE_SECONDS = 10.0
+
+
+@pytest.fixture
+def frozen_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that accepts connections (into the kernel's backlog) and never answers."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    yield listener.getsockname()[1]
+    listener.close()
+
+
+@pytest.fixture
+def redis_frozen(frozen_port: int) -> Iterator[None]:
+    """The cache, the capacity figures, job locks and Celery's broker all pointed at a frozen Redis."""
+    from tracker.celery import app
+
+    url = f"redis://127.0.0.1:{frozen_port}/0"
+    caches = {"default": {**settings.CACHES["default"], "LOCATION": url}}
+    # Celery keeps its broker connections in a pool (and a producer pool over it): set both aside
+    # so publishing opens new connections to the frozen Redis, and put them back afterwards.
+    previous = (app.conf.broker_url, app._pool, app.amqp._producer_pool)
+    app._pool = app.amqp._producer_pool = None
+    with override_settings(CACHES=caches, REDIS_URL=url, CELERY_BROKER_URL=url):
+        app.conf.broker_url = url
+        optional_redis.resume()
+        yield
+    frozen_pool = app._pool
+    app.conf.broker_url, app._pool, app.amqp._producer_pool = previous
+    if frozen_pool is not None:
+        frozen_pool.force_close_all()
+    optional_redis.resume()
+
+
+def timed(get: Callable[[], object]) -> tuple[float, object]:
+    started = time.monotonic()
+    response = get()
+    return time.monotonic() - started, response
+
+
+def test_with_redis_frozen_every_page_answers_within_three_seconds(world: World, redis_frozen: None) -> None:
+    client = world.client_for(world.member)
+    for url in (world.url(), world.project_url(), world.url("leaderboard/"), world.url("orders/"), "/admin/"):
+        seconds, response = timed(lambda url=url: client.get(url))
+        assert response.status_code in (200, 302), url  # type: ignore[attr-defined]
+        assert seconds <= REDIS_FROZEN_PAGE_SECONDS, (url, seconds)
+
+
+def test_with_redis_frozen_the_staff_pages_answer_and_starting_a_job_says_redis_is_down(redis_frozen: None) -> None:
+    client = staff_client("operator", may_change=True)
+    for url in ("/admin/ddb/jobs/", "/admin/ddb/capacity/"):
+        seconds, response = timed(lambda url=url: client.get(url))
+        assert response.status_code == 200, url  # type: ignore[attr-defined]
+        assert seconds <= REDIS_FROZEN_PAGE_SECONDS, (url, seconds)
+    seconds, response = timed(lambda: client.post("/admin/ddb/jobs/", {"job": "archive", "archive-dry_run": "on"}))
+    assert response.status_code == 503  # type: ignore[attr-defined]
+    assert response["Retry-After"]  # type: ignore[index]
+    assert "The job queue (Redis) is not answering" in response.content.decode()  # type: ignore[attr-defined]
+    assert seconds <= THROTTLED_PAGE_SECONDS, seconds
+
+
+@pytest.mark.parametrize(
+    "code", ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]
+)
+def test_dynamodb_throttling_is_a_503_page_in_the_sites_layout_with_retry_after(
+    world: World, dynamodb_refuses: Callable[..., Refusal], code: str
+) -> None:
+    client = world.client_for(world.member)
+    dynamodb_refuses("Query", code=code, status=400)
+    seconds, response = timed(lambda: client.get(world.project_url()))
+    assert response.status_code == 503  # type: ignore[attr-defined]
+    assert response["Retry-After"] == "5"  # type: ignore[index]
+    page = response.content.decode()  # type: ignore[attr-defined]
+    assert "<h1>Unavailable</h1>" in page
+    assert 'class="brand"' in page  # the site's layout, not a bare error
+    assert seconds <= THROTTLED_PAGE_SECONDS
+
+
+def test_dynamodb_stalled_is_a_503_within_seconds(world: World, frozen_port: int) -> None:
+    """The production timeouts and retries (1 s connect, 2 s read, 3 attempts) against a DynamoDB that never answers."""
+    client = world.client_for(world.member)
+    before = ddbmodels.current()
+    ddbmodels.configure(
+        endpoint_url=f"http://127.0.0.1:{frozen_port}",
+        connect_timeout=connection.DEFAULT_CONNECT_TIMEOUT,
+        read_timeout=connection.DEFAULT_READ_TIMEOUT,
+        max_attempts=connection.DEFAULT_MAX_ATTEMPTS,
+    )
+    try:
+        seconds, response = timed(lambda: client.get(world.project_url()))
+    finally:
+        ddbmodels.configure(endpoint_url=before.endpoint_url)
+    assert response.status_code == 503  # type: ignore[attr-defined]
+    assert response["Retry-After"]  # type: ignore[index]
+    assert seconds <= STALLED_PAGE_SECONDS, seconds
+
+
+def test_dynamodb_unreachable_is_a_503_at_once(world: World) -> None:
+    client = world.client_for(world.member)
+    with socket.socket() as probe:  # a port nobody listens on: connections are refused
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    before = ddbmodels.current()
+    ddbmodels.configure(endpoint_url=f"http://127.0.0.1:{closed}")
+    try:
+        seconds, response = timed(lambda: client.get(world.project_url()))
+    finally:
+        ddbmodels.configure(endpoint_url=before.endpoint_url)
+    assert response.status_code == 503  # type: ignore[attr-defined]
+    assert seconds <= STALLED_PAGE_SECONDS, seconds
+
+
+def test_an_unexpected_error_is_a_500_page_in_the_sites_layout(world: World) -> None:
+    from django.template.loader import render_to_string
+
+    page = render_to_string("500.html")
+    assert "Something went wrong" in page
+    assert 'class="brand"' in page
