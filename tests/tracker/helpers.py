@@ -125,10 +125,10 @@ def wait_for_job(client: Client, task_id: str, timeout: float = 120) -> dict[str
 
 
 def staff_user(username: str, *, may_change: bool = False) -> User:
-    """A staff user of the admin; ``may_change`` adds tracker.change_tenant (the admin's write permission)."""
+    """A staff user who may see DynamoDB data (tracker.view_tenant); ``may_change`` adds tracker.change_tenant."""
     user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
-    if may_change:
-        user.user_permissions.add(Permission.objects.get(codename="change_tenant", content_type__app_label="tracker"))
+    for codename in ("view_tenant", "change_tenant") if may_change else ("view_tenant",):
+        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="tracker"))
     return user
 
 

@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from ddbmodels.core import capacity
@@ -26,7 +26,10 @@ def _fresh_figures() -> None:
 
 
 def staff_user(username: str = "staff") -> User:
-    return User.objects.create_user(username, password="pw-for-tests", is_staff=True)
+    """A staff user who may see DynamoDB data (tracker.view_tenant)."""
+    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_tenant", content_type__app_label="tracker"))
+    return user
 
 
 def test_anonymous_visitors_get_the_login_page_not_an_admin_page() -> None:

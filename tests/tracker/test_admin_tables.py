@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from ddbmodels import events
@@ -17,7 +17,10 @@ TABLES_URL = "/admin/ddb/tables/"
 
 
 def staff(username: str, **fields: object) -> User:
-    return User.objects.create_user(username, password="pw-for-tests", is_staff=True, **fields)
+    """A staff user who may see DynamoDB data (tracker.view_tenant)."""
+    user = User.objects.create_user(username, password="pw-for-tests", is_staff=True, **fields)
+    user.user_permissions.add(Permission.objects.get(codename="view_tenant", content_type__app_label="tracker"))
+    return user
 
 
 def test_anonymous_visitors_are_sent_to_the_admin_login(client: Client) -> None:

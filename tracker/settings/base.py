@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from csp.constants import NONE, SELF
+
 from tracker.env import ROOT, env
 
 # ---------------------------------------------------------------------------------------------
@@ -27,11 +29,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_celery_beat",
     "django_celery_results",
+    "axes",  # login throttling (below)
+    "csp",  # Content-Security-Policy header (below)
     "tracker",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "tracker.middleware.CapacityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -39,7 +44,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "tracker.middleware.ErrorPageMiddleware",  # last: it sees a view's exception first
+    "tracker.middleware.ErrorPageMiddleware",  # it sees a view's exception first (Axes has no process_exception)
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a locked-out login into its page
 ]
 
 TEMPLATES = [
@@ -75,6 +81,42 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# Login throttling (django-axes), for the site's login and the admin's alike: after
+# AXES_FAILURE_LIMIT wrong passwords for one username from one address, that pair is refused
+# (429, registration/locked_out.html) for AXES_COOLOFF_TIME. Per username *and* address, so a
+# stranger cannot lock a colleague out from elsewhere; a success clears the count. Attempts are
+# kept in Django's database (no Redis needed). Behind a proxy the address is REMOTE_ADDR unless
+# the proxy sets it. `python manage.py axes_reset` lifts every lockout.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# ---------------------------------------------------------------------------------------------
+# Content-Security-Policy (django-csp) on every response: scripts only from our own origin — no
+# inline script, no event-handler attribute (that code is in static/) — and styles from our own
+# origin plus inline ones (Django's admin and a few of our pages write style attributes; a style
+# cannot run code).
+# ---------------------------------------------------------------------------------------------
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [SELF],
+    }
+}
 
 # ---------------------------------------------------------------------------------------------
 # Static files
@@ -236,6 +278,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    # PynamoDB announces at INFO that it found no global settings file, on every start.
-    "loggers": {"pynamodb": {"level": "WARNING"}},
+    # PynamoDB announces at INFO that it found no global settings file, and django-axes its
+    # version and settings, on every start.
+    "loggers": {"pynamodb": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
 }

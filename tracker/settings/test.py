@@ -11,3 +11,6 @@ ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = False
+# django-axes stays installed (its tables, middleware and backend), but off: Django's test client
+# logs in without a request, which Axes refuses. tests/tracker/test_security.py turns it on.
+AXES_ENABLED = False

@@ -4,16 +4,24 @@ Both are conditional writes (``ddbmodels.core.items``): by the version attribute
 model has one, else by every attribute. Before that, the fingerprint the page was rendered with
 is compared with the item just read, so a change made in between is caught without a write.
 Either way a stale page raises ChangedSinceRead and nothing is written.
+
+Every edit and delete that is written is recorded in Django's admin log (``LogEntry``): who,
+when, the table and key, and the item before and after (as the item browser's JSON), so the
+admin's "Recent actions" and the log itself say what staff changed in DynamoDB.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from django.contrib.admin.models import CHANGE, DELETION, LogEntry
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 
 from ddbmodels.core import items
 from ddbmodels.core.errors import ChangedSinceRead
+from tracker import item_json
 from tracker.selectors.admin.items import LoadedItem
 from tracker.selectors.admin.tables import base_name
 
@@ -43,19 +51,41 @@ def _check_unchanged(loaded: LoadedItem, fingerprint: str) -> None:
         raise ChangedSinceRead("changed since the page was loaded", table=loaded.table)
 
 
-def item_save(*, loaded: LoadedItem, fingerprint: str, new: dict[str, Any]) -> None:
-    """PutItem ``new`` if the item is still the one the page showed — 1 WCU per KB.
+def _log(by: AbstractBaseUser, loaded: LoadedItem, action: int, after: dict[str, Any] | None) -> LogEntry:
+    """The admin log's record of a staff write: the table, the key, the item before and after."""
+    key = item_json.dumps(loaded.key, pretty=False)
+    record = {
+        "table": loaded.table,
+        "key": item_json.to_json(loaded.key),
+        "before": item_json.to_json(loaded.item),
+        "after": item_json.to_json(after) if after is not None else None,
+    }
+    verb = "Changed" if action == CHANGE else "Deleted"
+    return LogEntry.objects.create(
+        user_id=by.pk,
+        content_type=None,  # a DynamoDB item, not a Django model
+        object_id=f"{loaded.table} {key}",
+        object_repr=f"{verb} {loaded.table} item {key}"[:200],
+        action_flag=action,
+        change_message=json.dumps(record, sort_keys=True, ensure_ascii=False),
+    )
+
+
+def item_save(*, loaded: LoadedItem, fingerprint: str, new: dict[str, Any], by: AbstractBaseUser) -> None:
+    """PutItem ``new`` if the item is still the one the page showed — 1 WCU per KB; logged as ``by``'s change.
 
     ChangedSinceRead when it changed; InvalidInput when DynamoDB refuses the item.
     """
     _check_unchanged(loaded, fingerprint)
     items.item_put_unchanged(loaded.table, new, loaded.item, version=loaded.version)
+    _log(by, loaded, CHANGE, new)
 
 
-def item_delete(*, loaded: LoadedItem, fingerprint: str) -> None:
-    """DeleteItem if its table allows it and it is still the one the page showed — 1 WCU per KB."""
+def item_delete(*, loaded: LoadedItem, fingerprint: str, by: AbstractBaseUser) -> None:
+    """DeleteItem if its table allows it and it is still the one the page showed — 1 WCU per KB; logged."""
     allowed, why = delete_policy(loaded.table)
     if not allowed:
         raise PermissionDenied(why)
     _check_unchanged(loaded, fingerprint)
     items.item_delete_unchanged(loaded.table, loaded.key, loaded.item, version=loaded.version)
+    _log(by, loaded, DELETION, None)

@@ -113,7 +113,12 @@ def item_view(request: HttpRequest, table: str) -> HttpResponse:
     form = ItemJsonForm(request.POST or None, initial=initial, key_names=loaded.schema.names, key=loaded.key)
     if request.method == "POST" and form.is_valid():
         try:
-            item_save(loaded=loaded, fingerprint=form.cleaned_data["loaded"], new=form.cleaned_data["item_json"])
+            item_save(
+                loaded=loaded,
+                fingerprint=form.cleaned_data["loaded"],
+                new=form.cleaned_data["item_json"],
+                by=request.user,  # type: ignore[arg-type]  # admin_view: a signed-in staff user
+            )
         except (ChangedSinceRead, InvalidInput) as error:  # stale, or refused by DynamoDB: the typed JSON stays
             form.add_error(None, STALE if isinstance(error, ChangedSinceRead) else str(error))
         else:
@@ -137,7 +142,8 @@ def item_delete_view(request: HttpRequest, table: str) -> HttpResponse:
         if not can_change:
             raise PermissionDenied(NO_CHANGE)
         form = DeleteItemForm(request.POST)
-        item_delete(loaded=loaded, fingerprint=form.cleaned_data["loaded"] if form.is_valid() else "")
+        fingerprint = form.cleaned_data["loaded"] if form.is_valid() else ""
+        item_delete(loaded=loaded, fingerprint=fingerprint, by=request.user)  # type: ignore[arg-type]
         messages.success(request, f"Deleted the item {item_json.dumps(loaded.key, pretty=False)} from {table}.")
         return HttpResponseRedirect(reverse("admin:ddb_browse", args=[table]))
     context = {
