@@ -6,11 +6,14 @@ DynamoDB: the connection is accepted by the kernel, the answer never comes).
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.compat import HTTPHeaders
 from django.conf import settings
 from django.test.utils import override_settings
 
@@ -100,6 +103,58 @@ def test_dynamodb_throttling_is_a_503_page_in_the_sites_layout_with_retry_after(
     assert "<h1>Unavailable</h1>" in page
     assert 'class="brand"' in page  # the site's layout, not a bare error
     assert seconds <= THROTTLED_PAGE_SECONDS
+
+
+class _Body:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def stream(self, **_: object) -> Iterator[bytes]:
+        yield self.body
+
+
+@pytest.fixture
+def dynamodb_throttles_every_call() -> Iterator[list[str]]:
+    """DynamoDB answers every HTTP request of every client with ProvisionedThroughputExceeded.
+
+    Below botocore's retry loop (``before-send``, where a real answer would come back), so the
+    production retries and backoff run as against a throttled table. Yields the operations sent.
+    """
+    sent: list[str] = []
+    body = json.dumps(
+        {"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException", "message": "throttled"}
+    ).encode()
+
+    def throttle(request: AWSPreparedRequest, **_: object) -> AWSResponse:
+        sent.append(request.headers.get("X-Amz-Target", b"").decode().rpartition(".")[2])
+        headers = HTTPHeaders()
+        headers["Content-Type"] = "application/x-amz-json-1.0"
+        return AWSResponse(request.url, 400, headers, _Body(body))
+
+    models = list(connection.registered().values())
+    clients = {id(connection.client()): connection.client()}
+    while models:
+        model = models.pop()
+        models.extend(model.__subclasses__())
+        client = model._get_connection().connection.client
+        clients[id(client)] = client
+    for client in clients.values():
+        client.meta.events.register("before-send.dynamodb", throttle)
+    yield sent
+    for client in clients.values():
+        client.meta.events.unregister("before-send.dynamodb", throttle)
+
+
+def test_dynamodb_throttled_past_its_retries_is_a_503_within_seconds(
+    world: World, dynamodb_throttles_every_call: list[str]
+) -> None:
+    """Every call throttled: botocore makes its 3 attempts with backoff, then the page is a 503."""
+    client = world.client_for(world.member)
+    seconds, response = timed(lambda: client.get(world.project_url()))
+    assert response.status_code == 503  # type: ignore[attr-defined]
+    assert response["Retry-After"] == "5"  # type: ignore[index]
+    assert len(dynamodb_throttles_every_call) == connection.DEFAULT_MAX_ATTEMPTS  # one call, its attempts
+    assert seconds <= THROTTLED_PAGE_SECONDS, seconds
 
 
 def test_dynamodb_stalled_is_a_503_within_seconds(world: World, frozen_port: int) -> None:
