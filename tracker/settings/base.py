@@ -227,6 +227,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": REDIS_TIMEOUT_SECONDS + 1,
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# The same timeouts when the result backend is Redis (CELERY_RESULT_BACKEND=redis://…): a job page
+# reading a run's state then fails fast too, instead of waiting Celery's default 120 s.
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_TIMEOUT_SECONDS
+CELERY_REDIS_SOCKET_TIMEOUT = REDIS_TIMEOUT_SECONDS + 1
 # A job's Redis lock expires this long after the job's last sign of life (progress extends it),
 # so a killed run blocks its job only briefly; the fencing token guards the rest.
 JOB_LOCK_SECONDS = env.int("JOB_LOCK_SECONDS", default=300)
