@@ -1,8 +1,17 @@
-"""Admin for the relational side: tenants and memberships."""
+"""Admin for the relational side: tenants, memberships and retired slugs; offboarding as an action."""
 
-from django.contrib import admin
+from typing import Any
 
-from tracker.models import Membership, Tenant
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from tracker.models import Membership, RetiredSlug, Tenant
+from tracker.services.offboarding import offboarding_start
 
 
 class MembershipInline(admin.TabularInline):
@@ -16,6 +25,42 @@ class TenantAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
     inlines = [MembershipInline]
+    actions = ["offboard"]
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        # No bulk delete: a tenant row goes only once its data is offboarded, one at a time.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context: Any = None) -> HttpResponse:
+        tenant = self.get_object(request, object_id)
+        problem = tenant.data_left() if tenant is not None else None
+        if problem:
+            self.message_user(request, f"{tenant} was not deleted. {problem}", messages.ERROR)
+            return redirect("admin:tracker_tenant_change", object_id)
+        return super().delete_view(request, object_id, extra_context)
+
+    @admin.action(
+        description="Offboard: export, verify, then delete all DynamoDB data and files", permissions=["delete"]
+    )
+    def offboard(self, request: HttpRequest, queryset: QuerySet[Tenant]) -> HttpResponse | None:
+        """Asks first; once confirmed, queues one offboarding job per tenant (progress on the job page)."""
+        if request.POST.get("confirmed") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Offboard tenants?",
+                "tenants": queryset,
+                "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(request, "admin/tracker/tenant/offboard_confirmation.html", context)
+        started = [(tenant, offboarding_start(slug=tenant.slug)) for tenant in queryset]
+        for tenant, task_id in started:
+            self.message_user(request, f"Offboarding of {tenant.slug} queued as {task_id}.", messages.SUCCESS)
+        if len(started) == 1:
+            return HttpResponseRedirect(reverse("admin:ddb_job", kwargs={"task_id": started[0][1]}))
+        return None
 
     def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
         # The slug is inside every DynamoDB key of the tenant: it cannot change once created.
@@ -28,3 +73,21 @@ class MembershipAdmin(admin.ModelAdmin):
     list_filter = ["role", "tenant"]
     search_fields = ["user__username", "tenant__slug"]
     autocomplete_fields = ["user", "tenant"]
+
+
+@admin.register(RetiredSlug)
+class RetiredSlugAdmin(admin.ModelAdmin):
+    """Read-only: the record that keeps a slug from being reused outlives its tenant."""
+
+    list_display = ["slug", "reason", "retired_at", "offboarded_at", "archive"]
+    list_filter = ["reason"]
+    search_fields = ["slug"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -145,3 +145,15 @@ def reconcile_attachments(self: Task, older_than_seconds: int | None = None, lim
         "reconcile_attachments",
         lambda run: attachments.reconcile_attachments_job(run, older_than_seconds=older_than_seconds, limit=limit),
     )
+
+
+@shared_task(**JOB_OPTIONS)
+def offboard_tenant(self: Task, slug: str) -> dict:
+    """Export every item and file of a tenant, verify the archive, then delete them (resumable)."""
+    from tracker.services import offboarding  # here, not at the top: the import block is shared
+
+    return _run(
+        self,
+        offboarding.offboarding_job_name(slug),
+        lambda run: offboarding.offboard_tenant_job(run, slug=slug),
+    )

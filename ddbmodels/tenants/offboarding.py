@@ -1,0 +1,252 @@
+"""Offboarding a tenant: export every item and file, verify the archive, then delete — resumable, fenced.
+
+Stages, kept in a checkpoint the caller stores (the job's item, written under its fencing token):
+
+    export   every item of the tenant in every table (``tenants.reads``) and every attachment file
+             into ``offboarding/<tenant>/<UTC stamp>/`` (``patterns.item_archive``), the manifest
+             last; then the whole archive is read back and checked. Nothing is deleted before.
+    delete   the archived keys, part by part, by BatchWriteItem (25 deletes a request, unprocessed
+             ones again after the one full-jitter backoff). Before every batch the checkpoint
+             (part, items done) is saved: that conditional write is also the fence, so a run
+             superseded by a newer one stops before its next batch. The issues part goes last:
+             while anything else is left, the tenant's projects still show it has data.
+    files    the archived files are deleted from file storage (checkpointed the same way).
+    check    the tenant's keys are read again; what is left (written after the export) is reported.
+
+A run that dies anywhere resumes at its checkpoint: the archive is never rewritten once deletion
+has begun, and deleting a key twice is harmless (DeleteItem of a missing item succeeds).
+
+Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query);
+each delete is 1 WCU per KB of the item plus 1 WCU per index entry it has (orders 3, events 2,
+score items 2, project static items 2, issues and awards 1, settled attachments 1), plus 1 WCU
+per 25 items for the checkpoint; the check reads the tenant's keys once more.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ddbmodels.attachments.flow import BlobStore
+from ddbmodels.core import capacity, connection, retry, tables
+from ddbmodels.core.errors import Unavailable
+from ddbmodels.core.keys import utcnow
+from ddbmodels.core.storage import ArchiveStore
+from ddbmodels.events.model import EVENTS
+from ddbmodels.patterns import item_archive
+from ddbmodels.patterns.time_series import ArchiveInvalid
+from ddbmodels.tenants import reads
+
+BATCH_SIZE = 25  # BatchWriteItem's maximum
+DELETE_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
+ROOT = "offboarding"
+DELETE_ORDER = ("attachments", "scores", "events", *reads.TENANT_KEYED, "issues")  # the projects last
+
+Progress = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class Shards:
+    """How many write shards the tenant's sharded index keys may use (read at least as many as written)."""
+
+    scores: int
+    events: int
+
+
+def _stamp() -> str:
+    return utcnow().strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def _key_names(table: str) -> list[str]:
+    description = tables.describe_table(table)  # DescribeTable: free
+    if description is None:
+        return []
+    return [k["AttributeName"] for k in description["KeySchema"]]
+
+
+def _collect_files(pages: Iterator[reads.Page], names: list[str]) -> Iterator[reads.Page]:
+    for page in pages:
+        names.extend(item["sn"]["S"] for item in page if "sn" in item)
+        yield page
+
+
+@capacity.access_pattern("tenants.export")
+def export_tenant(
+    tenant: str, store: ArchiveStore, blobs: BlobStore, folder: str, *, shards: Shards, progress: Progress
+) -> dict[str, Any]:
+    """Write the tenant's archive (items of every table, then files, then the manifest); the manifest."""
+    parts: list[dict[str, Any]] = []
+    exported = 0
+
+    def write(part: str, table: str, pages: Iterator[reads.Page]) -> None:
+        nonlocal exported
+        base = exported
+
+        def counted(items: int) -> None:
+            progress(stage="export", part=part, done=base + items)
+
+        entry = item_archive.write_part(store, folder, part, pages, on_items=counted)
+        entry.update(table=table, key=_key_names(table))
+        parts.append(entry)
+        exported += entry["item_count"]
+
+    issues: list[reads.IssueRef] = []
+    projects = reads.project_keys(tenant)
+    write("issues", connection.table_name("issues"), reads.issues_pages(tenant, projects, issues))
+    for base in reads.TENANT_KEYED:
+        if reads.tenant_key_name(base) is not None:
+            write(base, connection.table_name(base), reads.tenant_keyed_pages(tenant, base))
+    file_names: list[str] = []
+    attachments = reads.attachments_pages(tenant, issues)
+    write("attachments", connection.table_name("attachments"), _collect_files(attachments, file_names))
+    write("scores", connection.table_name("scores"), reads.scores_pages(tenant, issues, shards=shards.scores))
+    for table in reads.event_tables():
+        parsed = EVENTS.parse_table_name(table)
+        assert parsed is not None
+        write(f"events-{parsed[1]}", table, reads.events_pages(tenant, table, shards=shards.events))
+    files = []
+    for done, name in enumerate(sorted(set(file_names)), start=1):
+        if not blobs.exists(name):
+            continue  # a Failed or Detached attachment has no file
+        with blobs.open_read(name) as source:
+            files.append(item_archive.copy_file(store, folder, name, source))
+        progress(stage="export files", done=done, total=len(file_names))
+    parts.sort(key=lambda p: DELETE_ORDER.index(p["part"].split("-")[0]))
+    manifest = {
+        "tenant": tenant,
+        "exported_at": utcnow().isoformat(),
+        "projects": projects,
+        "issues": [[p, n] for p, n in issues],
+        "item_count": exported,
+        "parts": parts,
+        "files": files,
+        "shards": {"scores": shards.scores, "events": shards.events},
+    }
+    item_archive.write_manifest(store, folder, manifest)
+    return manifest
+
+
+@capacity.access_pattern("tenants.delete")
+def delete_keys(table: str, keys: list[dict[str, Any]]) -> None:
+    """BatchWriteItem of ≤ 25 DeleteRequests — 1 WCU per KB of each item + its index entries; retried unprocessed.
+
+    A table that no longer exists (an events table archived and dropped meanwhile) has nothing to delete.
+    """
+    client = connection.client()
+    pending: dict[str, Any] = {table: [{"DeleteRequest": {"Key": key}} for key in keys]}
+    for _ in retry.attempts(DELETE_BACKOFF):
+        try:
+            answer = client.batch_write_item(RequestItems=pending, ReturnConsumedCapacity="TOTAL")
+        except ClientError as error:
+            if tables.error_code(error) == "ResourceNotFoundException":
+                return
+            raise
+        pending = answer.get("UnprocessedItems") or {}
+        if not pending:
+            return
+    raise Unavailable(f"BatchWriteItem left {len(pending.get(table, []))} deletes unprocessed", table=table)
+
+
+def _batches(entry: dict[str, Any], store: ArchiveStore, skip: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """(position of the batch's first item, its distinct keys) from item ``skip`` of the part on."""
+    batch: dict[str, dict[str, Any]] = {}
+    start = skip
+    for position, item in enumerate(item_archive.read_part(store, entry)):
+        if position < skip:
+            continue
+        key = {name: item[name] for name in entry["key"]}
+        batch[json.dumps(key, sort_keys=True, default=str)] = key
+        if position + 1 - start == BATCH_SIZE:
+            yield start, list(batch.values())
+            batch, start = {}, position + 1
+    if batch:
+        yield start, list(batch.values())
+
+
+def offboard(
+    tenant: str,
+    *,
+    store: ArchiveStore,
+    blobs: BlobStore,
+    shards: Shards,
+    checkpoint: str | None,
+    save_checkpoint: Callable[[str | None], None],
+    progress: Progress,
+) -> dict[str, Any]:
+    """Export, verify, delete items, delete files, check — from ``checkpoint`` on; the report."""
+    state: dict[str, Any] = json.loads(checkpoint) if checkpoint else {}
+    meters = {stage: capacity.CapacityMeter() for stage in ("export", "delete", "check")}
+    resumed = dict(state) if state else None
+    if not state:
+        folder = f"{ROOT}/{tenant}/{_stamp()}"
+        with capacity.measure() as meters["export"]:
+            export_tenant(tenant, store, blobs, folder, shards=shards, progress=progress)
+        state = {"folder": folder, "stage": "delete", "part": 0, "done": 0}
+    progress(stage="verify")
+    check = item_archive.verify(store, state["folder"])
+    manifest = item_archive.read_manifest(store, state["folder"])
+    if not check.ok or manifest is None:
+        raise ArchiveInvalid(f"the archive {state['folder']} does not verify: {'; '.join(check.problems)}")
+    total = manifest["item_count"]
+    deleted_before = sum(p["item_count"] for p in manifest["parts"][: state.get("part", 0)]) + state.get("done", 0)
+    if state["stage"] == "delete":
+        with capacity.measure() as meters["delete"]:
+            for index, entry in enumerate(manifest["parts"]):
+                if index < state["part"]:
+                    continue
+                for start, keys in _batches(entry, store, state["done"] if index == state["part"] else 0):
+                    state.update(part=index, done=start)
+                    save_checkpoint(json.dumps(state))  # the fence: a superseded run stops here
+                    delete_keys(entry["table"], keys)
+                    done = sum(p["item_count"] for p in manifest["parts"][:index]) + start + len(keys)
+                    progress(stage="delete", part=entry["part"], done=done, total=total)
+                state.update(part=index + 1, done=0)
+            state.update(stage="files", done=0)
+            save_checkpoint(json.dumps(state))
+    files = manifest["files"]
+    if state["stage"] == "files":
+        for index in range(state["done"], len(files)):
+            if index % BATCH_SIZE == 0:
+                save_checkpoint(json.dumps({**state, "done": index}))
+            blobs.delete(files[index]["source"])
+            progress(stage="delete files", done=index + 1, total=len(files))
+        state.update(stage="check", done=0)
+        save_checkpoint(json.dumps(state))
+    progress(stage="check")
+    with capacity.measure() as meters["check"]:
+        left = remaining(tenant, [(p, int(n)) for p, n in manifest["issues"]], shards=shards)
+    save_checkpoint(None)
+    return {
+        "tenant": tenant,
+        "archive": state["folder"],
+        "resumed_from": resumed,
+        "exported": {"items": total, "by_part": {p["part"]: p["item_count"] for p in manifest["parts"]}},
+        "files": len(files),
+        "verified": check.as_dict(),
+        "deleted_before_this_run": deleted_before if resumed else 0,
+        "remaining": left,
+        "capacity": {stage: {"rcu": round(m.rcu, 3), "wcu": round(m.wcu, 3)} for stage, m in meters.items()},
+    }
+
+
+@capacity.access_pattern("tenants.remaining")
+def remaining(tenant: str, issues: list[reads.IssueRef], *, shards: Shards) -> dict[str, int]:
+    """Items of the tenant still stored, per table: the export's reads once more (issue keys from the archive)."""
+
+    def count(pages: Iterator[reads.Page]) -> int:
+        return sum(len(page) for page in pages)
+
+    seen: list[reads.IssueRef] = []
+    left = {"issues": count(reads.issues_pages(tenant, reads.project_keys(tenant), seen))}
+    known = sorted(set(issues) | set(seen))
+    for base in reads.TENANT_KEYED:
+        if reads.tenant_key_name(base) is not None:
+            left[base] = count(reads.tenant_keyed_pages(tenant, base))
+    left["attachments"] = count(reads.attachments_pages(tenant, known))
+    left["scores"] = count(reads.scores_pages(tenant, known, shards=shards.scores))
+    left["events"] = sum(count(reads.events_pages(tenant, t, shards=shards.events)) for t in reads.event_tables())
+    return left

@@ -1,0 +1,230 @@
+"""Every item of one tenant, table by table, read through keys that hold the tenant — never a Scan.
+
+Pages come in DynamoDB's wire format (what the archive keeps, item for item) from the metered
+low-level client. Where a table has a key or index keyed by the tenant, that is what is read;
+where it has none (an issue's attachments, an issue's award), the keys are derived from the
+tenant's issue numbers, which the issues part lists first. Base tables are read strongly
+consistent (an export must not miss a write of a second ago): 1 RCU per 4 KB; indexes only offer
+eventually consistent reads: 0.5 RCU per 4 KB. Every Query costs at least its minimum, empty or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ddbmodels.core import capacity, connection, retry
+from ddbmodels.core.errors import Unavailable
+from ddbmodels.core.tables import error_code
+from ddbmodels.events.model import BY_DAY_INDEX, EVENTS, day_key
+from ddbmodels.issues.model import PROJECT_SK, collection_key
+from ddbmodels.patterns.time_series import list_period_tables, period_shift
+from ddbmodels.scores.model import TOP_INDEX, award_key
+
+Page = list[dict[str, Any]]
+IssueRef = tuple[str, int]  # (project key, issue number)
+BATCH_GET = 100  # BatchGetItem's maximum keys per request
+GET_BACKOFF = retry.Backoff(attempts=10, base_s=0.05, cap_s=5.0)
+
+
+def query_pages(table: str, **request: Any) -> Iterator[Page]:
+    """Query every page (ReturnConsumedCapacity TOTAL); a missing table has no items."""
+    client = connection.client()
+    request = {"TableName": table, "ReturnConsumedCapacity": "TOTAL", **request}
+    while True:
+        try:
+            page = client.query(**request)
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return
+            raise
+        yield page.get("Items", [])
+        if "LastEvaluatedKey" not in page:
+            return
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def batch_get_pages(table: str, keys: Iterable[dict[str, Any]], *, consistent: bool = True) -> Iterator[Page]:
+    """BatchGetItem 100 keys a request; UnprocessedKeys again after the one full-jitter backoff.
+
+    1 RCU per item read consistent (0.5 otherwise), and the same for a key that holds no item.
+    """
+    client = connection.client()
+    keys = list(keys)
+    for start in range(0, len(keys), BATCH_GET):
+        pending: dict[str, Any] = {table: {"Keys": keys[start : start + BATCH_GET], "ConsistentRead": consistent}}
+        for _ in retry.attempts(GET_BACKOFF):
+            answer = client.batch_get_item(RequestItems=pending, ReturnConsumedCapacity="TOTAL")
+            yield answer.get("Responses", {}).get(table, [])
+            pending = answer.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+        else:
+            raise Unavailable(f"BatchGetItem left keys unprocessed after {GET_BACKOFF.attempts} attempts", table=table)
+
+
+@capacity.access_pattern("tenants.projects")
+def project_keys(tenant: str) -> list[str]:
+    """Query ``projects`` (sparse, KEYS_ONLY) gt = tenant — 0.5 RCU per 4 KB of keys (a few bytes per project)."""
+    table = connection.table_name("issues")
+    found: list[str] = []
+    request = {
+        "IndexName": "projects",
+        "KeyConditionExpression": "gt = :t",
+        "ExpressionAttributeValues": {":t": {"S": tenant}},
+    }
+    for page in query_pages(table, **request):
+        found.extend(item["gk"]["S"] for item in page)
+    return found
+
+
+@capacity.access_pattern("tenants.issues")
+def issues_pages(tenant: str, projects: Iterable[str], issues_seen: list[IssueRef]) -> Iterator[Page]:
+    """Query pk = ``<tenant>#<PROJECT>`` per project, consistent — 1 RCU per 4 KB (at least 1 per project).
+
+    Every item of each collection (static item, issues, tombstones and whatever else the
+    collection holds); the issue numbers seen are appended to ``issues_seen`` for the parts keyed by issue.
+    """
+    table = connection.table_name("issues")
+    for project in projects:
+        request = {
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": collection_key(tenant, project)}},
+            "ConsistentRead": True,
+        }
+        for page in query_pages(table, **request):
+            issues_seen.extend((project, int(item["n"]["N"])) for item in page if int(item["n"]["N"]) != PROJECT_SK)
+            yield page
+
+
+# Tables whose partition key is the tenant itself (a registered table only: one not in this build is skipped).
+TENANT_KEYED = ("orders", "idempotency")
+
+
+def tenant_key_name(base: str) -> str | None:
+    """The partition key's stored name of a tenant-keyed table, or None when no such table is registered."""
+    model = connection.registered().get(base)
+    return None if model is None else str(model._hash_key_attribute().attr_name)
+
+
+@capacity.access_pattern("tenants.tenant_keyed")
+def tenant_keyed_pages(tenant: str, base: str) -> Iterator[Page]:
+    """Query PK = tenant (orders, idempotency records), consistent — 1 RCU per 4 KB of the tenant's items (≥ 1)."""
+    name = tenant_key_name(base)
+    if name is None:
+        return
+    request = {
+        "KeyConditionExpression": "#k = :k",
+        "ExpressionAttributeNames": {"#k": name},
+        "ExpressionAttributeValues": {":k": {"S": tenant}},
+        "ConsistentRead": True,
+    }
+    yield from query_pages(connection.table_name(base), **request)
+
+
+@capacity.access_pattern("tenants.attachments")
+def attachments_pages(tenant: str, issues: Iterable[IssueRef]) -> Iterator[Page]:
+    """Query pk = ``<tenant>#<PROJECT>#<n>`` per issue, consistent — 1 RCU per issue with ≤ 4 KB of attachments.
+
+    The table has no key or index by tenant, so the keys come from the issue numbers listed.
+    """
+    table = connection.table_name("attachments")
+    for project, number in issues:
+        request = {
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": f"{collection_key(tenant, project)}#{number}"}},
+            "ConsistentRead": True,
+        }
+        yield from query_pages(table, **request)
+
+
+@capacity.access_pattern("tenants.scores")
+def scores_pages(tenant: str, issues: Iterable[IssueRef], *, shards: int) -> Iterator[Page]:
+    """Score items: Query ``top`` tp = ``<tenant>#<n>`` per shard (KEYS_ONLY, 0.5 RCU per 4 KB) + BatchGetItem;
+    award items: BatchGetItem of ``<tenant>#issue#<PROJECT>#<n>`` per issue (not in the index) — 1 RCU a key.
+    """
+    table = connection.table_name("scores")
+    score_keys: list[dict[str, Any]] = []
+    for shard in range(1, shards + 1):
+        request = {
+            "IndexName": TOP_INDEX,
+            "KeyConditionExpression": "tp = :tp",
+            "ExpressionAttributeValues": {":tp": {"S": f"{tenant}#{shard}"}},
+        }
+        for page in query_pages(table, **request):
+            score_keys.extend({"pk": item["pk"]} for item in page)
+    yield from batch_get_pages(table, score_keys)
+    yield from batch_get_pages(table, ({"pk": {"S": award_key(tenant, p, n)}} for p, n in issues))
+
+
+def event_tables() -> list[str]:
+    """ListTables (free): the events tables that exist now, oldest period first."""
+    return [table.name for table in list_period_tables(EVENTS)]
+
+
+@capacity.access_pattern("tenants.events")
+def events_pages(tenant: str, table: str, *, shards: int) -> Iterator[Page]:
+    """Query ``by_day`` d = ``<tenant>#<day>#<n>`` for every day of the table's period and every shard.
+
+    0.5 RCU per 4 KB per Query (ALL projection: whole events), at least 0.5 per (day, shard): a
+    month's table is 28–31 × N Queries, a day's N.
+    """
+    parsed = EVENTS.parse_table_name(table)
+    if parsed is None:
+        raise ValueError(f"{table} is not an events table")
+    kind, _, start = parsed
+    days = (period_shift(kind, start, 1) - start).days
+    for offset in range(days):
+        day = (start + timedelta(days=offset)).date()
+        for shard in range(1, shards + 1):
+            request = {
+                "IndexName": BY_DAY_INDEX,
+                "KeyConditionExpression": "d = :d",
+                "ExpressionAttributeValues": {":d": {"S": day_key(tenant, day, shard)}},
+            }
+            yield from query_pages(table, **request)
+
+
+@capacity.access_pattern("tenants.has_data")
+def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
+    """Query ``projects``, each tenant-keyed table and each ``top`` shard with Limit 1 — 0.5 RCU each.
+
+    Every attachment, award and event hangs off an issue, so a tenant without projects, orders
+    idempotency records or scores has nothing those would find either (offboarding deletes the projects last).
+    """
+    client = connection.client()
+    requests: list[dict[str, Any]] = [
+        {
+            "TableName": connection.table_name("issues"),
+            "IndexName": "projects",
+            "KeyConditionExpression": "gt = :k",
+            "ExpressionAttributeValues": {":k": {"S": tenant}},
+        },
+    ]
+    requests += [
+        {
+            "TableName": connection.table_name(base),
+            "KeyConditionExpression": "#k = :k",
+            "ExpressionAttributeNames": {"#k": name},
+            "ExpressionAttributeValues": {":k": {"S": tenant}},
+        }
+        for base in TENANT_KEYED
+        if (name := tenant_key_name(base)) is not None
+    ]
+    requests += [
+        {
+            "TableName": connection.table_name("scores"),
+            "IndexName": TOP_INDEX,
+            "KeyConditionExpression": "tp = :k",
+            "ExpressionAttributeValues": {":k": {"S": f"{tenant}#{shard}"}},
+        }
+        for shard in range(1, score_shards + 1)
+    ]
+    for request in requests:
+        page = client.query(**request, Limit=1, Select="COUNT", ReturnConsumedCapacity="TOTAL")
+        if page.get("Count", 0):
+            return True
+    return False

@@ -1,0 +1,69 @@
+"""Offboarding a tenant: the job (export, verify, delete every item and file), and retiring its slug.
+
+The work is ``ddbmodels.tenants.offboard``; this module gives it Django's archive and file
+storage, the job's fenced checkpoint, and the relational side: the slug is retired the moment
+offboarding begins (``RetiredSlug``, which outlives the Tenant row), the tenant's memberships are
+removed so nobody writes while its data is exported, and the record keeps the archive's place
+and the last run's report. The Tenant row itself is deleted by staff afterwards; deleting it is
+refused while any data is left (``Tenant.data_left``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kombu.exceptions
+import redis
+from django.conf import settings
+from django.utils import timezone
+
+from ddbmodels import tenants as ddb_tenants
+from ddbmodels.core.errors import Unavailable
+from tracker.jobs import JobRun
+from tracker.models import Membership, RetiredSlug
+from tracker.services.attachments import DjangoBlobStore
+from tracker.storage import DjangoArchiveStore
+
+QUEUE_DOWN = "The job queue (Redis) is not answering, so the offboarding was not started. Try again once it is back."
+
+
+def offboarding_job_name(slug: str) -> str:
+    """One job (lock, fencing token, checkpoint) per tenant."""
+    return f"offboard_tenant:{slug}"
+
+
+def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
+    """Retire the slug, remove the memberships, then export, verify and delete (resuming any checkpoint)."""
+    retired, _ = RetiredSlug.objects.get_or_create(slug=slug, defaults={"reason": RetiredSlug.Reason.OFFBOARDING})
+    if retired.reason != RetiredSlug.Reason.OFFBOARDING:
+        retired.reason = RetiredSlug.Reason.OFFBOARDING
+        retired.save(update_fields=["reason"])
+    removed, _ = Membership.objects.filter(tenant__slug=slug).delete()
+    report = ddb_tenants.offboard(
+        slug,
+        store=DjangoArchiveStore(),
+        blobs=DjangoBlobStore(),
+        shards=ddb_tenants.Shards(scores=settings.LEADERBOARD_SHARDS, events=settings.EVENTS_SHARDS),
+        checkpoint=run.checkpoint(),
+        save_checkpoint=run.save_checkpoint,
+        progress=run.progress,
+    )
+    report["memberships_removed"] = removed
+    report["finished"] = not any(report["remaining"].values())
+    retired.archive = report["archive"]
+    retired.report = report
+    if report["finished"]:
+        retired.reason = RetiredSlug.Reason.OFFBOARDED
+        retired.offboarded_at = timezone.now()
+    retired.save()
+    return report
+
+
+def offboarding_start(*, slug: str) -> str:
+    """Queue the offboarding of ``slug`` as a Celery task; its id (Unavailable when Redis is down)."""
+    from tracker import tasks  # tasks import the services: imported here, when it is needed
+
+    try:
+        return str(tasks.offboard_tenant.delay(slug).id)
+    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
+        raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error
