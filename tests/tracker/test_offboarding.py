@@ -274,3 +274,17 @@ def test_only_staff_allowed_to_delete_tenants_get_the_action(world: World) -> No
     page = client.post("/admin/tracker/tenant/", {"action": "offboard", "_selected_action": [str(world.tenant.pk)]})
     assert page.status_code in (302, 403)
     assert not RetiredSlug.objects.filter(slug=world.slug).exists()
+
+
+def test_running_it_again_on_an_offboarded_tenant_changes_nothing_and_keeps_the_archive(
+    world: World, archive_dir: Path
+) -> None:
+    populate(world)
+    first = offboard(world.slug)["result"]
+    again = offboard(world.slug)["result"]
+    assert again["exported"]["items"] == 0
+    assert again["finished"]
+    retired = RetiredSlug.objects.get(slug=world.slug)
+    assert retired.reason == RetiredSlug.Reason.OFFBOARDED
+    assert retired.archive == first["archive"]
+    assert retired.report["archives"] == [first["archive"], again["archive"]]

@@ -50,8 +50,12 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
     )
     report["memberships_removed"] = removed
     report["finished"] = not any(report["remaining"].values())
-    retired.archive = report["archive"]
-    retired.report = report
+    # Every run's archive is kept in the record; ``archive`` names the last one that holds items
+    # (a run over an already empty tenant writes an empty archive and must not hide the real one).
+    archives = [*retired.report.get("archives", []), report["archive"]]
+    if report["exported"]["items"] or not retired.archive:
+        retired.archive = report["archive"]
+    retired.report = {**report, "archives": archives}
     if report["finished"]:
         retired.reason = RetiredSlug.Reason.OFFBOARDED
         retired.offboarded_at = timezone.now()
