@@ -14,7 +14,7 @@ Importing the package registers every table's model (``core.tables.create_all`` 
 and installs the capacity meter's botocore hook.
 """
 
-from ddbmodels import attachments, counters, events, issues, jobs, orders, scores
+from ddbmodels import attachments, counters, events, idempotency, issues, jobs, orders, scores
 from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
 from ddbmodels.core.errors import (
@@ -54,6 +54,7 @@ __all__ = [
     "counters",
     "current",
     "events",
+    "idempotency",
     "issues",
     "jobs",
     "orders",

@@ -7,17 +7,28 @@ raises the ClientError DynamoDB would have caused, PynamoDB wraps it (PutError, 
 TransactWriteError …) and ddbmodels, the services and the views handle it as in production.
 A "writes nothing" test arms a refusal, makes its request, then reads DynamoDB to prove it.
 With nothing armed the handler does nothing.
+
+Lost answers (``LostAnswers``): a handler of ``before-send.dynamodb`` sends a chosen request to
+DynamoDB Local itself (127.0.0.1 only), so DynamoDB does the work, then raises botocore's
+ConnectionClosedError as if the connection dropped before the answer came back. botocore
+retries the same request as it would against AWS — the case where a write that succeeded
+looks like one that failed. A seeded random draw decides which requests lose their answer.
 """
 
 from __future__ import annotations
 
 import json
+import random
+import threading
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
+import urllib3
 from botocore import handlers
 from botocore.awsrequest import AWSResponse
 from botocore.compat import HTTPHeaders
+from botocore.exceptions import ConnectionClosedError
 
 
 @dataclass
@@ -47,6 +58,57 @@ def arm(refusal: Refusal) -> Refusal:
 
 def disarm_all() -> None:
     _armed.clear()
+    _losing.clear()
+
+
+@dataclass
+class LostAnswers:
+    """Lose the answer of ``rate`` of the ``operations`` sent (after DynamoDB did the work), ``limit`` at most."""
+
+    operations: frozenset[str]
+    rate: float = 0.3
+    seed: int = 0
+    limit: int = 10_000
+    sent: int = 0
+    lost: int = 0
+    _rng: random.Random = field(init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def draw(self, operation: str) -> bool:
+        """True when this request's answer is to be lost (counted)."""
+        if operation not in self.operations:
+            return False
+        with self._lock:
+            self.sent += 1
+            if self.lost >= self.limit or self._rng.random() >= self.rate:
+                return False
+            self.lost += 1
+            return True
+
+
+_losing: list[LostAnswers] = []
+_pool = urllib3.PoolManager(maxsize=64, retries=False, timeout=urllib3.Timeout(connect=2, read=20))
+
+
+def lose(answers: LostAnswers) -> LostAnswers:
+    _losing.append(answers)
+    return answers
+
+
+def _before_send(*, request: Any, event_name: str, **_: Any) -> None:
+    if not _losing:
+        return
+    operation = event_name.rsplit(".", 1)[-1]
+    if not any(answers.draw(operation) for answers in _losing):
+        return
+    host = urlsplit(request.url).hostname
+    assert host in ("127.0.0.1", "localhost"), f"lost answers are for DynamoDB Local only, not {host}"
+    body = request.body if isinstance(request.body, bytes | None) else request.body.read()
+    _pool.urlopen(request.method, request.url, body=body, headers=dict(request.headers)).release_conn()
+    raise ConnectionClosedError(endpoint_url=request.url)  # DynamoDB did it; the answer never arrives
 
 
 def _tables(body: dict[str, Any]) -> set[str]:
@@ -75,7 +137,8 @@ def _before_call(*, model: Any, params: dict[str, Any], **_: Any) -> tuple[AWSRe
     return None
 
 
-_HOOK = ("before-call.dynamodb", _before_call)
-if _HOOK not in handlers.BUILTIN_HANDLERS:
-    # Every botocore session created from now on registers the hook (PynamoDB makes its own).
-    handlers.BUILTIN_HANDLERS.append(_HOOK)
+_HOOKS = [("before-call.dynamodb", _before_call), ("before-send.dynamodb", _before_send)]
+for _hook in _HOOKS:
+    if _hook not in handlers.BUILTIN_HANDLERS:
+        # Every botocore session created from now on registers the hook (PynamoDB makes its own).
+        handlers.BUILTIN_HANDLERS.append(_hook)

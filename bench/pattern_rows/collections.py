@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 
 from ddbmodels import issues as ddb_issues
@@ -12,6 +13,8 @@ from devtools import bench
 from devtools.bench import check
 from pattern_rows.rows import Paged, kept_pages, orders_by_shard
 from pattern_rows.workload import ASSIGNEES, AWARDED, CUSTOMERS, PAGE_SIZE, PROJECT, TENANT, Workload
+
+KEYED = 2  # creates per kind made with an idempotency key, as the web makes them (their own rows)
 
 
 def collection() -> list[IssueItem]:
@@ -28,9 +31,11 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
     run("projects.create", ddb_issues.project_create, tenant=TENANT, key=PROJECT, name="Patterns", created_by="bench")
     issues: list[IssueItem] = []
     for i in range(count):
+        keyed = i >= count - KEYED  # the last few as the web creates them: with an idempotency key
         claimed = run(
-            "issues.create",
+            "issues.create (idempotency key)" if keyed else "issues.create",
             ddb_issues.issue_create,
+            idempotency_key=uuid.uuid4().hex if keyed else None,
             tenant=TENANT,
             project_key=PROJECT,
             title=f"Issue {i + 1}: measure the access patterns",
@@ -116,9 +121,11 @@ def run_orders(run: Workload, count: int) -> None:
     placed: list[OrderItem] = []
     for mode in ("atomic", "gapless"):
         for i in range(count):
+            keyed = i >= count - KEYED  # the last few as the web places them: with an idempotency key
             claimed = run(
-                f"orders.place ({mode})",
+                f"orders.place ({mode}, idempotency key)" if keyed else f"orders.place ({mode})",
                 orders.order_place,
+                idempotency_key=uuid.uuid4().hex if keyed else None,
                 customer=CUSTOMERS[i % len(CUSTOMERS)],
                 product="seats",
                 quantity=1 + i % 9,

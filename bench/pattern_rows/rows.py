@@ -174,6 +174,11 @@ ROWS: dict[str, Row] = {
     "issues.create": Row(
         "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + conditional PutItem ≤ 1 KB (1 WCU)", fixed(1, 1, 2)
     ),
+    "issues.create (idempotency key)": Row(
+        "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + TransactWriteItems: 2 WCU × (issue, idempotency "
+        "record), each ≤ 1 KB — the record costs +3 WCU over the plain create",
+        fixed(1, 4, 2),
+    ),
     "issues.get (eventual)": EVENTUAL_GET,
     "issues.get (consistent)": CONSISTENT_GET,
     "issues.update": Row("conditional UpdateItem of an issue ≤ 1 KB (no index holds issues)", fixed(0, 1, 1)),
@@ -192,6 +197,18 @@ ROWS: dict[str, Row] = {
         "consistent GetItem of the counter (1 RCU) + TransactWriteItems: 2 WCU × (counter, order) + by_time and "
         "by_number entries (1 WCU each)",
         fixed(1, 6, 2),
+        twice("by_time and by_number", 2),
+    ),
+    "orders.place (atomic, idempotency key)": Row(
+        "UpdateItem ADD of the counter (1 WCU) + TransactWriteItems: 2 WCU × (order, idempotency record) + by_time "
+        "and by_number entries (1 WCU each) — the record costs +3 WCU",
+        fixed(0, 7, 2),
+        twice("by_time and by_number", 2),
+    ),
+    "orders.place (gapless, idempotency key)": Row(
+        "consistent GetItem of the counter (1 RCU) + TransactWriteItems: 2 WCU × (counter, order, idempotency "
+        "record) + by_time and by_number entries (1 WCU each) — the record costs +2 WCU",
+        fixed(1, 8, 2),
         twice("by_time and by_number", 2),
     ),
     "orders.get": EVENTUAL_GET,

@@ -50,6 +50,7 @@ from ddbmodels.attachments.reads import (
     attachments_in_flight,
 )
 from ddbmodels.attachments.writes import (
+    AlreadyBegun,
     attachment_begin,
     attachment_claim,
     attachment_complete,
@@ -77,6 +78,7 @@ __all__ = [
     "STATES",
     "STORAGE_NAME_MAX",
     "VISIBLE",
+    "AlreadyBegun",
     "AttachFailed",
     "AttachmentItem",
     "BadFilename",

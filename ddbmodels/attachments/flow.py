@@ -20,7 +20,8 @@ from datetime import datetime
 from typing import IO, Any, Protocol, runtime_checkable
 
 from ddbmodels import attachments as ops
-from ddbmodels.attachments.model import ATTACHED, ATTACHING, DETACHING, AttachmentItem
+from ddbmodels.attachments.model import ATTACHED, ATTACHING, DETACHING, FAILED, AttachmentItem
+from ddbmodels.attachments.writes import AlreadyBegun
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import ChangedSinceRead, DomainError, InvalidInput, Unavailable
 from ddbmodels.core.storage import LocalDirStore
@@ -106,8 +107,14 @@ def attach(
     content_type: str,
     by: str,
     max_bytes: int,
+    attachment_id: str | None = None,
 ) -> AttachmentItem:
     """PutItem Attaching (2 WCU) → save → verify → UpdateItem Attached (2 WCU): 4 WCU in all.
+
+    ``attachment_id`` (the form's idempotency key, a ULID) makes it exactly once: the same key
+    again finds the attachment it began (+1 RCU) and raises AlreadyBegun with it (``.item``), or
+    AttachFailed when that first attach failed; this call's own put, retried by botocore after a
+    lost answer, is recognised and carried on.
 
     Raises EmptyFile or FileTooLarge before writing anything, AttachFailed when the file could
     not be stored and verified (the partial file is removed and the item ends Failed — or stays
@@ -118,16 +125,24 @@ def attach(
         raise EmptyFile("The file is empty.")
     if size > max_bytes:
         raise FileTooLarge(f"The file is {size} bytes; the limit is {max_bytes}.", size=size, limit=max_bytes)
-    item = ops.attachment_begin(
-        tenant=tenant,
-        project_key=project_key,
-        number=number,
-        filename=filename,
-        size=size,
-        sha256=sha,
-        content_type=content_type,
-        by=by,
-    )
+    try:
+        item = ops.attachment_begin(
+            tenant=tenant,
+            project_key=project_key,
+            number=number,
+            filename=filename,
+            size=size,
+            sha256=sha,
+            content_type=content_type,
+            by=by,
+            attachment_id=attachment_id,
+        )
+    except AlreadyBegun as earlier:  # the same form sent again: its first submission does the work
+        if earlier.item.state == FAILED:
+            raise AttachFailed(
+                "The file could not be stored; nothing was attached.", reason=earlier.item.reason
+            ) from earlier
+        raise  # the caller shows earlier.item: Attached (or still Attaching, or detached since)
     try:
         store.save(item.storage_name, content)
         outcome = verify(store, item)

@@ -12,6 +12,7 @@ with one consistent GetItem, on that path only): DynamoDB charges the refused co
 
 from __future__ import annotations
 
+from pynamodb.exceptions import PutError
 from pynamodb.expressions.condition import Condition
 
 from ddbmodels.attachments.model import (
@@ -28,9 +29,17 @@ from ddbmodels.attachments.model import (
 )
 from ddbmodels.attachments.reads import attachment_get_by_key
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidTransition, response_code
 from ddbmodels.core.keys import utcnow
 from ddbmodels.patterns import sparse_index
+
+
+class AlreadyBegun(AlreadyExists, code="attachment_begun"):
+    """An earlier submission of the same form began this attachment (``item``, as it is now)."""
+
+    def __init__(self, message: str = "", *, item: AttachmentItem) -> None:
+        super().__init__(message, attachment_id=item.attachment_id)
+        self.item = item
 
 
 @capacity.access_pattern("attachments.transition")
@@ -44,13 +53,19 @@ def attachment_begin(
     sha256: str,
     content_type: str,
     by: str,
+    attachment_id: str | None = None,
 ) -> AttachmentItem:
     """PutItem in Attaching with the in_flight keys, if attribute_not_exists(pk) — 1 WCU + 1 WCU (index).
 
-    ``filename`` must already be clean (``attachments.clean_filename``).
+    ``filename`` must already be clean (``attachments.clean_filename``). ``attachment_id`` (a
+    ULID the caller made when its form was rendered: the idempotency key) makes the put
+    idempotent at no extra write: when an item with that id already holds the same file from the
+    same person — botocore's retry after a lost answer, or the same form submitted again — that
+    item is returned as it is now (GetItem, consistent, +1 RCU on that path only): the item
+    itself when this call's put committed, in AlreadyBegun (``.item``) when an earlier call's did.
     """
     now = utcnow()
-    attachment_id = new_attachment_id()
+    attachment_id = attachment_id or new_attachment_id()
     item = AttachmentItem(
         pk=issue_key(tenant, project_key, number),
         attachment_id=attachment_id,
@@ -68,7 +83,20 @@ def attachment_begin(
         sparse_index.put_entering(
             IN_FLIGHT, item, state=ATTACHING, at=now, condition=AttachmentItem.pk.does_not_exist()
         )
-    except InvalidTransition as error:  # 80 random bits collided: astronomically unlikely, never silent
+    except PutError as error:
+        if response_code(error) is not None:
+            raise
+        stored = attachment_get_by_key(item.pk, attachment_id, consistent=True)  # no answer came: did it land?
+        if stored is None or stored.created_at != now:
+            raise
+        return stored
+    except InvalidTransition as error:
+        stored = attachment_get_by_key(item.pk, attachment_id, consistent=True)
+        if stored is not None and (stored.sha256, stored.attached_by, stored.size) == (sha256, by, size):
+            if stored.created_at == now:
+                return stored  # our own put: botocore retried it after its answer was lost
+            raise AlreadyBegun("this form was already submitted", item=stored) from error
+        # 80 random bits collided (astronomically unlikely), or a key reused for another file: never silent
         raise ChangedSinceRead("attachment id taken", current=None, wanted=ATTACHING) from error
     return item
 

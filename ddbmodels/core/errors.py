@@ -3,6 +3,7 @@
     DomainError                       code           what the web answers
     ├── NotFound                      not_found          404
     ├── AlreadyExists                 already_exists     409
+    │   └── KeyUsed                   idempotency_key_used  (never a page: the caller returns the first result)
     ├── ChangedSinceRead              changed_since_read 409, naming what it is now
     ├── InvalidTransition             invalid_transition 409, naming the state it is in
     ├── InvalidInput                  invalid_input      400
@@ -41,6 +42,10 @@ class NotFound(DomainError, code="not_found"):
 
 class AlreadyExists(DomainError, code="already_exists"):
     """An item with this key already exists."""
+
+
+class KeyUsed(AlreadyExists, code="idempotency_key_used"):
+    """This idempotency key already created an item (its record names it); nothing new was written."""
 
 
 class ChangedSinceRead(DomainError, code="changed_since_read"):
@@ -111,8 +116,20 @@ def is_unavailable(error: BaseException) -> bool:
     return False
 
 
+def response_code(error: BaseException) -> str | None:
+    """DynamoDB's error code behind a PynamoDB error; None when no answer came (a dropped connection, a timeout).
+
+    PynamoDB's own ``cause_response_code`` fails on a cause without an answer (its ``response``
+    is None), which is exactly the case of a lost answer.
+    """
+    cause = getattr(error, "cause", None)
+    if not isinstance(cause, ClientError):
+        return None
+    return cause.response.get("Error", {}).get("Code")
+
+
 def is_conditional_failure(error: BaseException) -> bool:
     """True when a PynamoDB write failed only because its condition was false."""
     if not isinstance(error, PynamoDBException):
         return False
-    return error.cause_response_code == "ConditionalCheckFailedException"
+    return response_code(error) == "ConditionalCheckFailedException"

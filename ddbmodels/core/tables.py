@@ -61,6 +61,10 @@ def create_all(
         reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else ""))
     if wait:
         reports = [TableReport(r.base, r.name, r.created, wait_model_active(registered()[r.base])) for r in reports]
+        for report in reports:
+            if report.created and registered()[report.base]._ttl_attribute():
+                # UpdateTimeToLive (free): expired items (idempotency records) are deleted for free
+                registered()[report.base].update_ttl(ignore_update_ttl_errors=True)
     return reports
 
 

@@ -125,6 +125,8 @@ class IssueItem(CollectionItem, discriminator="issue"):
     labels = UnicodeSetAttribute(attr_name="lb", null=True)
     deleted_at = UTCDateTimeAttribute(attr_name="da", null=True)
     deleted_by = UnicodeAttribute(attr_name="db", null=True)
+    # The creating call's random token: a refused put that finds it here was that call's own.
+    request = UnicodeAttribute(attr_name="rq", null=True)
 
     @property
     def reference(self) -> str:

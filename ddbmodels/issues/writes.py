@@ -8,17 +8,27 @@ number stays taken. A project is the static item at sort key 0 of its collection
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
+from pynamodb.models import Model
 
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidTransition, NotFound, is_conditional_failure
+from ddbmodels.core.errors import (
+    AlreadyExists,
+    ChangedSinceRead,
+    InvalidTransition,
+    KeyUsed,
+    NotFound,
+    is_conditional_failure,
+)
 from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
+from ddbmodels.idempotency import new_record, record_get
 from ddbmodels.issues.model import (
     PROJECT_KEY_RE,
     PROJECT_SK,
@@ -45,13 +55,22 @@ def issue_create(
     priority: str = "medium",
     assignee: str | None = None,
     labels: Iterable[str] = (),
+    idempotency_key: str | None = None,
 ) -> Claimed[IssueItem]:
     """Query max SK (1 RCU, consistent) + conditional PutItem (1 WCU per KB); retried on a lost race.
 
     Raises NotFound when the project's static item is missing (the same read proves it exists:
     the smallest possible maximum of a project collection is its static item at SK 0).
+
+    Exactly once: the issue carries this call's random token, so a put refused on our own
+    committed item (botocore retried after a lost answer) is recognised (+1 RCU on a refused
+    put only). With ``idempotency_key`` the put is a transaction with the key's record
+    (``ddbmodels.idempotency``): 4 WCU instead of 1 (+3 WCU); a key that already created an
+    issue returns that issue, ``replayed``, after 2 consistent GetItems (2 RCU), writing nothing.
     """
     pk = collection_key(tenant, project_key)
+    request = uuid.uuid4().hex
+    kind = f"issue#{project_key}"
 
     def build(last: int | None) -> IssueItem:
         if last is None:
@@ -69,9 +88,35 @@ def issue_create(
             labels=set(labels) or None,
             created_at=now,
             updated_at=now,
+            request=request,
         )
 
-    return put_next(CollectionItem, pk, build)  # type: ignore[arg-type]
+    def record(item: IssueItem) -> Model:
+        assert idempotency_key is not None
+        return new_record(tenant=tenant, kind=kind, key=idempotency_key, result=str(item.number), request=request)
+
+    try:
+        return put_next(
+            # the whole collection: a query of IssueItem would filter the static item at SK 0 out
+            cast("type[IssueItem]", CollectionItem),
+            pk,
+            build,
+            token=("request", request),
+            record=record if idempotency_key else None,
+        )
+    except KeyUsed:
+        assert idempotency_key is not None
+        return _replayed(pk, record_get(tenant=tenant, kind=kind, key=idempotency_key), request)
+
+
+def _replayed(pk: str, record: Model | None, request: str) -> Claimed[IssueItem]:
+    """The issue an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was this call's."""
+    if record is None:  # expired between the refused write and this read: vanishingly rare, never silent
+        raise AlreadyExists("this form was already submitted", pk=pk)
+    number = int(record.result)  # type: ignore[attr-defined]
+    issue = CollectionItem.get(pk, number, consistent_read=True)
+    assert isinstance(issue, IssueItem)
+    return Claimed(item=issue, number=number, attempts=1, replayed=record.request != request)  # type: ignore[attr-defined]
 
 
 def update_versioned(item: V, actions: Sequence[Action], condition: Condition | None = None) -> V:

@@ -151,6 +151,8 @@ class OrderItem(Model):
     placed_by = UnicodeAttribute(attr_name="by")
     updated_at = UTCDateTimeAttribute(attr_name="ua")
     updated_by = UnicodeAttribute(attr_name="ub", null=True)
+    # The placing call's random token: a refused put that finds it here was that call's own.
+    request = UnicodeAttribute(attr_name="rq", null=True)
 
     by_time = OrdersByTimeIndex()
     by_number = OrdersByNumberIndex()

@@ -23,6 +23,14 @@ GSI entries once — transactions charge two units per item write (prepare and c
 transaction writes twice as well (8 WCU there; bench/orders.py prints both). Every lost race adds
 one read and a cancelled transaction. A read-then-commit round trip per number on one item: throughput falls
 as writers are added, where the atomic mode's rises (bench/orders.py).
+
+Exactly once under lost answers (``token``, ``record``): the item carries the writer's random
+token, and a put refused on a key that holds it was our own commit whose answer was lost
+(GetItem, consistent, +1 RCU on that path only). With an idempotency ``record`` the atomic mode's
+PutItem becomes TransactWriteItems [item, record] (2 × (item + record) WCU plus the item's GSI
+entries: an order goes from 4 to 7 WCU, +3; DynamoDB Local 9), and the gapless transaction gains
+the record's Put (+2 WCU: 8, DynamoDB Local 10). A key that already created an item raises
+KeyUsed and writes nothing — except that the atomic mode has spent a counter value first: a gap.
 """
 
 from __future__ import annotations
@@ -40,8 +48,15 @@ from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
 from ddbmodels.core import retry
-from ddbmodels.core.errors import AlreadyExists, DomainError, SequenceContention
-from ddbmodels.patterns.sequences import Claimed
+from ddbmodels.core.errors import (
+    AlreadyExists,
+    DomainError,
+    KeyUsed,
+    SequenceContention,
+    is_conditional_failure,
+    response_code,
+)
+from ddbmodels.patterns.sequences import Claimed, holds_token, lost_in_transaction, put_with_record, reason_codes
 
 T = TypeVar("T", bound=Model)
 
@@ -70,17 +85,35 @@ def counter_value(model: type[Model], name: str, *, consistent: bool = True) -> 
         return 0
 
 
-def put_numbered_atomic(model: type[Model], counter: str, build: Callable[[int], T]) -> Claimed[T]:
+def put_numbered_atomic(
+    model: type[Model],
+    counter: str,
+    build: Callable[[int], T],
+    *,
+    token: tuple[str, str] | None = None,
+    record: Callable[[T], Model] | None = None,
+) -> Claimed[T]:
     """UpdateItem ADD :1 (1 WCU) + PutItem if attribute_not_exists (item WCU + GSI entries).
 
     ``build(number)`` returns the item to put. Raises GapLeft (with ``number``) when the put
-    fails after the number was taken: that number will never be used.
+    fails after the number was taken: that number will never be used. ``token``: a refused put
+    on our own stored item (lost answer) is success (+1 RCU on that path). ``record(item)``:
+    TransactWriteItems [item, record] instead (+3 WCU); KeyUsed when the key was used (a gap).
     """
     number = counter_next(model, counter)
+    item = build(number)
     try:
-        item = build(number)
-        item.save(condition=_not_exists(type(item)))
+        if record is None:
+            item.save(condition=_not_exists(type(item)))
+        else:
+            put_with_record(item, record(item), _not_exists(type(item)))
+    except KeyUsed:
+        raise
     except PynamoDBException as error:
+        refused = is_conditional_failure(error) or lost_in_transaction(error)
+        unanswered = response_code(error) is None  # every answer lost: did it land?
+        if (refused or unanswered) and token is not None and holds_token(item, token):
+            return Claimed(item=item, number=number, attempts=1)  # ours: the answer was lost
         raise GapLeft(f"number {number} was taken but its item was not written", number=number) from error
     return Claimed(item=item, number=number, attempts=1)
 
@@ -90,11 +123,17 @@ def put_numbered_gapless(
     counter: str,
     build: Callable[[int], T],
     *,
+    token: tuple[str, str] | None = None,
+    record: Callable[[T], Model] | None = None,
     max_attempts: int = BACKOFF.attempts,
     rng: random.Random | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Claimed[T]:
     """GetItem consistent (1 RCU) + TransactWriteItems [Update counter if v = seen, Put item] (2× WCU each).
+
+    ``token``: a cancelled transaction whose item is stored with our token committed (its answer
+    was lost) — +1 RCU on that path. ``record(item)`` joins the transaction (+2 WCU); KeyUsed
+    when the key was used (nothing written).
 
     A transaction cancelled by another writer re-reads and tries again after a full-jitter
     backoff; after ``max_attempts`` lost races it raises SequenceContention, having written
@@ -114,9 +153,18 @@ def put_numbered_gapless(
                 return_consumed_capacity="TOTAL",
             ) as transaction:
                 transaction.save(item, condition=_not_exists(model))
+                if record is not None:
+                    new = record(item)
+                    transaction.save(new, condition=_not_exists(type(new)))
                 transaction.update(counter_model(counter), actions=[value.set(seen + 1)], condition=unchanged)
         except TransactWriteError as error:
-            if not _lost_race(error, counter_model, counter, seen):
+            codes = reason_codes(error)
+            if record is not None and codes[1:2] == ["ConditionalCheckFailed"]:
+                raise KeyUsed("this idempotency key already created an item") from error
+            unanswered = response_code(error) is None  # every answer lost: did it land?
+            if token is not None and (lost_in_transaction(error) or unanswered) and holds_token(item, token):
+                return Claimed(item=item, number=seen + 1, attempts=attempt)  # ours: the answer was lost
+            if not _lost_race(error, counter_model, counter, seen, counter_at=2 if record is not None else 1):
                 raise
             continue  # full-jitter backoff, then a fresh read
         return Claimed(item=item, number=seen + 1, attempts=attempt)
@@ -128,22 +176,25 @@ def _not_exists(model: type[Model]) -> Condition:
     return model.get_attributes()[model._hash_keyname].does_not_exist()  # type: ignore[index]
 
 
-def _lost_race(error: TransactWriteError, counter_model: type[Model], counter: str, seen: int) -> bool:
+def _lost_race(
+    error: TransactWriteError, counter_model: type[Model], counter: str, seen: int, *, counter_at: int = 1
+) -> bool:
     """True when the transaction was cancelled because another writer got there first.
 
-    PynamoDB sends puts before updates: reason 0 is the item's Put, reason 1 the counter's
-    Update. A refused Put is a lost race too when the winner took the same number for the same
-    key (same customer, same millisecond); only when the counter has not moved is the key taken
-    by something else: AlreadyExists.
+    PynamoDB sends puts before updates: reason 0 is the item's Put, reason ``counter_at`` the
+    counter's Update (2 when an idempotency record's Put comes between). A refused Put is a lost
+    race too when the winner took the same number for the same key (same customer, same
+    millisecond); only when the counter has not moved is the key taken by something else:
+    AlreadyExists.
     """
-    if error.cause_response_code == "TransactionConflictException":
+    if response_code(error) == "TransactionConflictException":
         return True
-    if error.cause_response_code != "TransactionCanceledException":
+    if response_code(error) != "TransactionCanceledException":
         return False
     codes = [reason.code if reason is not None else "None" for reason in error.cancellation_reasons]
     if any(code not in _RETRYABLE | {"None"} for code in codes):
         return False  # throttled, validation, …: not ours to retry (botocore already retried throttles)
-    if "TransactionConflict" in codes or codes[1:2] == ["ConditionalCheckFailed"]:
+    if "TransactionConflict" in codes or codes[counter_at : counter_at + 1] == ["ConditionalCheckFailed"]:
         return True
     if codes[:1] == ["ConditionalCheckFailed"] and counter_value(counter_model, counter) == seen:
         raise AlreadyExists("an item with this key already exists", counter=counter, number=seen + 1) from error

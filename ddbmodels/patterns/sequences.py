@@ -9,21 +9,32 @@ Cost per number, without contention: 1 RCU (consistent read of one item ≤ 4 KB
 started KB of the new item. Each lost race costs one more read and one more (charged, failed)
 write. Numbers are unique and gap-free as long as nothing is ever deleted from the collection:
 deleting the top item would let the max-read hand its number out again, so callers tombstone.
+
+Exactly once under lost answers: the request reaches DynamoDB, the item is stored, the answer is
+lost and botocore sends the PutItem again — which now fails its condition on our own item. So
+the item carries the writer's random token (``token``), and on a refused put the writer reads
+the number it tried (GetItem, consistent, 1 RCU, on that path only): its own token means the
+first try committed. With ``record`` (an idempotency record, see ``ddbmodels.idempotency``) the
+put is a TransactWriteItems of the item and the record, each ``attribute_not_exists``, with a
+ClientRequestToken: a second submission of the same key is cancelled on the record and raises
+KeyUsed (nothing written). That is 2 × (item + record) WCU: +3 WCU for a ≤ 1 KB item.
 """
 
 from __future__ import annotations
 
 import random
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from pynamodb.exceptions import PutError
+from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.models import Model
+from pynamodb.transactions import TransactWrite
 
 from ddbmodels.core import retry
-from ddbmodels.core.errors import SequenceContention, is_conditional_failure
+from ddbmodels.core.errors import KeyUsed, SequenceContention, is_conditional_failure, response_code
 
 T = TypeVar("T", bound=Model)
 
@@ -38,6 +49,7 @@ class Claimed(Generic[T]):
     item: T
     number: int
     attempts: int
+    replayed: bool = False  # an earlier call with the same idempotency key made it: nothing was written
 
     @property
     def conflicts(self) -> int:
@@ -68,6 +80,8 @@ def put_next(
     hash_key: object,
     build: Callable[[int | None], T],
     *,
+    token: tuple[str, str] | None = None,
+    record: Callable[[T], Model] | None = None,
     max_attempts: int = BACKOFF.attempts,
     rng: random.Random | None = None,
     sleep: Callable[[float], None] = time.sleep,
@@ -78,6 +92,12 @@ def put_next(
     returns the item to put; it may raise to refuse (for example when the collection's static
     item is missing). A lost race re-reads after a full-jitter exponential backoff; after
     ``max_attempts`` lost races it raises SequenceContention and has written nothing.
+
+    ``token`` = (attribute name, value) the built item carries: a refused put whose number holds
+    that token was our own (its answer lost) — +1 RCU per refused put; so was a put none of whose
+    answers came back, when the item holds it (checked the same way before giving up). ``record(item)`` makes it
+    TransactWriteItems [Put item, Put record] — 2 × (item + record) WCU — and raises KeyUsed
+    when the record already exists.
     """
     range_name = model._range_keyname
     assert range_name is not None, f"{model.__name__} has no sort key"
@@ -85,11 +105,69 @@ def put_next(
     for attempt in retry.attempts(replace(BACKOFF, attempts=max_attempts), rng=rng, sleep=sleep):
         last = latest_sort_key(model, hash_key)
         item = build(last)
+        number = int(getattr(item, range_name))
         try:
-            item.save(condition=range_attr.does_not_exist())
-        except PutError as error:
-            if not is_conditional_failure(error):
+            if record is None:
+                item.save(condition=range_attr.does_not_exist())
+            else:
+                put_with_record(item, record(item), range_attr.does_not_exist())
+        except (PutError, TransactWriteError) as error:
+            refused = is_conditional_failure(error) or lost_in_transaction(error)
+            unanswered = response_code(error) is None  # every answer lost: did it land?
+            if (refused or unanswered) and token is not None and holds_token(item, token):
+                return Claimed(item=item, number=number, attempts=attempt)  # ours: the answer was lost
+            if not refused:
                 raise
             continue  # lost the race: full-jitter backoff, then re-read the largest sort key
-        return Claimed(item=item, number=int(getattr(item, range_name)), attempts=attempt)
+        return Claimed(item=item, number=number, attempts=attempt)
     raise SequenceContention(f"gave up after {max_attempts} attempts", hash_key=hash_key, attempts=max_attempts)
+
+
+def put_with_record(item: Model, record: Model, condition: object) -> None:
+    """TransactWriteItems [Put item if condition, Put record if new] with a fresh ClientRequestToken.
+
+    Raises KeyUsed when the record's key is taken (whatever happened to the item's put).
+    """
+    record_hash = type(record).get_attributes()[type(record)._hash_keyname]  # type: ignore[index]
+    try:
+        with TransactWrite(
+            connection=type(item)._get_connection().connection,
+            client_request_token=uuid.uuid4().hex,
+            return_consumed_capacity="TOTAL",
+        ) as transaction:
+            transaction.save(item, condition=condition)  # type: ignore[arg-type]
+            transaction.save(record, condition=record_hash.does_not_exist())
+    except TransactWriteError as error:
+        if reason_codes(error)[1:2] == ["ConditionalCheckFailed"]:
+            raise KeyUsed("this idempotency key already created an item") from error
+        raise
+
+
+def reason_codes(error: TransactWriteError) -> list[str]:
+    if response_code(error) != "TransactionCanceledException":
+        return []
+    return [reason.code if reason is not None else "None" for reason in error.cancellation_reasons]
+
+
+def lost_in_transaction(error: Exception) -> bool:
+    """A transaction cancelled because the item's number was taken (or a concurrent transaction)."""
+    if not isinstance(error, TransactWriteError):
+        return False
+    if response_code(error) == "TransactionConflictException":
+        return True
+    codes = reason_codes(error)
+    return bool(codes) and set(codes) <= {"ConditionalCheckFailed", "TransactionConflict", "None"}
+
+
+def holds_token(item: Model, token: tuple[str, str]) -> bool:
+    """GetItem of the item's key, consistent — 1 RCU: does the stored item carry our token?"""
+    model = type(item)
+    name, value = token
+    range_name = model._range_keyname
+    hash_value = getattr(item, model._hash_keyname)  # type: ignore[arg-type]
+    range_value = getattr(item, range_name) if range_name else None
+    try:
+        stored = model.get(hash_value, range_value, consistent_read=True)
+    except DoesNotExist:
+        return False
+    return getattr(stored, name, None) == value

@@ -120,3 +120,5 @@ class AwardItem(ScoresTableItem, discriminator="award"):
     reference = UnicodeAttribute(attr_name="ref")  # WEB-42
     priority = UnicodeAttribute(attr_name="pr")
     awarded_at = UTCDateTimeAttribute(attr_name="at", default=utcnow)
+    # The awarding call's random token: an award refused on this item was that call's own commit.
+    request = UnicodeAttribute(attr_name="rq", null=True)

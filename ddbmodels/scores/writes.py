@@ -21,6 +21,7 @@ score item (TransactionConflict) and are retried with full jitter. Reads are in 
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,7 +30,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from ddbmodels.core import capacity, retry
-from ddbmodels.core.errors import Contention
+from ddbmodels.core.errors import Contention, response_code
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key
 from ddbmodels.patterns import leaderboard
@@ -86,10 +87,12 @@ def _transact(build: Callable[[TransactWrite], None], *, rng: random.Random | No
     for attempt in retry.attempts(BACKOFF, rng=rng):
         connection = ScoresTableItem._get_connection().connection
         try:
-            with TransactWrite(connection=connection, return_consumed_capacity="TOTAL") as tx:
+            with TransactWrite(
+                connection=connection, client_request_token=uuid.uuid4().hex, return_consumed_capacity="TOTAL"
+            ) as tx:
                 build(tx)
         except TransactWriteError as error:
-            if error.cause_response_code != "TransactionCanceledException":
+            if response_code(error) != "TransactionCanceledException":
                 raise
             codes = [reason.code if reason else "None" for reason in error.cancellation_reasons]
             if CONDITION_FAILED in codes:
@@ -102,15 +105,24 @@ def _transact(build: Callable[[TransactWrite], None], *, rng: random.Random | No
 
 
 def _settle(
-    build: Callable[[TransactWrite], None], user: str, points: int, *, done: Outcome, refused: Outcome
+    build: Callable[[TransactWrite], None],
+    user: str,
+    points: int,
+    *,
+    done: Outcome,
+    refused: Outcome,
+    mine: Callable[[], bool] | None = None,
 ) -> Change:
     """Run the transaction; what its cancellation reasons mean.
 
     Item 0 is always the issue's ConditionCheck (refused: NOT_ELIGIBLE), item 1 the award item
-    (refused: ``refused`` — the award is already there, or already gone).
+    (refused: ``refused`` — the award is already there, or already gone — unless ``mine()`` says
+    the item refusing it is this call's own commit, whose answer was lost).
     """
     codes, attempts = _transact(build)
     if not codes:
+        return Change(done, user, points, attempts)
+    if codes[1] == CONDITION_FAILED and mine is not None and mine():
         return Change(done, user, points, attempts)
     if codes[1] == CONDITION_FAILED:
         return Change(refused, user, 0, attempts)
@@ -131,6 +143,12 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
     tenant, points = issue.tenant, points_for(issue.priority)
     now = utcnow()
     shard = leaderboard.shard_of(user, shards)
+    request = uuid.uuid4().hex
+    key = award_key(tenant, issue.project_key, int(issue.number))
+
+    def mine() -> bool:
+        award = award_get(tenant=tenant, project_key=issue.project_key, number=int(issue.number))
+        return award is not None and award.request == request
 
     def build(tx: TransactWrite) -> None:
         tx.condition_check(
@@ -143,7 +161,7 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
             & IssueItem.deleted_at.does_not_exist(),
         )
         award = AwardItem(
-            pk=award_key(tenant, issue.project_key, int(issue.number)),
+            pk=key,
             tenant=tenant,
             username=user,
             points=points,
@@ -151,6 +169,7 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
             priority=issue.priority,
             awarded_at=now,
             updated_at=now,
+            request=request,
         )
         tx.save(award, condition=AwardItem.pk.does_not_exist())
         tx.update(
@@ -166,7 +185,7 @@ def award_issue(issue: IssueItem, *, shards: int = DEFAULT_SHARDS) -> Change:
             ],
         )
 
-    return _settle(build, user, points, done=Outcome.AWARDED, refused=Outcome.ALREADY_AWARDED)
+    return _settle(build, user, points, done=Outcome.AWARDED, refused=Outcome.ALREADY_AWARDED, mine=mine)
 
 
 @capacity.access_pattern("leaderboard.revoke")

@@ -8,11 +8,12 @@ from django import forms
 from django.template.defaultfilters import filesizeformat
 
 from ddbmodels.attachments import BadFilename, clean_filename
+from tracker.forms.idempotency import IdempotentForm
 
 NAME_INPUT_MAX = 500  # what the form accepts; clean_filename then cuts the name to FILENAME_MAX
 
 
-class AttachmentForm(forms.Form):
+class AttachmentForm(IdempotentForm):
     file = forms.FileField(required=False, label="File")
     name = forms.CharField(
         required=False,

@@ -6,15 +6,17 @@ import re
 from typing import Any
 
 from django import forms
+from django.core import signing
 
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
+from tracker.forms.idempotency import IdempotentForm
 
 STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
 PRIORITY_LABELS = {"low": "Low", "medium": "Medium", "high": "High", "urgent": "Urgent"}
 LABEL_RE = re.compile(r"^[\w.-]+$")
 
 
-class IssueForm(forms.Form):
+class IssueForm(IdempotentForm):
     title = forms.CharField(max_length=TITLE_MAX)
     description = forms.CharField(max_length=DESCRIPTION_MAX, required=False, widget=forms.Textarea(attrs={"rows": 8}))
     priority = forms.ChoiceField(choices=[(p, PRIORITY_LABELS[p]) for p in PRIORITIES], initial="medium")
@@ -26,6 +28,8 @@ class IssueForm(forms.Form):
     )
     # The version the editor loaded (optimistic locking); absent when creating.
     version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+    # What the editor loaded (signed), so a stale edit can be merged field by field; absent when creating.
+    base = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, assignees: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -63,3 +67,60 @@ class DeleteForm(forms.Form):
 
 class StatusFilterForm(forms.Form):
     status = forms.ChoiceField(choices=[("", "All")] + [(s, STATUS_LABELS[s]) for s in STATUSES], required=False)
+
+
+# ---------------------------------------------------------------------------- stale edits, merged
+
+EDITABLE = ("title", "description", "priority", "assignee", "labels")
+EDITABLE_LABELS = {
+    "title": "Title",
+    "description": "Description",
+    "priority": "Priority",
+    "assignee": "Assignee",
+    "labels": "Labels",
+}
+BASE_SALT = "tracker.forms.issues.base"
+
+
+def edit_snapshot(issue: Any) -> dict[str, Any]:
+    """The editable fields of an issue as the edit form shows them."""
+    return {
+        "title": issue.title,
+        "description": issue.description or "",
+        "priority": issue.priority,
+        "assignee": issue.assignee or "",
+        "labels": sorted(issue.labels or ()),
+    }
+
+
+def sign_base(snapshot: dict[str, Any]) -> str:
+    return signing.dumps(snapshot, salt=BASE_SALT, compress=True)
+
+
+def read_base(raw: str) -> dict[str, Any] | None:
+    """The snapshot the editor loaded, or None (absent or tampered: every difference is then a conflict)."""
+    try:
+        base = signing.loads(raw, salt=BASE_SALT) if raw else None
+    except signing.BadSignature:
+        return None
+    return base if isinstance(base, dict) and set(base) == set(EDITABLE) else None
+
+
+def merge_edit(
+    base: dict[str, Any] | None, mine: dict[str, Any], theirs: dict[str, Any]
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """Three-way merge of a stale edit: (merged values, fields taken from theirs, fields in conflict).
+
+    A field only they changed takes their value; one only I changed keeps mine; one we both
+    changed differently is a conflict: the form keeps mine, and the page shows theirs beside it.
+    """
+    merged, taken, conflicts = dict(mine), [], []
+    for field in EDITABLE:
+        if mine[field] == theirs[field]:
+            continue
+        if base is not None and mine[field] == base[field]:
+            merged[field] = theirs[field]
+            taken.append(field)
+        elif base is None or theirs[field] != base[field]:
+            conflicts.append(field)
+    return merged, taken, conflicts

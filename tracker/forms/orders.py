@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 
 from ddbmodels.orders import DELIVERY_METHODS, PRESETS, PRODUCTS, STATUSES
+from tracker.forms.idempotency import IdempotentForm
 
 PRODUCT_LABELS = {"seats": "Seats", "storage": "Storage (GB)", "support_hours": "Support hours"}
 QUANTITY_WORDS = {"seats": "seats", "storage": "GB of storage", "support_hours": "support hours"}
@@ -22,7 +23,7 @@ RANGE_LABELS = {"": "All time", "24h": "Last 24 hours", "7d": "Last 7 days", "1m
 FIRST_YEAR, LAST_YEAR = 2000, 2999
 
 
-class OrderForm(forms.Form):
+class OrderForm(IdempotentForm):
     product = forms.ChoiceField(choices=[(code, PRODUCT_LABELS[code]) for code in PRODUCTS])
     quantity = forms.IntegerField(min_value=1, initial=1)
     delivery = forms.ChoiceField(

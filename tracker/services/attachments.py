@@ -59,11 +59,15 @@ def content_type_for(filename: str) -> str:
     return mimetypes.guess_type(filename)[0] or DEFAULT_CONTENT_TYPE
 
 
-def attachment_add(*, membership: Membership, issue: IssueItem, upload: File, filename: str) -> AttachmentItem:
+def attachment_add(
+    *, membership: Membership, issue: IssueItem, upload: File, filename: str, idempotency_key: str | None = None
+) -> AttachmentItem:
     """Attach ``upload`` to the issue as ``filename`` (members and owners).
 
     Raises BadFilename, EmptyFile or FileTooLarge before anything is written, AttachFailed when
-    storage did not take the file (nothing attached, nothing left behind).
+    storage did not take the file (nothing attached, nothing left behind). ``idempotency_key``
+    (a ULID) becomes the attachment's id: the same form sent again raises AlreadyBegun with the
+    attachment its first submission made (``.item``), writing nothing.
     """
     require_role(membership, "member")
     name = clean_filename(filename)
@@ -77,6 +81,7 @@ def attachment_add(*, membership: Membership, issue: IssueItem, upload: File, fi
         content_type=content_type_for(name),
         by=membership.user.get_username(),
         max_bytes=settings.ATTACHMENT_MAX_BYTES,
+        attachment_id=idempotency_key,
     )
     activity.record(
         issue,

@@ -10,6 +10,7 @@ from django.core.cache import cache
 from ddbmodels import issues
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem, ProjectItem
+from ddbmodels.patterns.sequences import Claimed
 from tracker.models import Membership
 from tracker.services import activity, leaderboard
 from tracker.services.permissions import require_role
@@ -27,8 +28,37 @@ def issue_create(
     priority: str = "medium",
     assignee: str | None = None,
     labels: Iterable[str] = (),
+    idempotency_key: str | None = None,
 ) -> IssueItem:
-    """Take the project's next number and write the issue (members and owners)."""
+    """Take the project's next number and write the issue (members and owners).
+
+    The same ``idempotency_key`` again returns the issue it created and writes nothing
+    (``issue_create_claim`` says which happened).
+    """
+    return issue_create_claim(
+        membership=membership,
+        project=project,
+        title=title,
+        description=description,
+        priority=priority,
+        assignee=assignee,
+        labels=labels,
+        idempotency_key=idempotency_key,
+    ).item
+
+
+def issue_create_claim(
+    *,
+    membership: Membership,
+    project: ProjectItem,
+    title: str,
+    description: str = "",
+    priority: str = "medium",
+    assignee: str | None = None,
+    labels: Iterable[str] = (),
+    idempotency_key: str | None = None,
+) -> Claimed[IssueItem]:
+    """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue."""
     require_role(membership, "member")
     claimed = issues.issue_create(
         tenant=project.tenant,
@@ -39,10 +69,13 @@ def issue_create(
         assignee=assignee,
         labels=labels,
         reporter=membership.user.get_username(),
+        idempotency_key=idempotency_key,
     )
+    if claimed.replayed:
+        return claimed  # the first submission recorded it all
     _schedule_counts(project)
     activity.record(claimed.item, kind="issue.created", actor=membership.user.get_username(), data={"title": title})
-    return claimed.item
+    return claimed
 
 
 def _check_version(issue: IssueItem, expected_version: int, *, wanted: str | None = None) -> None:

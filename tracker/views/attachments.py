@@ -14,6 +14,7 @@ from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from ddbmodels.attachments import ATTACHING, AlreadyBegun
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.attachments import AttachmentForm
 from tracker.models import Membership
@@ -74,9 +75,18 @@ def _upload(request: HttpRequest, membership: Membership, project: str, number: 
         return render(request, "tracker/attachments/upload.html", context, status=413 if form.too_large else 400)
     # Storage refusing the file (AttachFailed) is a 503 page with a link back (tracker.error_pages):
     # a browser cannot refill a file input, so a re-rendered form would keep nothing.
-    item = attachment_services.attachment_add(
-        membership=membership, issue=issue, upload=form.cleaned_data["file"], filename=form.cleaned_data["filename"]
-    )
+    try:
+        item = attachment_services.attachment_add(
+            membership=membership,
+            issue=issue,
+            upload=form.cleaned_data["file"],
+            filename=form.cleaned_data["filename"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except AlreadyBegun as earlier:  # a double click, a retry, back and submit again: the first result
+        state = "is being attached" if earlier.item.state == ATTACHING else "was attached"
+        messages.info(request, f"This form was already submitted: {earlier.item.filename} {state}.")
+        return _back(membership, issue)
     messages.success(request, f"Attached {item.filename} ({filesizeformat(int(item.size))}).")
     return _back(membership, issue)
 

@@ -13,7 +13,20 @@ from django.views.decorators.http import require_POST
 from ddbmodels.core.errors import ChangedSinceRead, SequenceContention
 from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
 from tracker.exceptions import BadRequest
-from tracker.forms.issues import STATUS_LABELS, DeleteForm, IssueForm, StatusFilterForm, StatusForm
+from tracker.forms.issues import (
+    EDITABLE,
+    EDITABLE_LABELS,
+    PRIORITY_LABELS,
+    STATUS_LABELS,
+    DeleteForm,
+    IssueForm,
+    StatusFilterForm,
+    StatusForm,
+    edit_snapshot,
+    merge_edit,
+    read_base,
+    sign_base,
+)
 from tracker.models import Membership
 from tracker.selectors.issues import issue_access, issue_list_page
 from tracker.selectors.projects import project_access
@@ -59,7 +72,7 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            issue = issue_services.issue_create(
+            claimed = issue_services.issue_create_claim(
                 membership=membership,
                 project=project_item,
                 title=data["title"],
@@ -67,6 +80,7 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
                 priority=data["priority"],
                 assignee=data["assignee"] or None,
                 labels=data["labels"],
+                idempotency_key=data["idempotency_key"],
             )
         except SequenceContention:
             # Every retry lost the race for the next number; nothing was written.
@@ -77,7 +91,11 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
                 {"form": form, "project": project_item, "membership": membership},
                 status=503,
             )
-        messages.success(request, f"Created {issue.reference}.")
+        issue = claimed.item
+        if claimed.replayed:  # a double click, a retry, back and submit again: the first result
+            messages.info(request, f"This form was already submitted: it created {issue.reference}.")
+        else:
+            messages.success(request, f"Created {issue.reference}.")
         return redirect("issue_detail", **issue_kwargs(membership, issue))
     return render(request, "tracker/issue_form.html", {"form": form, "project": project_item, "membership": membership})
 
@@ -120,6 +138,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
         "assignee": issue.assignee or "",
         "labels": ", ".join(sorted(issue.labels or ())),
         "version": int(issue.version or 0),
+        "base": sign_base(edit_snapshot(issue)),
     }
     form = IssueForm(request.POST or None, initial=initial, assignees=assignees)
     if request.method == "POST" and form.is_valid():
@@ -139,20 +158,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
                     labels=data["labels"],
                 )
             except ChangedSinceRead:
-                # Show what is there now; keep the editor's text so nothing typed is lost, and
-                # carry the current version so that saving again is a deliberate overwrite.
-                fresh = issue_access(project=project_item, number=number, consistent=True)
-                data = request.POST.copy()
-                data["version"] = str(int(fresh.version or 0))
-                form = IssueForm(data, assignees=assignees)
-                form.is_valid()
-                form.add_error(None, STALE_MESSAGE)
-                return render(
-                    request,
-                    "tracker/issue_form.html",
-                    {"form": form, "project": project_item, "membership": membership, "issue": issue, "current": fresh},
-                    status=409,
-                )
+                return _stale_edit(request, membership, project_item, issue, data, assignees)
             else:
                 messages.success(request, f"Saved {issue.reference}.")
                 return redirect("issue_detail", **issue_kwargs(membership, issue))
@@ -161,6 +167,55 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
         "tracker/issue_form.html",
         {"form": form, "project": project_item, "membership": membership, "issue": issue},
     )
+
+
+def _stale_edit(
+    request: HttpRequest,
+    membership: Membership,
+    project: ProjectItem,
+    issue: IssueItem,
+    data: dict[str, Any],
+    assignees: list[str],
+) -> HttpResponse:
+    """A 409 with both changes: theirs merged where only they changed, conflicts side by side.
+
+    Nothing typed is lost and nothing saved by the other person is overwritten unseen: fields only
+    they changed take their value in the form, fields we both changed keep the editor's input
+    with theirs shown beside it. The form then carries the current version and what it holds now
+    (the new base), so saving again is a decision made on what is there.
+    """
+    fresh = issue_access(project=project, number=int(issue.number), consistent=True)
+    theirs = edit_snapshot(fresh)
+    mine = {field: data[field] or "" for field in EDITABLE}
+    mine["labels"] = sorted(data["labels"] or ())
+    merged, taken, conflicts = merge_edit(read_base(data.get("base") or ""), mine, theirs)
+    post = request.POST.copy()
+    for field in EDITABLE:
+        post[field] = ", ".join(merged[field]) if field == "labels" else merged[field]
+    post["version"] = str(int(fresh.version or 0))
+    post["base"] = sign_base(theirs)
+    form = IssueForm(post, assignees=assignees)
+    form.is_valid()
+    form.add_error(None, STALE_MESSAGE)
+
+    def shown(values: dict[str, Any], field: str) -> str:
+        value = values[field]
+        if field == "labels":
+            return ", ".join(value) or "—"
+        if field == "priority":
+            return PRIORITY_LABELS.get(value, value)
+        return str(value) or "—"
+
+    context = {
+        "form": form,
+        "project": project,
+        "membership": membership,
+        "issue": issue,
+        "current": fresh,
+        "conflicts": [(EDITABLE_LABELS[f], shown(theirs, f), shown(mine, f)) for f in conflicts],
+        "taken": [(EDITABLE_LABELS[f], shown(theirs, f)) for f in taken],
+    }
+    return render(request, "tracker/issue_form.html", context, status=409)
 
 
 @tenant_view

@@ -70,15 +70,23 @@ def order_create(request: HttpRequest, membership: Membership) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            order = order_services.order_place(
-                membership=membership, product=data["product"], quantity=data["quantity"], delivery=data["delivery"]
+            claimed = order_services.order_place_claim(
+                membership=membership,
+                product=data["product"],
+                quantity=data["quantity"],
+                delivery=data["delivery"],
+                idempotency_key=data["idempotency_key"],
             )
         except (GapLeft, SequenceContention):
             # Atomic mode lost its number to a failed write, or gapless mode lost every race:
             # either way no order exists, and submitting again is safe.
             form.add_error(None, NOT_PLACED)
             return render(request, "tracker/orders/form.html", {"form": form, "membership": membership}, status=503)
-        messages.success(request, f"Placed order #{int(order.number)}.")
+        order = claimed.item
+        if claimed.replayed:  # a double click, a retry, back and submit again: the first result
+            messages.info(request, f"This form was already submitted: it placed order #{int(order.number)}.")
+        else:
+            messages.success(request, f"Placed order #{int(order.number)}.")
         return redirect("order_detail", tenant=membership.tenant.slug, number=int(order.number))
     return render(request, "tracker/orders/form.html", {"form": form, "membership": membership})
 
