@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from botocore.exceptions import ClientError
+from pynamodb.exceptions import TableError
 from pynamodb.models import Model
 
 from ddbmodels.core import connection
 from ddbmodels.core.connection import registered
+from ddbmodels.core.errors import response_code
 
 PAY_PER_REQUEST = "PAY_PER_REQUEST"
 PROVISIONED = "PROVISIONED"
@@ -51,13 +53,20 @@ def create_all(
         created = False
         if not model.exists():
             _with_throughput(model, rcu, wcu)
-            model.create_table(
-                wait=False,
-                billing_mode=billing_mode,
-                read_capacity_units=rcu,
-                write_capacity_units=wcu,
-            )
-            created = True
+            try:
+                model.create_table(
+                    wait=False,
+                    billing_mode=billing_mode,
+                    read_capacity_units=rcu,
+                    write_capacity_units=wcu,
+                )
+                created = True
+            except TableError as error:
+                # A CreateTable whose answer came too late is retried by botocore and refused as
+                # "preexisting": the first attempt created it. Any other refusal is real.
+                if response_code(error) != "ResourceInUseException":
+                    raise
+                created = True  # by our own earlier attempt (or a concurrent one): it is new either way
         reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else ""))
     if wait:
         reports = [TableReport(r.base, r.name, r.created, wait_model_active(registered()[r.base])) for r in reports]
