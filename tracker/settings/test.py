@@ -14,3 +14,7 @@ CELERY_TASK_ALWAYS_EAGER = False
 # django-axes stays installed (its tables, middleware and backend), but off: Django's test client
 # logs in without a request, which Axes refuses. tests/tracker/test_security.py turns it on.
 AXES_ENABLED = False
+# DynamoDB Local on a busy machine (the suite's own threads, other suites) can take seconds to
+# answer; a 2 s read timeout would then retry calls that were only slow. The tests of timeouts
+# (tests/tracker/test_degrade.py) use the production defaults explicitly.
+DYNAMODB_READ_TIMEOUT = 10.0
