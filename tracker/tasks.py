@@ -49,7 +49,8 @@ def is_transient(error: BaseException) -> bool:
     ):
         return True
     if isinstance(error, PynamoDBException):
-        return error.cause_response_code in TRANSIENT_CODES or is_transient(error.cause)  # type: ignore[arg-type]
+        # errors.response_code, not PynamoDB's cause_response_code: that one fails when no answer came
+        return errors.response_code(error) in TRANSIENT_CODES or is_transient(error.cause)  # type: ignore[arg-type]
     code = getattr(error, "response", {}).get("Error", {}).get("Code") if hasattr(error, "response") else None
     return code in TRANSIENT_CODES
 
