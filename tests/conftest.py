@@ -144,3 +144,15 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> FixedClock:
         return at
 
     return freeze
+
+
+@pytest.fixture
+def lost_answers(request: pytest.FixtureRequest) -> Iterator[dynamodb_faults.LostAnswers]:
+    """30% of DynamoDB's answers to writes lost after the write happened (seeded), for the rest of the test.
+
+    A module sets ``LOST_ANSWERS_SEED`` to pick its own seeded sequence of losses.
+    """
+    seed = getattr(request.module, "LOST_ANSWERS_SEED", 7)
+    answers = dynamodb_faults.lose(dynamodb_faults.LostAnswers(dynamodb_faults.WRITES, rate=0.3, seed=seed))
+    yield answers
+    dynamodb_faults.disarm_all()

@@ -30,6 +30,8 @@ from botocore.awsrequest import AWSResponse
 from botocore.compat import HTTPHeaders
 from botocore.exceptions import ConnectionClosedError
 
+WRITES = frozenset({"PutItem", "UpdateItem", "TransactWriteItems", "DeleteItem"})  # what loses answers
+
 
 @dataclass
 class Refusal:

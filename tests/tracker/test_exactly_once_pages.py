@@ -10,7 +10,7 @@ the other person's change is shown next to the editor's own input, and both are 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,15 +26,6 @@ from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
 from tests.tracker.orders_helpers import orders_url, stored_orders
 from tracker.forms.idempotency import DAMAGED
-
-WRITES = frozenset({"PutItem", "UpdateItem", "TransactWriteItems", "DeleteItem"})
-
-
-@pytest.fixture
-def lost_answers() -> Iterator[dynamodb_faults.LostAnswers]:
-    answers = dynamodb_faults.lose(dynamodb_faults.LostAnswers(WRITES, rate=0.3, seed=7))
-    yield answers
-    dynamodb_faults.disarm_all()
 
 
 def test_an_issue_form_sent_twice_creates_one_issue_and_both_land_on_it(world: World) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 from django.core.cache import cache
 
@@ -19,32 +20,14 @@ log = logging.getLogger(__name__)
 COUNTS_DEBOUNCE_SECONDS = 2
 
 
-def issue_create(
-    *,
-    membership: Membership,
-    project: ProjectItem,
-    title: str,
-    description: str = "",
-    priority: str = "medium",
-    assignee: str | None = None,
-    labels: Iterable[str] = (),
-    idempotency_key: str | None = None,
-) -> IssueItem:
+def issue_create(*, membership: Membership, project: ProjectItem, **fields: Any) -> IssueItem:
     """Take the project's next number and write the issue (members and owners).
 
-    The same ``idempotency_key`` again returns the issue it created and writes nothing
-    (``issue_create_claim`` says which happened).
+    ``fields`` are ``issue_create_claim``'s (title, description, priority, assignee, labels,
+    idempotency_key). The same ``idempotency_key`` again returns the issue it created and writes
+    nothing (``issue_create_claim`` says which happened).
     """
-    return issue_create_claim(
-        membership=membership,
-        project=project,
-        title=title,
-        description=description,
-        priority=priority,
-        assignee=assignee,
-        labels=labels,
-        idempotency_key=idempotency_key,
-    ).item
+    return issue_create_claim(membership=membership, project=project, **fields).item
 
 
 def issue_create_claim(

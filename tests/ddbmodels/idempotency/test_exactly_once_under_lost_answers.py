@@ -11,7 +11,7 @@ submissions store exactly N items, every number is unique (issue and gapless ord
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
@@ -30,19 +30,11 @@ from tests.ddbmodels.conftest import REPORTER
 
 pytestmark = pytest.mark.ddblocal
 
-WRITES = frozenset({"PutItem", "UpdateItem", "TransactWriteItems", "DeleteItem"})
+LOST_ANSWERS_SEED = 11  # the shared ``lost_answers`` fixture (tests/conftest.py) loses 30% of write answers
 SUBMITTERS = 24
 THREADS = 8
 RESUBMITS = 8  # a person gives up after this many failed submissions; none should need half
 R = TypeVar("R")
-
-
-@pytest.fixture
-def lost_answers() -> Iterator[dynamodb_faults.LostAnswers]:
-    """30% of write answers lost (seeded), for the rest of the test."""
-    answers = dynamodb_faults.lose(dynamodb_faults.LostAnswers(WRITES, rate=0.3, seed=11))
-    yield answers
-    dynamodb_faults.disarm_all()
 
 
 def new_key() -> str:
