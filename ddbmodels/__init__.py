@@ -8,7 +8,8 @@ Three layers, imports going one way (``docs/architecture.md``):
   sequence, counters, sparse index, sharded index, leaderboard, pagination, distinct keys,
   time-series tables); they import ``core`` only;
 - one package per table (``issues``, ``orders``, ``counters``, ``attachments``, ``scores``,
-  ``events``, ``jobs``), each ``model`` + ``writes`` + ``reads`` on top of the patterns.
+  ``events``, ``jobs``, ``idempotency``), each ``model`` + ``writes`` + ``reads`` on top of the
+  patterns; ``tenants`` works across them (is anything stored for a tenant, offboarding).
 
 Importing the package registers every table's model (``core.tables.create_all`` creates them)
 and installs the capacity meter's botocore hook.
