@@ -75,7 +75,7 @@ def test_a_failed_write_after_the_number_was_taken_is_a_503_and_no_order(
 def test_a_transition_the_status_does_not_allow_is_refused_with_a_message(world: World) -> None:
     order = new_order(world)
     client = world.client_for(world.owner)
-    client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled"})
+    client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled", "confirm": "yes"})
     for refused in ("paid", "fulfilled", "cancelled", "pending"):
         with orders_unchanged(world):
             response = client.post(orders_url(world, f"{order.number}/status/"), {"to": refused})
@@ -141,22 +141,45 @@ def test_posts_without_a_csrf_token_are_refused_and_write_nothing(world: World) 
     assert load_order(world, int(order.number)).status == "pending"
 
 
-BAD_LIST_QUERIES = {  # the query string (also the test's id) → what the 400 page says
+BAD_LIST_QUERIES = {  # the query string (also the test's id) → the form error shown on the list page
     "range=2y": "Select a valid choice. 2y is not one",
     "from=2026-13-01": "Enter a valid date.",
+    "from=not-a-date&to=2026-05-01": "Enter a valid date.",
     "from=2026-05-02&to=2026-05-01": "The end date is before the start date.",
     "from=1066-10-14": "Choose a date between 2000 and 2999.",
     "to=9999-12-31": "Choose a date between 2000 and 2999.",
     "range=7d&from=2026-05-01": "Choose a preset range or dates, not both.",
-    "cursor=not-a-cursor": "This page link is invalid.",
 }
 
 
 @pytest.mark.parametrize(("query", "message"), list(BAD_LIST_QUERIES.items()), ids=list(BAD_LIST_QUERIES))
-def test_a_bad_list_query_is_a_400_that_says_why(world: World, query: str, message: str) -> None:
+def test_a_bad_date_range_is_the_list_page_again_with_a_form_error_and_no_read(
+    world: World, query: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    new_order(world)
+    looked_up: list[object] = []
+    monkeypatch.setattr("tracker.views.orders.order_list_page", lambda **kw: looked_up.append(kw))
     response = world.client_for(world.member).get(orders_url(world, f"?{query}"))
     assert response.status_code == 400
-    assert message in text(response)
+    page = text(response)
+    assert response.context["filters"].errors  # type: ignore[index]
+    assert f"<li>{message}" in page or f": {message}" in page
+    assert 'id="order-dates"' in page  # the form is there to fix the dates…
+    assert "<h1>Bad request</h1>" not in page  # …not the bare error page
+    assert "<table" not in page  # and no list of orders for a range that means nothing
+    assert looked_up == []
+
+
+def test_a_bad_date_keeps_what_was_typed_in_the_form(world: World) -> None:
+    response = world.client_for(world.member).get(orders_url(world, "?from=2026-05-02&to=2026-05-01"))
+    assert 'name="from" value="2026-05-02"' in text(response)
+    assert 'name="to" value="2026-05-01"' in text(response)
+
+
+def test_a_bad_page_link_is_a_400_that_says_why(world: World) -> None:
+    response = world.client_for(world.member).get(orders_url(world, "?cursor=not-a-cursor"))
+    assert response.status_code == 400
+    assert "This page link is invalid." in text(response)
 
 
 def test_a_cursor_from_another_range_or_tenant_is_a_400(world: World, other_world: World) -> None:

@@ -14,7 +14,14 @@ from ddbmodels.core.keys import utcnow
 from ddbmodels.counters import ORDERS_COUNTER, counter_value
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, pager_link, text
-from tests.tracker.orders_helpers import listed_numbers, load_order, new_order, orders_url, stored_orders
+from tests.tracker.orders_helpers import (
+    listed_numbers,
+    load_order,
+    new_order,
+    orders_unchanged,
+    orders_url,
+    stored_orders,
+)
 
 # ------------------------------------------------------------------------------- place and read
 
@@ -91,9 +98,37 @@ def test_paid_orders_can_still_be_cancelled(world: World) -> None:
     order = new_order(world)
     client = world.client_for(world.owner)
     client.post(orders_url(world, f"{order.number}/status/"), {"to": "paid"})
-    response = client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled"})
+    response = client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled", "confirm": "yes"})
     assert flash(response)[-1] == f"Order #{order.number} is now Cancelled."
     assert load_order(world, int(order.number)).status == "cancelled"
+
+
+def test_cancelling_asks_first_and_changes_nothing_until_confirmed(world: World) -> None:
+    order = new_order(world)
+    client = world.client_for(world.owner)
+    detail = text(client.get(orders_url(world, f"{order.number}/")))
+    assert '<button type="submit" name="to" value="cancelled" class="danger">Cancel order…</button>' in detail
+    with orders_unchanged(world):
+        asked = client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled"})
+    assert asked.status_code == 200
+    page = text(asked)
+    assert f"<h1>Cancel order #{order.number}?</h1>" in page
+    assert '<input type="hidden" name="confirm" value="yes">' in page
+    assert f'href="{orders_url(world, f"{order.number}/")}">No, keep it</a>' in page
+    assert load_order(world, int(order.number)).status == "pending"
+    confirmed = client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled", "confirm": "yes"})
+    assert confirmed.status_code == 302
+    assert flash(confirmed) == [f"Order #{order.number} is now Cancelled."]
+    assert load_order(world, int(order.number)).status == "cancelled"
+
+
+def test_the_cancel_question_is_for_owners_only(world: World) -> None:
+    order = new_order(world)
+    with orders_unchanged(world):
+        response = world.client_for(world.member).post(
+            orders_url(world, f"{order.number}/status/"), {"to": "cancelled"}
+        )
+    assert response.status_code == 403
 
 
 @pytest.mark.parametrize("role", ["member", "viewer"])

@@ -47,6 +47,8 @@ class OrderForm(IdempotentForm):
 
 class OrderTransitionForm(forms.Form):
     to = forms.ChoiceField(choices=[(s, ORDER_STATUS_LABELS[s]) for s in STATUSES])
+    # Cancelling asks first: the cancel confirmation page sends confirm=yes.
+    confirm = forms.BooleanField(required=False)
 
 
 class OrderRangeForm(forms.Form):

@@ -30,16 +30,13 @@ from tracker.views.base import tenant_view
 NOT_PLACED = "Your order could not be placed right now and nothing was ordered. Please submit it again."
 
 
-def _first_error(form: OrderRangeForm) -> str:
-    errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
-    return errors[0] if errors else "The range is not valid."
-
-
 @tenant_view
 def order_list(request: HttpRequest, membership: Membership) -> HttpResponse:
     filters = OrderRangeForm(request.GET)
     if not filters.is_valid():
-        raise BadRequest(_first_error(filters))
+        # The page again with the form and what is wrong with it (400, nothing read from DynamoDB).
+        context = {"membership": membership, "filters": filters, "presets": preset_choices(), "custom": True}
+        return render(request, "tracker/orders/list.html", {**context, "range_label": "Dates to fix"}, status=400)
     data = filters.cleaned_data
     window = OrderWindow(preset=data["range"] or "", start=data["from"], end=data["to"])
     page = order_list_page(tenant=membership.tenant, window=window, cursor=request.GET.get("cursor"))
@@ -115,6 +112,9 @@ def order_transition(request: HttpRequest, membership: Membership, number: int) 
     if not form.is_valid():
         raise BadRequest("Unknown order status.")
     to = form.cleaned_data["to"]
+    if to == "cancelled" and "cancelled" in order.next_statuses and not form.cleaned_data["confirm"]:
+        # Cancelling cannot be undone: ask first, on a page of its own (no script needed).
+        return render(request, "tracker/orders/cancel.html", {"membership": membership, "order": order})
     # A move the workflow forbids, or one that lost a race: a 409 page in those words (tracker.error_pages).
     order_services.order_transition(membership=membership, order=order, to=to)
     messages.success(request, f"Order #{number} is now {ORDER_STATUS_LABELS[to]}.")
