@@ -15,7 +15,7 @@ Importing the package registers every table's model (``core.tables.create_all`` 
 and installs the capacity meter's botocore hook.
 """
 
-from ddbmodels import attachments, counters, events, idempotency, issues, jobs, orders, scores
+from ddbmodels import attachments, counters, events, idempotency, inbox, issues, jobs, orders, scores
 from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
 from ddbmodels.core.errors import (
@@ -56,6 +56,7 @@ __all__ = [
     "current",
     "events",
     "idempotency",
+    "inbox",
     "issues",
     "jobs",
     "orders",
