@@ -15,7 +15,7 @@ Importing the package registers every table's model (``core.tables.create_all`` 
 and installs the capacity meter's botocore hook.
 """
 
-from ddbmodels import attachments, counters, events, idempotency, inbox, issues, jobs, orders, scores
+from ddbmodels import attachments, counters, events, idempotency, inbox, issues, jobs, orders, scores, terms
 from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
 from ddbmodels.core.errors import (
@@ -64,4 +64,5 @@ __all__ = [
     "scores",
     "table_name",
     "tables",
+    "terms",
 ]

@@ -1,5 +1,6 @@
 """The issues table: projects and their issues, one item collection per project. See ``model`` for keys and costs."""
 
+from ddbmodels.issues.lists import SEARCH_READ, SORTS, IssuePage, label_list, search, status_list
 from ddbmodels.issues.model import (
     DESCRIPTION_MAX,
     LABEL_MAX,
@@ -48,11 +49,14 @@ __all__ = [
     "PRIORITIES",
     "PROJECT_KEY_RE",
     "PROJECT_SK",
+    "SEARCH_READ",
+    "SORTS",
     "STATUSES",
     "TITLE_MAX",
     "TRANSITIONS",
     "CollectionItem",
     "IssueItem",
+    "IssuePage",
     "ProjectItem",
     "ProjectsIndex",
     "all_project_keys",
@@ -65,6 +69,7 @@ __all__ = [
     "issue_page",
     "issue_tombstone",
     "issue_update",
+    "label_list",
     "project_counts_refresh",
     "project_create",
     "project_dump",
@@ -72,6 +77,8 @@ __all__ = [
     "project_keys",
     "project_list",
     "project_load",
+    "search",
     "split_collection_key",
+    "status_list",
     "update_versioned",
 ]

@@ -7,6 +7,34 @@ Projects feed ``projects`` — a sparse KEYS_ONLY global index. Only the static 
 key attributes (``gt`` = tenant, ``gk`` = project key), so the index holds exactly one entry per
 project: listing a tenant's projects is one Query of it, and enumerating every collection of
 the table (distinct keys, the ``gsi`` method) is a Scan of an index that is a few bytes per project.
+
+Issue lists — four sparse global indexes, so every list a page offers is one Query of an index
+whose partition key *is* the filter (the design of The DynamoDB Book's GitHub model: the status
+goes into the key). Only a live issue carries their key attributes; a tombstone removes them, a
+status change moves the issue from one partition to another, an unassigned issue has no ``xa``:
+
+    index                    PK                                 SK            the list
+    project_status           xs = "<tenant>#<PROJECT>#<status>" n  (number)   a project's issues in a status
+    project_status_updated   xs                                 ua (updated)  … by last update
+    team_status              xt = "<tenant>#<status>"           ua            the team's issues in a status
+    assignee_status          xa = "<tenant>#<user>#<status>"    ua            one person's ("My issues")
+
+Projection INCLUDE of what a list row shows (title, status, priority, assignee, labels, reporter,
+created/updated, the kind): ≈ 150–250 bytes an entry, so a page of 25 rows is one Query of
+≈ 0.5–1 RCU (eventually consistent) however big the project or team — closed issues sit in
+their own partitions and are never read by the open list. The description (up to 10 KB) is not
+projected: list pages never pay for it.
+
+Write cost: every index entry is written like an item of its own (1 WCU per started KB of the
+projected entry). Creating an issue writes 3 entries (4 when assigned) beside the item; a status
+change moves each entry (a delete and a put: 2 WCU an index); an edit that touches no key
+attribute rewrites the projected attributes (1 WCU an index). Size: ≈ 4 × 200 bytes per live
+issue on top of the item. The ``xt`` partition of a big team takes all of that team's writes:
+fine up to DynamoDB's 1,000 WCU per partition (far beyond any team's issue edits).
+
+Labels and title words are lists of their own (an issue has many of each; an index key holds
+one value): the ``terms`` table (``ddbmodels.terms``), written in the same transaction as the
+issue.
 """
 
 from __future__ import annotations
@@ -23,11 +51,12 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyProjection
 from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
 from ddbmodels.core.keys import utcnow
+from ddbmodels.terms import IssueRow, issue_of
 
 PROJECT_KEY_RE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
 PROJECT_SK = 0
@@ -68,6 +97,66 @@ class ProjectsIndex(GlobalSecondaryIndex["CollectionItem"]):
     project_key = UnicodeAttribute(range_key=True, attr_name="gk")
 
 
+# What a list row shows, projected into each list index (the discriminator lets PynamoDB build IssueItems).
+LIST_ATTRIBUTES = ["k", "t", "st", "pr", "as", "lb", "rp", "ca"]
+
+
+class ProjectStatusIndex(GlobalSecondaryIndex["CollectionItem"]):
+    """Sparse, INCLUDE: a project's live issues in one status, by number."""
+
+    class Meta:
+        index_name = "project_status"
+        projection = IncludeProjection(LIST_ATTRIBUTES)
+
+    project_status = UnicodeAttribute(hash_key=True, attr_name="xs")
+    number = NumberAttribute(range_key=True, attr_name="n")
+
+
+class ProjectStatusUpdatedIndex(GlobalSecondaryIndex["CollectionItem"]):
+    """Sparse, INCLUDE: a project's live issues in one status, by last update."""
+
+    class Meta:
+        index_name = "project_status_updated"
+        projection = IncludeProjection(LIST_ATTRIBUTES)
+
+    project_status = UnicodeAttribute(hash_key=True, attr_name="xs")
+    updated_at = UTCDateTimeAttribute(range_key=True, attr_name="ua")
+
+
+class TeamStatusIndex(GlobalSecondaryIndex["CollectionItem"]):
+    """Sparse, INCLUDE: a team's live issues in one status across its projects, by last update."""
+
+    class Meta:
+        index_name = "team_status"
+        projection = IncludeProjection(LIST_ATTRIBUTES)
+
+    team_status = UnicodeAttribute(hash_key=True, attr_name="xt")
+    updated_at = UTCDateTimeAttribute(range_key=True, attr_name="ua")
+
+
+class AssigneeStatusIndex(GlobalSecondaryIndex["CollectionItem"]):
+    """Sparse, INCLUDE: one person's live issues in one status across the team's projects, by last update."""
+
+    class Meta:
+        index_name = "assignee_status"
+        projection = IncludeProjection(LIST_ATTRIBUTES)
+
+    assignee_status = UnicodeAttribute(hash_key=True, attr_name="xa")
+    updated_at = UTCDateTimeAttribute(range_key=True, attr_name="ua")
+
+
+def project_status_key(tenant: str, project_key: str, status: str) -> str:
+    return f"{tenant}#{project_key}#{status}"
+
+
+def team_status_key(tenant: str, status: str) -> str:
+    return f"{tenant}#{status}"
+
+
+def assignee_status_key(tenant: str, assignee: str, status: str) -> str:
+    return f"{tenant}#{assignee}#{status}"
+
+
 @register("issues")
 class CollectionItem(Model):
     """Any item of the issues table; ``kind`` says which subclass it deserializes to."""
@@ -85,7 +174,16 @@ class CollectionItem(Model):
     gsi_tenant = UnicodeAttribute(attr_name="gt", null=True)
     gsi_project_key = UnicodeAttribute(attr_name="gk", null=True)
 
+    # Sparse list-index keys: set on live issues only (see the module docstring).
+    list_project_status = UnicodeAttribute(attr_name="xs", null=True)
+    list_team_status = UnicodeAttribute(attr_name="xt", null=True)
+    list_assignee_status = UnicodeAttribute(attr_name="xa", null=True)
+
     projects_index = ProjectsIndex()
+    project_status_index = ProjectStatusIndex()
+    project_status_updated_index = ProjectStatusUpdatedIndex()
+    team_status_index = TeamStatusIndex()
+    assignee_status_index = AssigneeStatusIndex()
 
     @property
     def tenant(self) -> str:
@@ -137,6 +235,22 @@ class IssueItem(CollectionItem, discriminator="issue"):
     def is_tombstone(self) -> bool:
         return self.deleted_at is not None
 
+    def list_keys(self) -> dict[str, str | None]:
+        """The list-index keys this issue should carry now, by attribute name (None: not in that index)."""
+        if self.is_tombstone:
+            return {"list_project_status": None, "list_team_status": None, "list_assignee_status": None}
+        tenant, project_key = split_collection_key(self.pk)
+        return {
+            "list_project_status": project_status_key(tenant, project_key, self.status),
+            "list_team_status": team_status_key(tenant, self.status),
+            "list_assignee_status": assignee_status_key(tenant, self.assignee, self.status) if self.assignee else None,
+        }
+
+    def set_list_keys(self) -> None:
+        """Set the list-index key attributes from status, assignee and tombstone (before a put)."""
+        for name, value in self.list_keys().items():
+            setattr(self, name, value)
+
 
 def project_dump(item: ProjectItem) -> dict[str, Any]:
     """A project's static item as plain data (DynamoDB JSON) for a cache; ``project_load`` reads it back."""
@@ -147,3 +261,31 @@ def project_load(raw: dict[str, Any]) -> ProjectItem | None:
     """The project ``project_dump`` wrote; None for anything else."""
     item = CollectionItem.from_raw_data(raw)
     return item if isinstance(item, ProjectItem) else None
+
+
+# What a ``terms`` entry copies of its issue (the list row): LIST_ATTRIBUTES without the kind, with the update time.
+ROW_ATTRIBUTES = ("t", "st", "pr", "as", "lb", "rp", "ca", "ua")
+
+
+def issue_row(issue: IssueItem) -> IssueRow:
+    """The issue as its ``terms`` entries copy it."""
+    raw = issue.serialize(null_check=False)
+    return IssueRow(
+        tenant=issue.tenant,
+        project_key=issue.project_key,
+        number=int(issue.number),
+        status=issue.status,
+        title=issue.title,
+        labels=frozenset(issue.labels or ()),
+        row={name: raw[name] for name in ROW_ATTRIBUTES if name in raw},
+    )
+
+
+def issue_from_entry(tenant: str, entry: dict[str, Any]) -> IssueItem:
+    """The list row a ``terms`` entry copies, as an IssueItem (without description or version)."""
+    project_key, number = issue_of(entry["s"]["S"])
+    raw = {name: entry[name] for name in ROW_ATTRIBUTES if name in entry}
+    raw.update(pk={"S": collection_key(tenant, project_key)}, n={"N": str(number)}, k={"S": "issue"})
+    item = CollectionItem.from_raw_data(raw)
+    assert isinstance(item, IssueItem)
+    return item

@@ -18,6 +18,8 @@ first try committed. With ``record`` (an idempotency record, see ``ddbmodels.ide
 put is a TransactWriteItems of the item and the record, each ``attribute_not_exists``, with a
 ClientRequestToken: a second submission of the same key is cancelled on the record and raises
 KeyUsed (nothing written). That is 2 × (item + record) WCU: +3 WCU for a ≤ 1 KB item.
+``extras`` (raw items derived from the new one, such as its label and word entries) join the
+same transaction, unconditionally: 2 WCU more per extra item ≤ 1 KB.
 """
 
 from __future__ import annotations
@@ -27,14 +29,14 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.models import Model
-from pynamodb.transactions import TransactWrite
 
 from ddbmodels.core import retry
 from ddbmodels.core.errors import KeyUsed, SequenceContention, is_conditional_failure, response_code
+from ddbmodels.core.transactions import RawTransactWrite
 
 T = TypeVar("T", bound=Model)
 
@@ -82,6 +84,7 @@ def put_next(
     *,
     token: tuple[str, str] | None = None,
     record: Callable[[T], Model] | None = None,
+    extras: Callable[[T], list[dict[str, Any]]] | None = None,
     max_attempts: int = BACKOFF.attempts,
     rng: random.Random | None = None,
     sleep: Callable[[float], None] = time.sleep,
@@ -97,7 +100,7 @@ def put_next(
     that token was our own (its answer lost) — +1 RCU per refused put; so was a put none of whose
     answers came back, when the item holds it (checked the same way before giving up). ``record(item)`` makes it
     TransactWriteItems [Put item, Put record] — 2 × (item + record) WCU — and raises KeyUsed
-    when the record already exists.
+    when the record already exists. ``extras(item)`` puts more items in that transaction.
     """
     range_name = model._range_keyname
     assert range_name is not None, f"{model.__name__} has no sort key"
@@ -107,10 +110,11 @@ def put_next(
         item = build(last)
         number = int(getattr(item, range_name))
         try:
-            if record is None:
+            more = extras(item) if extras is not None else []
+            if record is None and not more:
                 item.save(condition=range_attr.does_not_exist())
             else:
-                put_with_record(item, record(item), range_attr.does_not_exist())
+                put_with_record(item, record(item) if record else None, range_attr.does_not_exist(), more)
         except (PutError, TransactWriteError) as error:
             refused = is_conditional_failure(error) or lost_in_transaction(error)
             unanswered = response_code(error) is None  # every answer lost: did it land?
@@ -123,22 +127,29 @@ def put_next(
     raise SequenceContention(f"gave up after {max_attempts} attempts", hash_key=hash_key, attempts=max_attempts)
 
 
-def put_with_record(item: Model, record: Model, condition: object) -> None:
-    """TransactWriteItems [Put item if condition, Put record if new] with a fresh ClientRequestToken.
+def put_with_record(
+    item: Model, record: Model | None, condition: object, extras: list[dict[str, Any]] | None = None
+) -> None:
+    """TransactWriteItems [Put item if condition, Put record if new, Put each extra] with a fresh ClientRequestToken.
+
+    ``extras`` are raw puts (``core.transactions.raw_put``: a table name and DynamoDB JSON).
 
     Raises KeyUsed when the record's key is taken (whatever happened to the item's put).
     """
-    record_hash = type(record).get_attributes()[type(record)._hash_keyname]  # type: ignore[index]
     try:
-        with TransactWrite(
+        with RawTransactWrite(
             connection=type(item)._get_connection().connection,
             client_request_token=uuid.uuid4().hex,
             return_consumed_capacity="TOTAL",
         ) as transaction:
             transaction.save(item, condition=condition)  # type: ignore[arg-type]
-            transaction.save(record, condition=record_hash.does_not_exist())
+            if record is not None:
+                record_hash = type(record).get_attributes()[type(record)._hash_keyname]  # type: ignore[index]
+                transaction.save(record, condition=record_hash.does_not_exist())
+            for extra in extras or ():
+                transaction.put_raw(extra["TableName"], extra["Item"])
     except TransactWriteError as error:
-        if reason_codes(error)[1:2] == ["ConditionalCheckFailed"]:
+        if record is not None and reason_codes(error)[1:2] == ["ConditionalCheckFailed"]:
             raise KeyUsed("this idempotency key already created an item") from error
         raise
 

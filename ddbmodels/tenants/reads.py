@@ -101,7 +101,7 @@ def issues_pages(tenant: str, projects: Iterable[str], issues_seen: list[IssueRe
 
 
 # Tables whose partition key is the tenant itself (a registered table only: one not in this build is skipped).
-TENANT_KEYED = ("orders", "idempotency")
+TENANT_KEYED = ("orders", "idempotency", "terms")
 
 
 def tenant_key_name(base: str) -> str | None:

@@ -1,0 +1,223 @@
+"""Issue lists, each one Query of a key whose value is the filter — about one page of reads at any size.
+
+    a project's issues in a status, by number     index project_status          PK xs        SK n
+    … by last update                              index project_status_updated  PK xs        SK ua
+    the team's issues in a status                 index team_status             PK xt        SK ua
+    one person's issues in a status               index assignee_status         PK xa        SK ua
+    a label's issues in a status (team/project)   table terms  PK tn  SK begins_with "l#<label>#<status>#[<PROJECT>#]"
+    issues whose title has a word (search)        table terms  PK tn  SK begins_with "w#<word>#[<PROJECT>#]"
+
+Each reads ``size + 1`` entries of ≈ 150–300 bytes: 26 rows ≈ 4–8 KB, 0.5–1 RCU eventually
+consistent, one request. Two combinations read more than they show, each within a stated bound:
+
+* a person's issues inside one project: the ``assignee_status`` Query with a FilterExpression on
+  the project — it reads that person's issues in that status in the other projects too (a
+  person's open work: tens of issues, a few KB);
+* a search for several words Queries the longest word's entries (``SEARCH_READ`` of them, one
+  request) and keeps those whose title has every word; status, label and assignee conditions of a
+  search are checked on the same entries. A page may then show fewer than it read; the "more"
+  link continues after the last entry read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ddbmodels.core import capacity
+from ddbmodels.issues.model import (
+    AssigneeStatusIndex,
+    CollectionItem,
+    IssueItem,
+    ProjectStatusIndex,
+    ProjectStatusUpdatedIndex,
+    TeamStatusIndex,
+    assignee_status_key,
+    collection_key,
+    issue_from_entry,
+    project_status_key,
+    team_status_key,
+)
+from ddbmodels.patterns.pagination import KeyPage, keyed_page
+from ddbmodels.terms import entry_page, label_prefix, query_words, word_prefix
+
+SORTS = ("number", "updated")
+SEARCH_READ = 100  # word entries one search request reads (≈ 15–30 KB: 2–4 RCU)
+
+
+@dataclass(frozen=True)
+class IssuePage:
+    """Rows in display order; the keys to continue from (opaque: callers sign them into cursors)."""
+
+    issues: list[IssueItem]
+    next_key: dict[str, Any] | None
+    prev_key: dict[str, Any] | None
+
+
+def _index_page(
+    index: Any,
+    hash_value: str,
+    key_names: tuple[str, ...],
+    *,
+    size: int,
+    start: dict[str, Any] | None,
+    backwards: bool,
+    ascending: bool,
+    filter_condition: Any = None,
+) -> KeyPage:
+    connection = CollectionItem._get_connection()
+
+    def query(exclusive_start_key: dict[str, Any] | None, forward: bool, limit: int) -> dict[str, Any]:
+        return connection.query(
+            hash_value,
+            index_name=index.Meta.index_name,
+            filter_condition=filter_condition,
+            exclusive_start_key=exclusive_start_key,
+            scan_index_forward=forward,
+            limit=limit,
+        )
+
+    return keyed_page(query, key_names=key_names, size=size, start=start, backwards=backwards, ascending=ascending)
+
+
+def _rows(items: list[dict[str, Any]]) -> list[IssueItem]:
+    rows = []
+    for raw in items:
+        item = CollectionItem.from_raw_data(raw)
+        assert isinstance(item, IssueItem)
+        rows.append(item)
+    return rows
+
+
+@capacity.access_pattern("issues.list")
+def status_list(
+    *,
+    tenant: str,
+    status: str,
+    project_key: str | None = None,
+    assignee: str | None = None,
+    sort: str = "number",
+    ascending: bool = False,
+    size: int = 25,
+    start: dict[str, Any] | None = None,
+    backwards: bool = False,
+) -> IssuePage:
+    """Query one list index, Limit size+1 — ≈ 0.5–1 RCU, one request (see the module docstring).
+
+    Project lists sort by number or last update; team-wide and per-person lists by last update.
+    """
+    if assignee:
+        page = _index_page(
+            AssigneeStatusIndex,
+            assignee_status_key(tenant, assignee, status),
+            ("pk", "n", "xa", "ua"),
+            size=size,
+            start=start,
+            backwards=backwards,
+            ascending=ascending,
+            filter_condition=(CollectionItem.pk == collection_key(tenant, project_key)) if project_key else None,
+        )
+    elif project_key and sort == "number":
+        page = _index_page(
+            ProjectStatusIndex,
+            project_status_key(tenant, project_key, status),
+            ("pk", "n", "xs"),
+            size=size,
+            start=start,
+            backwards=backwards,
+            ascending=ascending,
+        )
+    elif project_key:
+        page = _index_page(
+            ProjectStatusUpdatedIndex,
+            project_status_key(tenant, project_key, status),
+            ("pk", "n", "xs", "ua"),
+            size=size,
+            start=start,
+            backwards=backwards,
+            ascending=ascending,
+        )
+    else:
+        page = _index_page(
+            TeamStatusIndex,
+            team_status_key(tenant, status),
+            ("pk", "n", "xt", "ua"),
+            size=size,
+            start=start,
+            backwards=backwards,
+            ascending=ascending,
+        )
+    return IssuePage(issues=_rows(page.items), next_key=page.next_key, prev_key=page.prev_key)
+
+
+@capacity.access_pattern("issues.list")
+def label_list(
+    *,
+    tenant: str,
+    label: str,
+    status: str,
+    project_key: str | None = None,
+    size: int = 25,
+    start: dict[str, Any] | None = None,
+    backwards: bool = False,
+) -> IssuePage:
+    """Query terms tn=tenant, begins_with(s, "l#<label>#<status>#[<PROJECT>#]"), Limit size+1 — ≈ 0.5–1 RCU.
+
+    Rows come from the entries' copies (no second read); ordered by project key, then number, newest first.
+    """
+    page = entry_page(
+        tenant=tenant, prefix=label_prefix(label, status, project_key), size=size, start=start, backwards=backwards
+    )
+    return IssuePage(
+        issues=[issue_from_entry(tenant, entry) for entry in page.items], next_key=page.next_key, prev_key=page.prev_key
+    )
+
+
+@capacity.access_pattern("issues.search")
+def search(
+    *,
+    tenant: str,
+    text: str,
+    project_key: str | None = None,
+    status: str | None = None,
+    label: str | None = None,
+    assignee: str | None = None,
+    size: int = 25,
+    start: dict[str, Any] | None = None,
+) -> IssuePage:
+    """Query terms tn=tenant, begins_with(s, "w#<longest word>#[<PROJECT>#]"), Limit SEARCH_READ — one request, 2–4 RCU.
+
+    Keeps the entries whose title has every word of ``text`` (and the status, label and assignee
+    asked for), at most ``size`` of them; ``next_key`` continues after the last entry read when
+    the word has more. Words are matched whole, case-insensitively; stop words are ignored.
+    An empty search (no word left) finds nothing. Forward only: a search page has no "previous".
+    """
+    words = query_words(text)
+    if not words:
+        return IssuePage(issues=[], next_key=None, prev_key=None)
+    anchor = max(words, key=len)  # the longest word: the likeliest to be rare
+    page = entry_page(tenant=tenant, prefix=word_prefix(anchor, project_key), size=SEARCH_READ, start=start)
+    wanted = set(words)
+    found: list[IssueItem] = []
+    last_read: dict[str, Any] | None = None
+    for entry in page.items:
+        last_read = {"tn": entry["tn"], "s": entry["s"]}
+        if not wanted <= set(entry.get("w", {}).get("S", "").split(" ")):
+            continue
+        issue = issue_from_entry(tenant, entry)
+        if status and issue.status != status:
+            continue
+        if label and label not in (issue.labels or ()):
+            continue
+        if assignee and issue.assignee != assignee:
+            continue
+        found.append(issue)
+        if len(found) == size:
+            break
+    more = page.next_key is not None or (last_read is not None and last_read != _key(page.items[-1]))
+    # ``more``: the word has entries past this request, or the page filled before the last one read
+    return IssuePage(issues=found, next_key=last_read if more else None, prev_key=None)
+
+
+def _key(entry: dict[str, Any]) -> dict[str, Any]:
+    return {"tn": entry["tn"], "s": entry["s"]}

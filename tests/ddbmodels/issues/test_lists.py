@@ -1,0 +1,173 @@
+"""Issue lists on DynamoDB Local: every list is one Query of a key that is the filter, kept right by every write."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ddbmodels import issues
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.issues.model import IssueItem, ProjectItem
+from ddbmodels.terms import TermEntry
+from tests.ddbmodels.conftest import REPORTER
+
+pytestmark = pytest.mark.ddblocal
+
+MakeProject = Callable[..., ProjectItem]
+
+
+def refs(page: issues.IssuePage) -> list[str]:
+    return [issue.reference for issue in page.issues]
+
+
+def create(tenant: str, key: str, title: str, **fields: object) -> IssueItem:
+    return issues.issue_create(tenant=tenant, project_key=key, title=title, reporter=REPORTER, **fields).item
+
+
+def edit(issue: IssueItem, **changes: object) -> IssueItem:
+    fields: dict[str, object] = {
+        "title": issue.title,
+        "description": issue.description or "",
+        "priority": issue.priority,
+        "assignee": issue.assignee,
+        "labels": sorted(issue.labels or ()),
+    }
+    fields.update(changes)
+    return issues.issue_update(issue, **fields)  # type: ignore[arg-type]
+
+
+def entries(tenant: str) -> list[str]:
+    return sorted(entry.sort for entry in TermEntry.query(tenant, consistent_read=True))
+
+
+def test_the_open_list_holds_exactly_the_open_issues_newest_first_in_one_request(
+    tenant: str, make_project: MakeProject
+) -> None:
+    make_project("WEB")
+    made = [create(tenant, "WEB", f"task {i}") for i in range(1, 9)]
+    for issue in made[:5]:
+        issues.issue_change_status(issue, to="closed")
+    with capacity.measure() as meter:
+        page = issues.status_list(tenant=tenant, project_key="WEB", status="open")
+    assert refs(page) == ["WEB-8", "WEB-7", "WEB-6"]
+    assert meter.requests == 1
+    closed = issues.status_list(tenant=tenant, project_key="WEB", status="closed")
+    assert refs(closed) == ["WEB-5", "WEB-4", "WEB-3", "WEB-2", "WEB-1"]
+    assert refs(issues.status_list(tenant=tenant, project_key="WEB", status="open", ascending=True)) == [
+        "WEB-6",
+        "WEB-7",
+        "WEB-8",
+    ]
+
+
+def test_pages_follow_their_keys_forwards_and_back(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    for i in range(1, 8):
+        create(tenant, "WEB", f"task {i}")
+    first = issues.status_list(tenant=tenant, project_key="WEB", status="open", size=3)
+    assert refs(first) == ["WEB-7", "WEB-6", "WEB-5"]
+    assert first.prev_key is None
+    second = issues.status_list(tenant=tenant, project_key="WEB", status="open", size=3, start=first.next_key)
+    assert refs(second) == ["WEB-4", "WEB-3", "WEB-2"]
+    third = issues.status_list(tenant=tenant, project_key="WEB", status="open", size=3, start=second.next_key)
+    assert refs(third) == ["WEB-1"]
+    assert third.next_key is None
+    back = issues.status_list(
+        tenant=tenant, project_key="WEB", status="open", size=3, start=second.prev_key, backwards=True
+    )
+    assert refs(back) == ["WEB-7", "WEB-6", "WEB-5"]
+    assert back.prev_key is None
+    assert back.next_key is not None
+
+
+def test_the_updated_sort_puts_the_last_changed_issue_first(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    made = [create(tenant, "WEB", f"task {i}") for i in range(1, 4)]
+    edit(made[0], priority="high")
+    page = issues.status_list(tenant=tenant, project_key="WEB", status="open", sort="updated")
+    assert refs(page) == ["WEB-1", "WEB-3", "WEB-2"]
+
+
+def test_my_issues_span_projects_and_follow_reassignment(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    make_project("API")
+    web = create(tenant, "WEB", "login page", assignee="alice")
+    create(tenant, "API", "token refresh", assignee="alice")
+    create(tenant, "API", "rate limits", assignee="bob")
+    assert refs(issues.status_list(tenant=tenant, assignee="alice", status="open")) == ["API-1", "WEB-1"]
+    edit(web, assignee="bob")
+    assert refs(issues.status_list(tenant=tenant, assignee="alice", status="open")) == ["API-1"]
+    assert refs(issues.status_list(tenant=tenant, assignee="bob", status="open")) == ["WEB-1", "API-2"]
+    assert refs(issues.status_list(tenant=tenant, assignee="bob", status="open", project_key="API")) == ["API-2"]
+    team = issues.status_list(tenant=tenant, status="open")
+    assert refs(team) == ["WEB-1", "API-2", "API-1"]
+
+
+def test_label_lists_follow_status_changes_label_edits_and_deletes(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    make_project("API")
+    a = create(tenant, "WEB", "crash on save", labels=["bug"])
+    b = create(tenant, "WEB", "dark mode", labels=["feature"])
+    c = create(tenant, "API", "timeout on upload", labels=["bug", "backend"])
+    with capacity.measure() as meter:
+        page = issues.label_list(tenant=tenant, label="bug", status="open")
+    assert meter.requests == 1
+    assert refs(page) == ["WEB-1", "API-1"]  # by project key (descending), then number
+    assert page.issues[0].title == "crash on save"  # the row comes from the entry
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="open", project_key="API")) == ["API-1"]
+    issues.issue_change_status(a, to="closed")
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="open")) == ["API-1"]
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="closed")) == ["WEB-1"]
+    edit(b, labels=["feature", "bug"], title="dark mode toggle")
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="open")) == ["WEB-2", "API-1"]
+    assert issues.label_list(tenant=tenant, label="bug", status="open").issues[0].title == "dark mode toggle"
+    issues.issue_tombstone(c, by="owner")
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="open")) == ["WEB-2"]
+    assert not [sort for sort in entries(tenant) if sort.endswith("API#000000000001")]
+
+
+def test_search_finds_titles_by_every_word_in_at_most_one_request(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    create(tenant, "WEB", "Login fails on Safari")
+    create(tenant, "WEB", "Logout button missing")
+    create(tenant, "WEB", "Safari renders the footer wrong")
+    with capacity.measure() as meter:
+        page = issues.search(tenant=tenant, text="safari login")
+    assert refs(page) == ["WEB-1"]
+    assert meter.requests == 1
+    assert refs(issues.search(tenant=tenant, text="SAFARI")) == ["WEB-3", "WEB-1"]
+    assert refs(issues.search(tenant=tenant, text="the")) == []  # a stop word finds nothing
+    assert refs(issues.search(tenant=tenant, text="safari", status="closed")) == []
+
+
+def test_a_title_edit_moves_its_words(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    issue = create(tenant, "WEB", "Checkout slow")
+    edit(issue, title="Checkout times out")
+    assert refs(issues.search(tenant=tenant, text="slow")) == []
+    assert refs(issues.search(tenant=tenant, text="times")) == ["WEB-1"]
+
+
+def test_a_stale_edit_changes_neither_the_issue_nor_its_entries(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    issue = create(tenant, "WEB", "flaky test", labels=["ci"])
+    stale = issues.issue_get(tenant=tenant, project_key="WEB", number=1, consistent=True)
+    assert stale is not None
+    edit(issue, labels=["ci", "urgent"])
+    before = entries(tenant)
+    with pytest.raises(ChangedSinceRead):
+        edit(stale, labels=["docs"], title="something else")
+    assert entries(tenant) == before
+    assert "l#docs#open#WEB#000000000001" not in before
+
+
+def test_a_tombstone_leaves_every_list(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    issue = create(tenant, "WEB", "remove me", labels=["x"], assignee="alice")
+    issues.issue_tombstone(issue, by="owner")
+    assert refs(issues.status_list(tenant=tenant, project_key="WEB", status="open")) == []
+    assert refs(issues.status_list(tenant=tenant, status="open")) == []
+    assert refs(issues.status_list(tenant=tenant, assignee="alice", status="open")) == []
+    assert entries(tenant) == []
