@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -148,3 +149,30 @@ class Membership(models.Model):
     def allows(self, role: str) -> bool:
         """True when this membership's role is at least ``role``."""
         return ROLE_RANK[Role(self.role)] >= ROLE_RANK[Role(role)]
+
+
+class Invitation(models.Model):
+    """A one-use invitation into a team with a role: its link carries a signed, expiring token of ``key``.
+
+    The link itself is never stored (only shown once to the owner who made it); ``used_at`` makes
+    it one-use, ``withdrawn_at`` lets an owner take it back, and the signature's timestamp bounds
+    its age (tracker.services.team.INVITATION_MAX_AGE).
+    """
+
+    key = models.UUIDField(unique=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    email = models.EmailField(blank=True, help_text="whom it was meant for (a note for the owners)")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"invitation to {self.tenant} as {self.role}"

@@ -1,16 +1,130 @@
-// The site's few behaviours, as event listeners (the Content-Security-Policy allows no inline script):
-// a <select data-autosubmit> sends its form when it changes (the tenant switcher), and a
-// <form data-confirm="…"> asks before it is sent (deleting an issue, detaching a file).
+// The site's few behaviours, as event listeners (the Content-Security-Policy allows no inline script).
+//
+// - A <form data-confirm="…"> asks before it is sent (deleting an issue, detaching a file,
+//   removing someone from the team).
+// - Keyboard shortcuts, ignored while typing in a field or with Ctrl/Alt/Meta held:
+//     /      focus the element marked data-search (the list pages' query box)
+//     c      follow the link marked data-new-issue
+//     j / k  move a highlight down / up over the elements marked data-list-item
+//     Enter  open the first link inside the highlighted item
+//     ?      show or hide the list of shortcuts (Escape hides it)
 "use strict";
-document.addEventListener("change", function (event) {
-  var select = event.target.closest && event.target.closest("select[data-autosubmit]");
-  if (select && select.form) {
-    select.form.submit();
-  }
-});
 document.addEventListener("submit", function (event) {
   var form = event.target;
   if (form.dataset && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
     event.preventDefault();
   }
 });
+
+(function () {
+  var HIGHLIGHT = "kbd-current";
+  var current = -1;
+
+  function typing(target) {
+    if (!target || !target.closest) {
+      return false;
+    }
+    return Boolean(target.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']"));
+  }
+
+  function items() {
+    return Array.prototype.slice.call(document.querySelectorAll("[data-list-item]"));
+  }
+
+  function move(step) {
+    var all = items();
+    if (!all.length) {
+      return false;
+    }
+    var at = all.findIndex(function (item) { return item.classList.contains(HIGHLIGHT); });
+    var next = at < 0 ? (step > 0 ? 0 : all.length - 1) : Math.min(all.length - 1, Math.max(0, at + step));
+    if (at >= 0) {
+      all[at].classList.remove(HIGHLIGHT);
+      all[at].removeAttribute("aria-selected");
+    }
+    all[next].classList.add(HIGHLIGHT);
+    all[next].setAttribute("aria-selected", "true");
+    all[next].scrollIntoView({ block: "nearest" });
+    current = next;
+    return true;
+  }
+
+  function openCurrent() {
+    var item = document.querySelector("[data-list-item]." + HIGHLIGHT);
+    var link = item && item.querySelector("a[href]");
+    if (link) {
+      link.click();
+      return true;
+    }
+    return false;
+  }
+
+  function help() {
+    var box = document.getElementById("kbd-help");
+    if (box) {
+      box.hidden = !box.hidden;
+      return true;
+    }
+    box = document.createElement("div");
+    box.id = "kbd-help";
+    box.className = "kbd-help";
+    box.setAttribute("role", "dialog");
+    box.setAttribute("aria-label", "Keyboard shortcuts");
+    var rows = [["/", "Search"], ["c", "New issue"], ["j / k", "Next / previous in the list"],
+                ["Enter", "Open the highlighted one"], ["?", "Show or hide this help"]];
+    var list = document.createElement("dl");
+    rows.forEach(function (row) {
+      var key = document.createElement("dt");
+      var kbd = document.createElement("kbd");
+      kbd.textContent = row[0];
+      key.appendChild(kbd);
+      var what = document.createElement("dd");
+      what.textContent = row[1];
+      list.appendChild(key);
+      list.appendChild(what);
+    });
+    var title = document.createElement("h2");
+    title.textContent = "Keyboard shortcuts";
+    box.appendChild(title);
+    box.appendChild(list);
+    document.body.appendChild(box);
+    return true;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented || typing(event.target)) {
+      return;
+    }
+    var done = false;
+    if (event.key === "/") {
+      var search = document.querySelector("[data-search]");
+      if (search) {
+        search.focus();
+        done = true;
+      }
+    } else if (event.key === "c") {
+      var create = document.querySelector("a[data-new-issue]");
+      if (create) {
+        create.click();
+        done = true;
+      }
+    } else if (event.key === "j") {
+      done = move(1);
+    } else if (event.key === "k") {
+      done = move(-1);
+    } else if (event.key === "Enter" && current >= 0 && !(event.target && event.target.closest && event.target.closest("a, button"))) {
+      done = openCurrent();
+    } else if (event.key === "?") {
+      done = help();
+    } else if (event.key === "Escape") {
+      var box = document.getElementById("kbd-help");
+      if (box && !box.hidden) {
+        box.hidden = true;
+        done = true;
+      }
+    }
+    if (done) {
+      event.preventDefault();
+    }
+  });
+})();

@@ -361,7 +361,7 @@ def test_a_duplicate_project_key_is_a_form_error_and_keeps_the_existing_project(
     with unchanged(world, failed_writes=1):  # the refused conditional PutItem is how it is found out
         response = client.post(world.url("projects/new/"), {"key": "WEB", "name": "Impostor"})
     assert response.status_code == 200
-    assert "This tenant already has a project with this key." in text(response)
+    assert f"{world.tenant.name} already has a project with this key." in text(response)
     assert ddb_projects.project_get(tenant=world.slug, key="WEB").name == "Website"
 
 

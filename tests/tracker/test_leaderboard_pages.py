@@ -18,7 +18,9 @@ from tracker.selectors.leaderboard import leaderboard_cache_key
 from tracker.views.leaderboard import BAD_TOP
 
 ROW = re.compile(
-    r'<td class="num">(\d+)</td>\s*<td>(?:<strong>)?([^<]+?)(?:</strong> \(you\))?</td>\s*<td class="num">(-?\d+)</td>'
+    r'<td data-label="Place" class="num">(\d+)</td>\s*'
+    r'<td data-label="Member">(?:<strong>)?([^<]+?)(?:</strong> \(you\))?</td>\s*'
+    r'<td data-label="Points" class="num">(-?\d+)</td>'
 )
 
 

@@ -55,5 +55,5 @@ def order_transition(*, membership: Membership, order: OrderItem, to: str) -> Or
     """Move the order to ``to`` if its current status allows it (owners only); else nothing changes."""
     require_role(membership, "owner")
     if order.customer != membership.tenant.slug:
-        raise PermissionDenied("This order belongs to another tenant.")
+        raise PermissionDenied("This order belongs to another team.")
     return orders.order_transition(order, to=to, by=membership.user.get_username())

@@ -30,7 +30,7 @@ def project_create(request: HttpRequest, membership: Membership) -> HttpResponse
         try:
             project = create_project(membership=membership, **form.cleaned_data)
         except AlreadyExists:
-            form.add_error("key", "This tenant already has a project with this key.")
+            form.add_error("key", f"{membership.tenant.name} already has a project with this key.")
         else:
             messages.success(request, f"Project {project.project_key} created.")
             return redirect("issue_list", tenant=membership.tenant.slug, project=project.project_key)

@@ -31,15 +31,26 @@ def violations(page: Page) -> Iterator[list[str]]:
     assert found == [], "\n".join(found)
 
 
-def test_the_tenant_switcher_sends_its_form_when_changed(
+def test_the_team_switcher_switches_on_its_button_and_not_on_arrow_keys(
     page: Page, world: World, make_world: Callable[..., World], violations: list[str]
 ) -> None:
     other = make_world()
     Membership.objects.create(user=world.member, tenant=other.tenant, role="member")
     site_login(page, world.member.username)
     page.goto(f"/t/{world.slug}/")
-    page.select_option("#tenant-switch", other.slug)  # no button: site.js submits on change
+    switcher = page.locator("#tenant-switch")
+    switcher.focus()
+    page.keyboard.press("ArrowDown")  # a keyboard user moving through the teams…
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(300)
+    expect(page).to_have_url(re.compile(rf"/t/{world.slug}/$"))  # …stays where they are
+    switcher.select_option(other.slug)
+    page.wait_for_timeout(300)
+    expect(page).to_have_url(re.compile(rf"/t/{world.slug}/$"))  # choosing is not switching
+    page.locator("form.switcher").get_by_role("button", name="Switch").click()
     expect(page).to_have_url(re.compile(rf"/t/{other.slug}/$"))
+    expect(page.locator("h1")).to_contain_text(other.tenant.name)
 
 
 def test_deleting_an_issue_asks_first_and_a_no_deletes_nothing(page: Page, world: World, violations: list[str]) -> None:

@@ -1,0 +1,163 @@
+"""Team writes: owners add people, change roles, remove members, and invite new people by link.
+
+Two rules hold whatever the order of concurrent requests: a team always keeps at least one owner
+(checked inside a transaction that locks the team's owner rows), and an invitation link is used
+at most once (a conditional UPDATE claims it; the new account and membership roll back with it).
+Every write is the acting owner's own team: the views look targets up through
+``team_membership_access`` / ``invitation_access``, which answer 404 for another team's rows.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from uuid import UUID
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, User
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from tracker.models import Invitation, Membership, Role
+from tracker.services.permissions import require_role
+
+INVITATION_MAX_AGE = timedelta(days=7)
+_SALT = "tracker.team.invitation"
+LAST_OWNER = "{team} needs at least one owner: make someone else an owner first."
+
+
+class InvitationUnusable(Exception):
+    """The link is not valid (any more): ``reason`` says why in the page's words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ------------------------------------------------------------------- members
+
+
+def team_member_add(*, membership: Membership, who: str, role: str) -> Membership:
+    """Give an existing account (by username or e-mail) a role in the owner's team.
+
+    ValidationError when nobody (or several accounts) match, or the person is already in the team.
+    """
+    require_role(membership, Role.OWNER)
+    who = who.strip()
+    users = list(get_user_model().objects.filter(Q(username__iexact=who) | Q(email__iexact=who), is_active=True)[:2])
+    exact = [u for u in users if u.get_username() == who]
+    if len(users) > 1 and len(exact) == 1:
+        users = exact
+    if not users:
+        raise ValidationError(
+            f"Nobody has the username or e-mail “{who}”. To bring in someone new, create an invitation link below."
+        )
+    if len(users) > 1:
+        raise ValidationError(f"Several accounts match “{who}”; give the username instead.")
+    user = users[0]
+    try:
+        with transaction.atomic():
+            return Membership.objects.create(user=user, tenant=membership.tenant, role=role)
+    except IntegrityError:
+        raise ValidationError(f"{user.get_username()} is already in {membership.tenant.name}.") from None
+
+
+def team_role_change(*, membership: Membership, target: Membership, role: str) -> Membership:
+    """Set ``target``'s role; ValidationError if that would leave the team without an owner."""
+    require_role(membership, Role.OWNER)
+    with transaction.atomic():
+        current = _lock_and_check_owners(target, leaving=role != Role.OWNER)
+        current.role = role
+        current.save(update_fields=["role"])
+        return current
+
+
+def team_member_remove(*, membership: Membership, target: Membership) -> None:
+    """Take ``target`` out of the team; ValidationError if it is the last owner."""
+    require_role(membership, Role.OWNER)
+    with transaction.atomic():
+        current = _lock_and_check_owners(target, leaving=True)
+        current.delete()
+
+
+def _lock_and_check_owners(target: Membership, *, leaving: bool) -> Membership:
+    """Lock the team's owner rows (and the target's), refuse if the last owner would go; the target now."""
+    owners = list(Membership.objects.select_for_update().filter(tenant_id=target.tenant_id, role=Role.OWNER))
+    current = Membership.objects.select_for_update().select_related("tenant", "user").filter(pk=target.pk).first()
+    if current is None:
+        raise ValidationError(f"{target.user.get_username()} is no longer in the team.")
+    if leaving and current.role == Role.OWNER and len(owners) <= 1:
+        raise ValidationError(LAST_OWNER.format(team=current.tenant.name))
+    return current
+
+
+# ------------------------------------------------------------------- invitations
+
+
+def invitation_create(*, membership: Membership, role: str, email: str = "") -> tuple[Invitation, str]:
+    """A new one-use invitation into the owner's team, and its token (shown once, never stored)."""
+    require_role(membership, Role.OWNER)
+    invitation = Invitation.objects.create(tenant=membership.tenant, role=role, email=email, created_by=membership.user)
+    return invitation, signing.TimestampSigner(salt=_SALT).sign(invitation.key.hex)
+
+
+def invitation_withdraw(*, membership: Membership, invitation: Invitation) -> None:
+    """Take an unused invitation back: its link stops working."""
+    require_role(membership, Role.OWNER)
+    Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True).update(withdrawn_at=timezone.now())
+
+
+def invitation_open(*, tenant_slug: str, token: str) -> Invitation:
+    """The invitation a link names, if it may still be used; InvitationUnusable (with the reason) if not."""
+    try:
+        key = signing.TimestampSigner(salt=_SALT).unsign(token, max_age=INVITATION_MAX_AGE)
+    except signing.SignatureExpired:
+        raise InvitationUnusable("This invitation link has expired. Ask the owner who sent it for a new one.") from None
+    except signing.BadSignature:
+        raise InvitationUnusable("This invitation link is not valid. Check that it was copied whole.") from None
+    try:
+        uuid = UUID(hex=key)
+    except ValueError:
+        raise InvitationUnusable("This invitation link is not valid. Check that it was copied whole.") from None
+    invitation = Invitation.objects.select_related("tenant").filter(key=uuid, tenant__slug=tenant_slug).first()
+    if invitation is None:
+        raise InvitationUnusable("This invitation link is not valid. Check that it was copied whole.")
+    if invitation.withdrawn_at is not None:
+        raise InvitationUnusable("This invitation was withdrawn. Ask an owner of the team for a new one.")
+    if invitation.used_at is not None:
+        raise InvitationUnusable("This invitation link was already used. Each link lets one person join.")
+    return invitation
+
+
+def invitation_accept(*, invitation: Invitation, user: User) -> Membership:
+    """A signed-in person joins the team with the invitation's role; the link is used up.
+
+    ValidationError when the person is already in the team (the link stays usable).
+    """
+    with transaction.atomic():
+        if Membership.objects.filter(tenant_id=invitation.tenant_id, user_id=user.pk).exists():
+            raise ValidationError(
+                f"You are already in {invitation.tenant.name}; this link stays free for someone else."
+            )
+        _claim(invitation, user)
+        return Membership.objects.create(user=user, tenant=invitation.tenant, role=invitation.role)
+
+
+def invitation_sign_up(*, invitation: Invitation, username: str, email: str, password: str) -> User:
+    """A new account and its membership from an invitation, in one transaction with using up the link."""
+    with transaction.atomic():
+        user = get_user_model().objects.create_user(username, email=email, password=password)
+        _claim(invitation, user)
+        Membership.objects.create(user=user, tenant=invitation.tenant, role=invitation.role)
+    return user
+
+
+def _claim(invitation: Invitation, user: AbstractBaseUser) -> None:
+    """Mark the invitation used by ``user`` unless someone used or withdrew it first (then InvitationUnusable)."""
+    claimed = Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True, withdrawn_at__isnull=True).update(
+        used_at=timezone.now(), used_by=user
+    )
+    if not claimed:
+        raise InvitationUnusable("This invitation link was already used. Each link lets one person join.")
