@@ -7,7 +7,7 @@ Three layers, imports going one way (``docs/architecture.md``):
 - ``ddbmodels.patterns`` — the access patterns as generic functions over a model (sort-key
   sequence, counters, sparse index, sharded index, leaderboard, pagination, distinct keys,
   time-series tables); they import ``core`` only;
-- one package per table (``issues``, ``orders``, ``counters``, ``attachments``, ``scores``,
+- one package per table (``issues``, ``orders``, ``counters``, ``attachments``, ``comments``, ``scores``,
   ``events``, ``jobs``, ``idempotency``), each ``model`` + ``writes`` + ``reads`` on top of the
   patterns; ``tenants`` works across them (is anything stored for a tenant, offboarding).
 
@@ -15,7 +15,7 @@ Importing the package registers every table's model (``core.tables.create_all`` 
 and installs the capacity meter's botocore hook.
 """
 
-from ddbmodels import attachments, counters, events, idempotency, inbox, issues, jobs, orders, scores, terms
+from ddbmodels import attachments, comments, counters, events, idempotency, inbox, issues, jobs, orders, scores, terms
 from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
 from ddbmodels.core.errors import (
@@ -50,6 +50,7 @@ __all__ = [
     "Unavailable",
     "attachments",
     "capacity",
+    "comments",
     "configure",
     "connection",
     "counters",

@@ -18,7 +18,7 @@ has begun, and deleting a key twice is harmless (DeleteItem of a missing item su
 
 Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query);
 each delete is 1 WCU per KB of the item plus 1 WCU per index entry it has (orders 3, events 2,
-score items 2, project static items 2, issues and awards 1, settled attachments 1), plus 1 WCU
+score items 2, project static items 2, issues, comments and awards 1, settled attachments 1), plus 1 WCU
 per 25 items for the checkpoint; the check reads the tenant's keys once more.
 """
 
@@ -44,7 +44,7 @@ from ddbmodels.tenants import reads
 BATCH_SIZE = 25  # BatchWriteItem's maximum
 DELETE_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
 ROOT = "offboarding"
-DELETE_ORDER = ("attachments", "scores", "events", *reads.TENANT_KEYED, "issues")  # the projects last
+DELETE_ORDER = ("attachments", "comments", "scores", "events", *reads.TENANT_KEYED, "issues")  # the projects last
 
 Progress = Callable[..., None]
 
@@ -103,6 +103,7 @@ def export_tenant(
     file_names: list[str] = []
     attachments = reads.attachments_pages(tenant, issues)
     write("attachments", connection.table_name("attachments"), _collect_files(attachments, file_names))
+    write("comments", connection.table_name("comments"), reads.comments_pages(tenant, issues))
     write("scores", connection.table_name("scores"), reads.scores_pages(tenant, issues, shards=shards.scores))
     for table in reads.event_tables():
         parsed = EVENTS.parse_table_name(table)
@@ -247,6 +248,7 @@ def remaining(tenant: str, issues: list[reads.IssueRef], *, shards: Shards) -> d
         if reads.tenant_key_name(base) is not None:
             left[base] = count(reads.tenant_keyed_pages(tenant, base))
     left["attachments"] = count(reads.attachments_pages(tenant, known))
+    left["comments"] = count(reads.comments_pages(tenant, known))
     left["scores"] = count(reads.scores_pages(tenant, known, shards=shards.scores))
     left["events"] = sum(count(reads.events_pages(tenant, t, shards=shards.events)) for t in reads.event_tables())
     return left

@@ -141,6 +141,23 @@ def attachments_pages(tenant: str, issues: Iterable[IssueRef]) -> Iterator[Page]
         yield from query_pages(table, **request)
 
 
+@capacity.access_pattern("tenants.comments")
+def comments_pages(tenant: str, issues: Iterable[IssueRef]) -> Iterator[Page]:
+    """Query s = ``<tenant>#<PROJECT>#<n>`` per issue, consistent — 1 RCU per issue with ≤ 4 KB of comments.
+
+    The table has no key or index by tenant (``ddbmodels.comments.model`` says why), so the
+    keys come from the issue numbers listed.
+    """
+    table = connection.table_name("comments")
+    for project, number in issues:
+        request = {
+            "KeyConditionExpression": "s = :s",
+            "ExpressionAttributeValues": {":s": {"S": f"{collection_key(tenant, project)}#{number}"}},
+            "ConsistentRead": True,
+        }
+        yield from query_pages(table, **request)
+
+
 @capacity.access_pattern("tenants.scores")
 def scores_pages(tenant: str, issues: Iterable[IssueRef], *, shards: int) -> Iterator[Page]:
     """Score items: Query ``top`` tp = ``<tenant>#<n>`` per shard (KEYS_ONLY, 0.5 RCU per 4 KB) + BatchGetItem;
@@ -192,7 +209,7 @@ def events_pages(tenant: str, table: str, *, shards: int) -> Iterator[Page]:
 def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
     """Query ``projects``, each tenant-keyed table and each ``top`` shard with Limit 1 — 0.5 RCU each.
 
-    Every attachment, award and event hangs off an issue, so a tenant without projects, orders
+    Every attachment, comment, award and event hangs off an issue, so a tenant without projects, orders
     idempotency records or scores has nothing those would find either (offboarding deletes the projects last).
     """
     client = connection.client()

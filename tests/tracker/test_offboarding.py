@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import events, issues, orders, scores
+from ddbmodels import comments, events, issues, orders, scores
 from ddbmodels.core import connection
 from ddbmodels.patterns import item_archive
 from ddbmodels.tenants import offboarding as ddb_offboard
@@ -40,7 +40,7 @@ def archive_dir(settings: SettingsWrapper, media: Path, tmp_path: Path) -> Path:
 
 
 def populate(world: World) -> None:
-    """Data in every table: issues (one resolved and awarded), attachments with files, orders, scores, events."""
+    """Data in every table: issues (one resolved, awarded), attachments with files, comments, orders, scores, events."""
     slug, member = world.slug, world.member.username
     first = issues.issue_create(
         tenant=slug, project_key="WEB", title="Ship it", reporter=member, assignee=member, priority="high"
@@ -57,6 +57,8 @@ def populate(world: World) -> None:
     scores.score_add(tenant=slug, username=world.owner.username, points=3)
     for quantity in (1, 2):
         orders.order_place(customer=slug, product="seats", quantity=quantity, delivery="standard", placed_by=member)
+    for number, body in ((1, "On it."), (1, "Done: see plan.txt"), (2, "Needs a review")):
+        comments.comment_add(tenant=slug, project_key="WEB", number=number, author=member, body=body)
     for n in range(3):
         events.event_put(stream=f"{slug}#WEB#{n + 1}", kind="issue.edited", actor=member, tenant=slug, data={"n": n})
 
@@ -88,6 +90,7 @@ def stored(slug: str) -> dict[str, int]:
         "issues": _scan_count(name("issues"), "pk", f"{slug}#", prefix=True),
         "orders": _scan_count(name("orders"), "c", slug, prefix=False),
         "attachments": _scan_count(name("attachments"), "pk", f"{slug}#", prefix=True),
+        "comments": _scan_count(name("comments"), "s", f"{slug}#", prefix=True),
         "scores": _scan_count(name("scores"), "pk", f"{slug}#", prefix=True),
         "events": sum(_scan_count(t, "tenant", slug, prefix=False) for t in tenant_reads.event_tables()),
     }
@@ -115,7 +118,8 @@ def test_offboarding_exports_verifies_and_deletes_every_item_and_file_of_the_ten
     populate(world)
     populate(other_world)
     before, others_before = stored(world.slug), stored(other_world.slug)
-    assert all(before[t] for t in ("issues", "orders", "attachments", "scores", "events")), before
+    assert all(before[t] for t in ("issues", "orders", "attachments", "comments", "scores", "events")), before
+    assert before["comments"] == 3
     others_files = files_of(media, other_world.slug)
     assert len(files_of(media, world.slug)) == 3
 

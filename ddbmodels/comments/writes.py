@@ -1,0 +1,176 @@
+"""Writing comments: added exactly once, edited and deleted by their author under optimistic locking.
+
+Every write is conditional. ``comment_add`` puts a new key (``attribute_not_exists``); the item
+carries the call's random token, so a put refused on our own committed item (botocore retried
+after a lost answer) is told from anything else by one consistent GetItem, on that path only.
+With an idempotency key (the form's) the put is a transaction with the key's record, so the same
+form sent twice adds one comment. ``comment_edit`` and ``comment_delete`` are conditioned on the
+version the author loaded (and on the author): a stale one raises ChangedSinceRead; a refused
+write is re-read once to tell our own retried success from somebody's change.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
+
+from ddbmodels.comments.model import BODY_MAX, CommentItem, issue_stream, new_sort_key
+from ddbmodels.comments.reads import comment_get
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import (
+    AlreadyExists,
+    ChangedSinceRead,
+    InvalidInput,
+    KeyUsed,
+    is_conditional_failure,
+    response_code,
+)
+from ddbmodels.core.keys import utcnow
+from ddbmodels.idempotency import new_record, record_get
+from ddbmodels.patterns.sequences import lost_in_transaction, put_with_record
+
+
+@dataclass(frozen=True)
+class Added:
+    """The comment a call added, or (``replayed``) the one an earlier call with the same key added."""
+
+    comment: CommentItem
+    replayed: bool = False
+
+
+def idempotency_kind(project_key: str, number: int) -> str:
+    """The kind of an idempotency record of a comment form: ``comment#<PROJECT>#<number>``."""
+    return f"comment#{project_key}#{int(number)}"
+
+
+def check_body(body: str) -> str:
+    """The body to store (surrounding blank lines dropped); InvalidInput when empty or too long."""
+    text = body.strip("\r\n")
+    if not text.strip():
+        raise InvalidInput("A comment needs some text.")
+    if len(text) > BODY_MAX:
+        raise InvalidInput(f"A comment holds at most {BODY_MAX:,} characters; this one has {len(text):,}.")
+    return text
+
+
+@capacity.access_pattern("comments.add")
+def comment_add(
+    *,
+    tenant: str,
+    project_key: str,
+    number: int,
+    author: str,
+    body: str,
+    idempotency_key: str | None = None,
+) -> Added:
+    """PutItem if attribute_not_exists(t) — 1 WCU per started KB of the comment.
+
+    With ``idempotency_key``: TransactWriteItems [Put comment, Put its idempotency record], each
+    ``attribute_not_exists`` — 2 × (comment + record) WCU, 4 WCU for a ≤ 1 KB comment. A key that
+    already added a comment returns that comment, ``replayed``, after 2 consistent GetItems
+    (2 RCU), writing nothing. A refused or unanswered write reads the key it tried (GetItem,
+    consistent, 1 RCU, on that path only): our token there means it committed (a lost answer).
+    Raises InvalidInput for an empty or too long body (nothing is written).
+    """
+    text = check_body(body)
+    now = utcnow()
+    request = uuid.uuid4().hex
+    item = CommentItem(
+        stream=issue_stream(tenant, project_key, number),
+        key=new_sort_key(now),
+        author=author,
+        body=text,
+        created_at=now,
+        updated_at=now,
+        request=request,
+    )
+    kind = idempotency_kind(project_key, number)
+    try:
+        if idempotency_key is None:
+            item.save(condition=CommentItem.key.does_not_exist())
+        else:
+            record = new_record(tenant=tenant, kind=kind, key=idempotency_key, result=item.key, request=request)
+            put_with_record(item, record, CommentItem.key.does_not_exist())
+    except KeyUsed:
+        assert idempotency_key is not None
+        return _replayed(item.stream, record_get(tenant=tenant, kind=kind, key=idempotency_key), request)
+    except (PutError, TransactWriteError) as error:
+        refused = is_conditional_failure(error) or lost_in_transaction(error)
+        unanswered = response_code(error) is None  # every answer lost: did it land?
+        if refused or unanswered:
+            stored = comment_get(stream=item.stream, key=item.key, consistent=True)
+            if stored is not None and stored.request == request:
+                return Added(comment=stored)  # ours: botocore retried after the answer was lost
+        if refused:  # 48 random bits collided within one millisecond on one issue: never silent
+            raise AlreadyExists("comment key taken", stream=item.stream, key=item.key) from error
+        raise
+    return Added(comment=item)
+
+
+def _replayed(stream: str, record: object, request: str) -> Added:
+    """The comment an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was ours."""
+    if record is None:  # expired between the refused write and this read: vanishingly rare, never silent
+        raise AlreadyExists("this form was already submitted", stream=stream)
+    comment = comment_get(stream=stream, key=record.result, consistent=True)  # type: ignore[attr-defined]
+    if comment is None:  # its author deleted it since: the form still must not add it again
+        raise AlreadyExists("this form was already submitted; its comment was deleted since", stream=stream)
+    return Added(comment=comment, replayed=record.request != request)  # type: ignore[attr-defined]
+
+
+@capacity.access_pattern("comments.edit")
+def comment_edit(comment: CommentItem, *, body: str, by: str) -> CommentItem:
+    """UpdateItem b, ua if v = the loaded version and a = ``by`` — 1 WCU per started KB of the comment.
+
+    Raises ChangedSinceRead when the comment changed (or went) since it was loaded, InvalidInput
+    for a body that cannot be stored or a comment that is not ``by``'s. A refused update is
+    re-read once (GetItem, consistent, 1 RCU): when it holds exactly this edit, botocore retried
+    our committed write after its answer was lost, and that is success.
+    """
+    if comment.author != by:
+        raise InvalidInput("only its author edits a comment", key=comment.key)
+    text = check_body(body)
+    loaded = int(comment.version or 0)
+    now = utcnow()
+    try:
+        comment.update(
+            actions=[CommentItem.body.set(text), CommentItem.updated_at.set(now)], condition=CommentItem.author == by
+        )
+    except UpdateError as error:
+        if not is_conditional_failure(error):
+            raise
+        stored = comment_get(stream=comment.stream, key=comment.key, consistent=True)
+        if stored is not None and int(stored.version) == loaded + 1 and stored.updated_at == now:
+            return stored  # our own update, answered too late
+        raise ChangedSinceRead(
+            "the comment changed since it was loaded",
+            current=None if stored is None else stored.body,
+            wanted=text,
+            key=comment.key,
+        ) from error
+    return comment
+
+
+@capacity.access_pattern("comments.delete")
+def comment_delete(comment: CommentItem, *, by: str) -> None:
+    """DeleteItem if v = the loaded version and a = ``by`` — 1 WCU per started KB of the comment.
+
+    Raises ChangedSinceRead when the comment was edited since it was loaded (it stays),
+    InvalidInput when it is not ``by``'s. A comment already gone is not an error: deleting is
+    what was asked, and a refused delete that finds nothing (GetItem, consistent, 1 RCU) was our
+    own, retried by botocore after its answer was lost, or the same author's in another tab.
+    """
+    if comment.author != by:
+        raise InvalidInput("only its author deletes a comment", key=comment.key)
+    try:
+        comment.delete(condition=CommentItem.author == by)
+    except DeleteError as error:
+        if not is_conditional_failure(error):
+            raise
+        stored = comment_get(stream=comment.stream, key=comment.key, consistent=True)
+        if stored is None:
+            return
+        raise ChangedSinceRead(
+            "the comment changed since it was loaded", current=stored.body, wanted=None, key=comment.key
+        ) from error
