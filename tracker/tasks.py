@@ -158,3 +158,17 @@ def offboard_tenant(self: Task, slug: str) -> dict:
         offboarding.offboarding_job_name(slug),
         lambda run: offboarding.offboard_tenant_job(run, slug=slug),
     )
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
+def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
+    """Notify an issue's watchers of one change (queued by ``activity.record``); exactly once per event."""
+    from tracker.services import inbox  # here, not at the top: the import block is shared
+
+    try:
+        return inbox.fan_out(**event)
+    except Exception as error:
+        if is_transient(error):
+            countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
+            raise self.retry(exc=error, countdown=countdown) from error
+        raise

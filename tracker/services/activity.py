@@ -13,6 +13,7 @@ from django.conf import settings
 
 from ddbmodels import events
 from ddbmodels.issues import IssueItem
+from tracker.services import inbox
 
 log = logging.getLogger(__name__)
 
@@ -21,10 +22,14 @@ def issue_stream(issue: IssueItem) -> str:
     return f"{issue.pk}#{int(issue.number)}"
 
 
-def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | None = None) -> None:
-    """PutItem one event (≈ 1 WCU + 1 WCU for the by-day index); logged, never raised."""
+def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | None = None) -> str | None:
+    """PutItem one event (≈ 1 WCU + 1 WCU for the by-day index); logged, never raised. The event's sort key.
+
+    Then the watchers' notifications are queued (``inbox.fan_out_later``: never raises either).
+    """
+    event = None
     try:
-        events.event_put(
+        event = events.event_put(
             stream=issue_stream(issue),
             kind=kind,
             actor=actor,
@@ -37,6 +42,9 @@ def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | No
         )
     except Exception:  # noqa: BLE001  (activity is a log: losing one line must not fail a write)
         log.warning("could not record %s on %s", kind, issue_stream(issue), exc_info=True)
+    key = event.t if event is not None else None
+    inbox.fan_out_later(issue, kind=kind, actor=actor, data=data or {}, event_key=key)
+    return key
 
 
 def issue_activity(issue: IssueItem, *, limit: int = 50) -> list[events.Event]:

@@ -59,6 +59,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tracker.context_processors.tenancy",
+                "tracker.context_processors.inbox",
             ],
         },
     },
@@ -273,6 +274,23 @@ if ATTACHMENT_MAX_BYTES < 1 or ATTACHMENT_STUCK_SECONDS < 1:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("ATTACHMENT_MAX_BYTES and ATTACHMENT_STUCK_SECONDS must be at least 1")
+# ---------------------------------------------------------------------------------------------
+# Inbox: notifications of watched issues, e-mailed through Django's mail backend
+# ---------------------------------------------------------------------------------------------
+# SMTP by default (EMAIL_HOST, EMAIL_PORT, …); local settings print e-mails on the console,
+# test settings keep them in memory (django.core.mail.outbox).
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_TIMEOUT = 10  # seconds: a mail server that does not answer must not hold a worker
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Tracker <tracker@localhost>")
+# Where the links in e-mails point
+SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
+# Seconds the header's unread count is cached per person (every change to it drops it sooner)
+INBOX_COUNT_CACHE_SECONDS = env.int("INBOX_COUNT_CACHE_SECONDS", default=30)
 # ---------------------------------------------------------------------------------------------
 # Logging
 # ---------------------------------------------------------------------------------------------

@@ -8,3 +8,4 @@ env.ENVIRON.setdefault("DEBUG", "true")
 from tracker.settings.base import *  # noqa: E402,F403  (settings modules extend base)
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")  # e-mails on the console

@@ -18,3 +18,4 @@ AXES_ENABLED = False
 # answer; a 2 s read timeout would then retry calls that were only slow. The tests of timeouts
 # (tests/tracker/test_degrade.py) use the production defaults explicitly.
 DYNAMODB_READ_TIMEOUT = 10.0
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"  # django.core.mail.outbox

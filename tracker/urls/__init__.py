@@ -20,5 +20,6 @@ urlpatterns = [
     path("t/<slug:tenant>/p/<pkey:project>/<num:number>/attachments/", include("tracker.urls.attachments")),
     path("t/<slug:tenant>/p/<pkey:project>/", include("tracker.urls.issues")),
     path("t/<slug:tenant>/team/", include("tracker.urls.team")),
+    path("t/<slug:tenant>/", include("tracker.urls.inbox")),
     path("t/<slug:tenant>/", include("tracker.urls.projects")),
 ]

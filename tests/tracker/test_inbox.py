@@ -1,0 +1,303 @@
+"""Watching issues and the inbox: who watches, the fan-out (once per event), e-mail, the pages and the header."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.core import mail
+from django.test import Client
+
+from ddbmodels import inbox
+from ddbmodels.core import capacity
+from ddbmodels.inbox import InboxItem
+from tests.tracker.conftest import World
+from tests.tracker.helpers import NOT_FOUND_TEXT, new_issue, text, version_of
+from tracker import tasks
+from tracker.services import activity
+from tracker.services import inbox as inbox_services
+
+Queued = list[dict[str, Any]]
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> Queued:
+    """The fan-outs queued by the requests of the test, kept instead of sent to the broker."""
+    events: Queued = []
+
+    def keep(*args: Any, kwargs: dict[str, Any], **options: Any) -> None:
+        events.append(kwargs["event"])
+
+    monkeypatch.setattr(tasks.fan_out_event, "apply_async", keep)
+    return events
+
+
+@pytest.fixture
+def run_queued(queued: Queued) -> Callable[[], list[dict[str, Any]]]:
+    """Run every queued fan-out as the worker does (``.apply()``, in this process); their reports."""
+
+    def run() -> list[dict[str, Any]]:
+        reports = [tasks.fan_out_event.apply(kwargs={"event": event}).get() for event in queued]
+        queued.clear()
+        return reports
+
+    return run
+
+
+@pytest.fixture
+def addressed(world: World) -> World:
+    for user in (world.owner, world.member, world.viewer):
+        user.email = f"{user.username}@example.com"
+        user.save()
+    return world
+
+
+def unread(world: World, username: str) -> int:
+    return inbox.head_get(tenant=world.slug, username=username).unread
+
+
+def notes_of(world: World, username: str) -> list[tuple[str, str, bool]]:
+    head = inbox.head_get(tenant=world.slug, username=username)
+    page = inbox.notification_page(tenant=world.slug, username=username, read_through=head.read_through)
+    return [(n.reference, n.text, n.unread) for n in page.items]
+
+
+def create_assigned(world: World, client: Client, assignee: str, title: str = "Fix the login") -> str:
+    response = client.post(world.project_url("new/"), {"title": title, "priority": "high", "assignee": assignee})
+    assert response.status_code == 302
+    return str(response["Location"])
+
+
+def test_an_issue_assigned_to_bob_reaches_his_inbox_and_mailbox_and_not_the_actors(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, owner, bob = addressed, addressed.owner.username, addressed.member.username
+    create_assigned(world, world.client_for(world.owner), bob)
+
+    (report,) = run_queued()
+
+    assert report["watchers_added"] == sorted([owner, bob])
+    assert report["delivered"] == [bob]
+    assert notes_of(world, bob) == [("WEB-1", f"{owner} opened WEB-1 “Fix the login” and assigned it to you", True)]
+    assert unread(world, bob) == 1
+    assert notes_of(world, owner) == []
+    assert unread(world, owner) == 0
+    assert [m.to for m in mail.outbox] == [[f"{bob}@example.com"]]
+    assert mail.outbox[0].subject == f"{owner} opened WEB-1 “Fix the login” and assigned it to you"
+    assert f"/t/{world.slug}/p/WEB/1/" in mail.outbox[0].body
+    assert inbox.watchers(tenant=world.slug, project_key="WEB", number=1) == sorted([owner, bob])
+
+
+def test_the_same_event_fanned_out_twice_is_one_notification_and_one_email(
+    addressed: World, queued: Queued, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, bob = addressed, addressed.member.username
+    create_assigned(world, world.client_for(world.owner), bob)
+    queued.append(dict(queued[0]))  # the task delivered twice (a retry, a redelivered message)
+
+    first, second = run_queued()
+
+    assert first["delivered"] == [bob]
+    assert second["delivered"] == []
+    assert second["already"] == [bob]
+    assert len(notes_of(world, bob)) == 1
+    assert unread(world, bob) == 1
+    assert len(mail.outbox) == 1
+
+
+def test_the_inbox_page_shows_unread_in_bold_links_to_the_issue_and_marks_all_read(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, bob = addressed, addressed.member.username
+    owner_client, bob_client = world.client_for(world.owner), world.client_for(world.member)
+    create_assigned(world, owner_client, bob)
+    run_queued()
+    owner_client.post(world.project_url("1/status/"), {"to": "in_progress", "version": version_of(world, 1)})
+    run_queued()
+
+    page = bob_client.get(world.url("inbox/"))
+
+    assert page.status_code == 200
+    body = text(page)
+    assert re.findall(r"<strong>([^<]*)</strong>", body)[-2:] == [
+        f"{world.owner.username} moved WEB-1 “Fix the login” from Open to In progress",
+        f"{world.owner.username} opened WEB-1 “Fix the login” and assigned it to you",
+    ]
+    assert "Inbox <strong>2</strong>" in body  # the header
+    links = re.findall(rf'href="(/t/{world.slug}/inbox/[^"]+/)"', body)
+    assert len(links) == 2
+
+    opened = bob_client.get(links[1])  # the older one: opening it marks it read and shows the issue
+    assert opened.status_code == 302
+    assert opened["Location"] == world.project_url("1/")
+    assert unread(world, bob) == 1
+    assert [n[2] for n in notes_of(world, bob)] == [True, False]
+
+    assert bob_client.post(world.url("inbox/read/")).status_code == 302
+    assert unread(world, bob) == 0
+    after = text(bob_client.get(world.url("inbox/")))
+    assert "Mark all read" not in after
+    assert "Inbox <strong>" not in after
+    assert len(re.findall(r'<li class="read">', after)) == 2
+
+
+def test_watch_and_unwatch_from_the_issue_page_decide_who_hears_of_changes(
+    world: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    new_issue(world, "Flaky test", reporter=world.owner.username)
+    member = world.client_for(world.member)
+    assert "Watch</button>" in text(member.get(world.project_url("1/")))
+
+    assert member.post(world.project_url("1/watch/")).status_code == 302
+    assert member.post(world.project_url("1/watch/")).status_code == 302  # twice: still one watcher
+    page = text(member.get(world.project_url("1/")))
+    assert "Unwatch</button>" in page
+    assert "1 watching" in page
+    world.client_for(world.owner).post(world.project_url("1/status/"), {"to": "resolved", "version": 1})
+    run_queued()
+    assert [n[0] for n in notes_of(world, world.member.username)] == ["WEB-1"]
+
+    assert member.post(world.project_url("1/unwatch/")).status_code == 302
+    assert "Watch</button>" in text(member.get(world.project_url("1/")))
+    world.client_for(world.owner).post(world.project_url("1/status/"), {"to": "closed", "version": 2})
+    (report,) = run_queued()
+    assert report["delivered"] == []
+    assert len(notes_of(world, world.member.username)) == 1
+
+
+def test_a_viewer_may_watch_and_is_told_of_changes(
+    world: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    new_issue(world, "Roadmap")
+    viewer = world.client_for(world.viewer)
+    assert "Watch</button>" in text(viewer.get(world.project_url("1/")))
+    assert viewer.post(world.project_url("1/watch/")).status_code == 302
+    world.client_for(world.member).post(world.project_url("1/status/"), {"to": "in_progress", "version": 1})
+    run_queued()
+    assert [n[1] for n in notes_of(world, world.viewer.username)] == [
+        f"{world.member.username} moved WEB-1 “Roadmap” from Open to In progress"
+    ]
+
+
+def test_another_teams_inbox_and_watch_urls_are_not_found(world: World, other_world: World) -> None:
+    new_issue(world, "Secret")
+    outsider = other_world.client_for(other_world.owner)
+    for response in (
+        outsider.get(world.url("inbox/")),
+        outsider.post(world.url("inbox/read/")),
+        outsider.get(world.url("inbox/2026-11-22T10:15:30.123Z~0000000a/")),
+        outsider.post(world.project_url("1/watch/")),
+        outsider.post(world.project_url("1/unwatch/")),
+    ):
+        assert response.status_code == 404
+        assert NOT_FOUND_TEXT in text(response)
+    assert inbox.watchers(tenant=world.slug, project_key="WEB", number=1, consistent=True) == []
+    member = world.client_for(world.member)
+    assert member.post(world.project_url("2/watch/")).status_code == 404  # no such issue
+    assert member.get(world.url("inbox/2026-11-22T10:15:30.123Z~0000000a/")).status_code == 404  # no such note
+    assert member.get(world.project_url("1/watch/")).status_code == 405  # POST only
+
+
+def test_a_tampered_or_foreign_inbox_cursor_is_a_400(world: World, other_world: World) -> None:
+    member = world.client_for(world.member)
+    assert member.get(world.url("inbox/?cursor=nonsense")).status_code == 400
+    for n in range(27):
+        inbox.deliver(
+            tenant=world.slug,
+            event_key=f"2026-11-22T10:{n // 60:02d}:{n % 60:02d}.000Z#{n:08x}",
+            notes=[inbox.Note(world.member.username, "WEB", 1, "x", "issue.edited", f"note {n}")],
+        )
+    first = member.get(world.url("inbox/"))
+    cursor = re.search(r'rel="next" href="\?cursor=([^"]+)"', text(first))
+    assert cursor is not None
+    second = member.get(world.url(f"inbox/?cursor={cursor.group(1)}"))
+    assert second.status_code == 200
+    assert re.findall(r"note (\d+)</", text(second)) == ["1", "0"]
+    owner = world.client_for(world.owner)  # the same cursor is not the owner's inbox
+    assert owner.get(world.url(f"inbox/?cursor={cursor.group(1)}")).status_code == 400
+
+
+def test_comments_and_mentions_make_watchers_and_say_so(
+    world: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    issue = new_issue(world, "Slow page", reporter=world.owner.username)
+    activity.record(
+        issue,
+        kind="comment.added",
+        actor=world.member.username,
+        data={"comment": "c#1", "mentions": [world.viewer.username, "stranger"], "excerpt": "Look at **this** now"},
+    )
+    (report,) = run_queued()
+    assert report["watchers_added"] == sorted([world.member.username, world.viewer.username])  # not the stranger
+    assert report["delivered"] == [world.viewer.username]  # the reporter watches nothing: made without a request
+    assert notes_of(world, world.viewer.username)[0][1] == (
+        f"{world.member.username} mentioned you on WEB-1: Look at **this** now"
+    )
+
+
+def test_the_header_count_is_one_cached_get_and_a_dynamodb_error_only_hides_it(
+    world: World, dynamodb_refuses: Callable[..., Any]
+) -> None:
+    inbox.deliver(
+        tenant=world.slug,
+        event_key="2026-11-22T10:15:30.123Z#0000000a",
+        notes=[inbox.Note(world.member.username, "WEB", 1, "x", "issue.edited", "a change")],
+    )
+    member = world.client_for(world.member)
+    with capacity.measure() as meter:
+        assert "Inbox <strong>1</strong>" in text(member.get(world.project_url()))
+    assert meter.by_pattern["inbox.unread"].requests == 1
+    assert meter.by_pattern["inbox.unread"].rcu == 0.5
+    with capacity.measure() as meter:
+        assert "Inbox <strong>1</strong>" in text(member.get(world.project_url()))
+    assert "inbox.unread" not in meter.by_pattern  # cached
+
+    inbox_services.forget_unread(world.slug, [world.member.username])
+    dynamodb_refuses("GetItem", table=InboxItem.Meta.table_name)
+    page = member.get(world.project_url())
+    assert page.status_code == 200
+    assert ">Inbox</a>" in text(page)
+
+
+def test_a_broker_that_does_not_answer_never_fails_the_change(
+    world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def down(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(tasks.fan_out_event, "apply_async", down)
+    response = world.client_for(world.member).post(
+        world.project_url("new/"), {"title": "Still saved", "priority": "low"}
+    )
+    assert response.status_code == 302
+    assert "could not queue the notifications of issue.created" in caplog.text
+
+
+@pytest.fixture
+def no_stale_messages(redis_cache: str) -> Iterator[None]:
+    """An empty broker queue: fan-outs other tests queued (for tenants of their own) are not this worker's work."""
+    from tracker.celery import app
+
+    with app.connection_for_write() as connection:
+        connection.default_channel.queue_purge("celery")
+    return
+
+
+@pytest.mark.slow
+def test_the_fan_out_runs_on_the_real_worker(
+    addressed: World, no_stale_messages: None, celery_worker: subprocess.Popen[bytes]
+) -> None:
+    world, bob = addressed, addressed.member.username
+    create_assigned(world, world.client_for(world.owner), bob, title="Through the worker")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and unread(world, bob) == 0:
+        assert celery_worker.poll() is None, "the worker died"
+        time.sleep(0.3)
+    assert notes_of(world, bob) == [
+        ("WEB-1", f"{world.owner.username} opened WEB-1 “Through the worker” and assigned it to you", True)
+    ]
+    assert unread(world, world.owner.username) == 0

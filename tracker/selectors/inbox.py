@@ -1,0 +1,81 @@
+"""The inbox as pages see it: the unread count (cached), a page of notifications, an issue's watch state."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core import signing
+from django.core.cache import cache
+
+from ddbmodels import inbox
+from ddbmodels.issues import IssueItem
+from tracker.cursors import INVALID, load_bound
+from tracker.exceptions import BadCursor
+from tracker.models import Membership
+from tracker.services.inbox import unread_cache_key
+
+log = logging.getLogger(__name__)
+PAGE_SIZE = 25
+_SALT = "tracker.inbox.cursor"
+
+
+@dataclass(frozen=True)
+class InboxPage:
+    notifications: list[inbox.Notification]
+    unread: int
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class WatchState:
+    watching: bool
+    watchers: int
+
+
+def unread_count(*, tenant: str, username: str) -> int | None:
+    """The unread count: from the cache, else one GetItem (0.5 RCU) cached a few seconds; None when unknown."""
+    key = unread_cache_key(tenant, username)
+    cached = cache.get(key)  # the optional Redis cache: an error is a miss
+    if isinstance(cached, int):
+        return cached
+    try:
+        count = inbox.head_get(tenant=tenant, username=username).unread
+    except Exception:  # noqa: BLE001  (the header shows no count rather than failing the page)
+        log.warning("could not read the unread count of %s in %s", username, tenant, exc_info=True)
+        return None
+    cache.set(key, count, settings.INBOX_COUNT_CACHE_SECONDS)
+    return count
+
+
+def inbox_page(*, membership: Membership, cursor: str | None) -> InboxPage:
+    """One page of the person's notifications, newest first (GetItem head + one Query: ≈ 1.5 RCU).
+
+    The cursor is signed and bound to this person's inbox in this team: BadCursor otherwise.
+    """
+    tenant, username = membership.tenant.slug, membership.user.get_username()
+    listing = f"{tenant}#{username}"
+    older_than = None
+    if cursor:
+        data = load_bound(cursor, salt=_SALT, field="l", bound_to=listing)
+        older_than = data.get("k")
+        if not isinstance(older_than, str):
+            raise BadCursor(INVALID)
+    head = inbox.head_get(tenant=tenant, username=username)
+    try:
+        page = inbox.notification_page(
+            tenant=tenant, username=username, read_through=head.read_through, size=PAGE_SIZE, older_than=older_than
+        )
+    except ValueError as error:  # a well-signed cursor that is not a notification key (never made by us)
+        raise BadCursor(INVALID) from error
+    next_cursor = (
+        signing.dumps({"l": listing, "k": page.older_than}, salt=_SALT, compress=True) if page.older_than else None
+    )
+    return InboxPage(notifications=page.items, unread=head.unread, next_cursor=next_cursor)
+
+
+def watch_state(*, issue: IssueItem, username: str) -> WatchState:
+    """Whether ``username`` watches the issue, and how many do: one Query (≤ 0.5 RCU for a team under ~60)."""
+    names = inbox.watchers(tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number))
+    return WatchState(watching=username in names, watchers=len(names))

@@ -1,0 +1,247 @@
+"""Watching issues and the inbox: watch/unwatch, the fan-out of an issue's change, marking read.
+
+Every change to an issue is recorded by ``activity.record``, which queues ``fan_out_later``:
+a Celery task (``tracker.tasks.fan_out_event``) that adds the watchers the change implies
+(reporter and assignee of a new issue, a new assignee, a commenter and the members mentioned),
+reads the issue's watchers (one Query), delivers one notification to each watcher but the
+actor (exactly once per event, ``ddbmodels.inbox.deliver``) and e-mails each newly notified
+person who has an address. Queuing never fails the user's request.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.mail import send_mail
+from django.urls import reverse
+
+from ddbmodels import inbox
+from ddbmodels.core.keys import parse_time_key, time_key, utcnow
+from ddbmodels.events.model import new_sort_key
+from ddbmodels.issues import IssueItem
+from tracker.forms.issues import STATUS_LABELS
+from tracker.models import Membership
+
+log = logging.getLogger(__name__)
+
+# The kinds that reach an inbox; anything else (a comment deleted, a file detached) does not.
+NOTIFY_KINDS = frozenset(
+    {
+        "issue.created",
+        "issue.edited",
+        "issue.status",
+        "issue.deleted",
+        "comment.added",
+        "comment.edited",
+        "attachment.added",
+    }
+)
+EXCERPT_MAX = 80
+
+
+def unread_cache_key(tenant: str, username: str) -> str:
+    return f"inbox-unread:{tenant}#{username}"
+
+
+def forget_unread(tenant: str, usernames: Iterable[str]) -> None:
+    """Drop the cached unread counts (a Redis error is only logged: the cache expires soon anyway)."""
+    try:
+        cache.delete_many([unread_cache_key(tenant, name) for name in usernames])
+    except Exception:  # noqa: BLE001  (the count is cached a few seconds only)
+        log.warning("could not drop cached unread counts of %s", tenant, exc_info=True)
+
+
+# ------------------------------------------------------------------------ watching
+
+
+def issue_watch(*, membership: Membership, issue: IssueItem) -> None:
+    """Watch the issue (every role: watching changes nothing but one's own inbox). Idempotent."""
+    inbox.watch(
+        tenant=issue.tenant,
+        project_key=issue.project_key,
+        number=int(issue.number),
+        username=membership.user.get_username(),
+    )
+
+
+def issue_unwatch(*, membership: Membership, issue: IssueItem) -> None:
+    """Stop watching the issue. Idempotent."""
+    inbox.unwatch(
+        tenant=issue.tenant,
+        project_key=issue.project_key,
+        number=int(issue.number),
+        username=membership.user.get_username(),
+    )
+
+
+def inbox_mark_all_read(*, membership: Membership) -> None:
+    """Everything in the inbox up to now is read; the count is 0."""
+    username = membership.user.get_username()
+    inbox.mark_all_read(tenant=membership.tenant.slug, username=username)
+    forget_unread(membership.tenant.slug, [username])
+
+
+def notification_open(*, membership: Membership, event_key: str) -> inbox.Notification | None:
+    """The notification (None when there is none), marked read if it was unread."""
+    tenant, username = membership.tenant.slug, membership.user.get_username()
+    note = inbox.notification_get(tenant=tenant, username=username, event_key=event_key)
+    if note is not None and note.unread and inbox.mark_read(tenant=tenant, username=username, event_key=event_key):
+        forget_unread(tenant, [username])
+    return note
+
+
+# ------------------------------------------------------------------------ fan-out
+
+
+def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], event_key: str | None) -> None:
+    """Queue the fan-out of one recorded change; a broker that does not answer is logged, never raised."""
+    if kind not in NOTIFY_KINDS:
+        return
+    from tracker.tasks import fan_out_event  # the tasks module imports the services
+
+    event = {
+        "stream": f"{issue.pk}#{int(issue.number)}",
+        "event_key": event_key or new_sort_key(utcnow()),  # the event could not be written: a key of its own
+        "kind": kind,
+        "actor": actor,
+        "data": data,
+        "reporter": issue.reporter or "",
+        "assignee": issue.assignee or "",
+        "title": issue.title or "",
+    }
+    try:
+        # The team as it is now (username → e-mail, one SQL query), so the worker needs no database.
+        event["team"] = team_addresses(issue.tenant)
+        fan_out_event.apply_async(kwargs={"event": event}, retry=False)
+    except Exception:  # noqa: BLE001  (the change is saved; its notifications are lost, not the request)
+        log.warning("could not queue the notifications of %s on %s", kind, event["stream"], exc_info=True)
+
+
+def team_addresses(tenant: str) -> dict[str, str]:
+    """The team's members: username → e-mail address ("" when none)."""
+    return dict(Membership.objects.filter(tenant__slug=tenant).values_list("user__username", "user__email"))
+
+
+def implied_watchers(*, kind: str, actor: str, data: dict[str, Any], reporter: str, assignee: str) -> set[str]:
+    """Who starts watching because of this change."""
+    if kind == "issue.created":
+        return {name for name in (reporter, assignee) if name}
+    if kind == "issue.edited":
+        change = (data.get("changed") or {}).get("assignee")
+        return {change[1]} if change and change[1] else set()
+    if kind == "comment.added":
+        return {actor, *(data.get("mentions") or [])}
+    if kind == "comment.edited":
+        return set(data.get("mentions") or [])
+    return set()
+
+
+def note_text(
+    *, kind: str, actor: str, data: dict[str, Any], reference: str, title: str, recipient: str, assignee: str = ""
+) -> str:
+    """What the notification says, in plain words, to ``recipient``."""
+    about = f"{reference} “{title}”" if title else reference
+    mentions = data.get("mentions") or []
+    excerpt = " ".join(str(data.get("excerpt") or "").split())
+    if len(excerpt) > EXCERPT_MAX:
+        excerpt = excerpt[: EXCERPT_MAX - 1] + "…"
+    if kind == "issue.created":
+        if assignee == recipient:
+            return f"{actor} opened {about} and assigned it to you"
+        return f"{actor} opened {about}"
+    if kind == "issue.edited":
+        change = (data.get("changed") or {}).get("assignee")
+        if change and change[1] == recipient:
+            return f"{actor} assigned {about} to you"
+        fields = ", ".join(sorted(data.get("changed") or {})) or "details"
+        return f"{actor} edited {about} ({fields})"
+    if kind == "issue.status":
+        before = STATUS_LABELS.get(data.get("from", ""), data.get("from", ""))
+        after = STATUS_LABELS.get(data.get("to", ""), data.get("to", ""))
+        return f"{actor} moved {about} from {before} to {after}"
+    if kind == "issue.deleted":
+        return f"{actor} deleted {reference}"
+    if kind in ("comment.added", "comment.edited"):
+        verb = "mentioned you on" if recipient in mentions else "commented on"
+        return f"{actor} {verb} {reference}: {excerpt}" if excerpt else f"{actor} {verb} {reference}"
+    if kind == "attachment.added":
+        return f"{actor} attached {data.get('filename', 'a file')} to {reference}"
+    return f"{actor} changed {reference}"
+
+
+def fan_out(
+    *,
+    stream: str,
+    event_key: str,
+    kind: str,
+    actor: str,
+    data: dict[str, Any],
+    reporter: str = "",
+    assignee: str = "",
+    title: str = "",
+    team: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The task's work: implied watchers added, watchers read, one notification each but the actor's, e-mails.
+
+    Only members of the team are notified (and become watchers): ``team`` as it was when the change
+    was queued (username → e-mail), or as it is now when not given. Running it twice for
+    one event delivers nothing twice and sends no second e-mail: only people newly delivered to
+    in this run are e-mailed (at most once per event).
+    """
+    tenant, project_key, number = inbox.parse_stream(stream)
+    members = team_addresses(tenant) if team is None else team
+    implied = implied_watchers(kind=kind, actor=actor, data=data, reporter=reporter, assignee=assignee) & set(members)
+    if implied:
+        inbox.watchers_add(tenant=tenant, project_key=project_key, number=number, usernames=implied)
+    watching = set(inbox.watchers(tenant=tenant, project_key=project_key, number=number)) | implied
+    if kind == "comment.edited":
+        watching = implied  # an edited comment only tells the people it newly mentions
+    recipients = sorted(name for name in watching if name in members and name != actor)
+    reference = f"{project_key}-{number}"
+    notes = [
+        inbox.Note(
+            username=name,
+            project_key=project_key,
+            number=number,
+            actor=actor,
+            kind=kind,
+            text=note_text(
+                kind=kind, actor=actor, data=data, reference=reference, title=title, recipient=name, assignee=assignee
+            ),
+        )
+        for name in recipients
+    ]
+    when = parse_time_key(event_key.partition("#")[0])
+    delivery = inbox.deliver(tenant=tenant, event_key=event_key, notes=notes, when=when)
+    forget_unread(tenant, delivery.delivered + delivery.late)
+    texts = {note.username: note.text for note in notes}
+    mailed = [name for name in delivery.delivered if members.get(name)]
+    for name in mailed:
+        _mail(tenant=tenant, to=members[name], text=texts[name], issue_path=_issue_path(tenant, project_key, number))
+    return {
+        "event": event_key,
+        "watchers_added": sorted(implied),
+        "delivered": sorted(delivery.delivered),
+        "late": sorted(delivery.late),
+        "already": sorted(delivery.already),
+        "mailed": len(mailed),
+        "at": time_key(utcnow()),
+    }
+
+
+def _issue_path(tenant: str, project_key: str, number: int) -> str:
+    return reverse("issue_detail", kwargs={"tenant": tenant, "project": project_key, "number": number})
+
+
+def _mail(*, tenant: str, to: str, text: str, issue_path: str) -> None:
+    """One e-mail through Django's mail backend; a failure is logged (the inbox has the notification)."""
+    link = f"{settings.SITE_URL.rstrip('/')}{issue_path}"
+    body = f"{text}\n\n{link}\n\nYou get this because you watch this issue. Unwatch it on its page."
+    try:
+        send_mail(subject=text[:120], message=body, from_email=None, recipient_list=[to])
+    except Exception:  # noqa: BLE001  (e-mail is a courtesy copy of the inbox)
+        log.warning("could not e-mail a notification of %s to %s", tenant, to, exc_info=True)

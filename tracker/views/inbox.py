@@ -1,0 +1,56 @@
+"""The inbox page (mark all read, open one) and the Watch / Unwatch buttons of an issue."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from tracker.models import Membership
+from tracker.selectors.inbox import inbox_page
+from tracker.selectors.issues import issue_access
+from tracker.selectors.projects import project_access
+from tracker.services import inbox as inbox_services
+from tracker.views.base import tenant_view
+
+
+@tenant_view
+def inbox(request: HttpRequest, membership: Membership) -> HttpResponse:
+    page = inbox_page(membership=membership, cursor=request.GET.get("cursor"))
+    return render(
+        request,
+        "tracker/inbox.html",
+        {"membership": membership, "page": page, "first_page": not request.GET.get("cursor")},
+    )
+
+
+@require_POST
+@tenant_view
+def inbox_read_all(request: HttpRequest, membership: Membership) -> HttpResponse:
+    inbox_services.inbox_mark_all_read(membership=membership)
+    return redirect("inbox", tenant=membership.tenant.slug)
+
+
+@tenant_view
+def inbox_open(request: HttpRequest, membership: Membership, note: str) -> HttpResponse:
+    """Open one notification: it is read from now on, and the page is its issue."""
+    found = inbox_services.notification_open(membership=membership, event_key=note)
+    if found is None:
+        raise Http404("No such notification.")
+    return redirect("issue_detail", tenant=membership.tenant.slug, project=found.project_key, number=found.number)
+
+
+@require_POST
+@tenant_view
+def issue_watch(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    issue = issue_access(project=project_access(tenant=membership.tenant, key=project), number=number)
+    inbox_services.issue_watch(membership=membership, issue=issue)
+    return redirect("issue_detail", tenant=membership.tenant.slug, project=project, number=number)
+
+
+@require_POST
+@tenant_view
+def issue_unwatch(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    issue = issue_access(project=project_access(tenant=membership.tenant, key=project), number=number)
+    inbox_services.issue_unwatch(membership=membership, issue=issue)
+    return redirect("issue_detail", tenant=membership.tenant.slug, project=project, number=number)
