@@ -58,3 +58,30 @@ def decode(token: str | None, *, listing: str) -> Cursor | None:
     if not isinstance(after, int) or after < 1 or direction not in _DIRECTIONS:
         raise BadCursor(INVALID)
     return Cursor(after=after, direction=direction)
+
+
+_KEY_SALT = "tracker.issue-list.key-cursor"
+
+
+@dataclass(frozen=True)
+class KeyCursor:
+    """Where an index page continues: the key DynamoDB resumes after, and which way."""
+
+    key: dict[str, Any]
+    backwards: bool
+
+
+def encode_key(*, listing: str, key: dict[str, Any], backwards: bool = False) -> str:
+    """A signed cursor holding an ExclusiveStartKey (DynamoDB JSON), bound to ``listing``."""
+    return signing.dumps({"l": listing, "k": key, "b": backwards}, salt=_KEY_SALT, compress=True)
+
+
+def decode_key(token: str | None, *, listing: str) -> KeyCursor | None:
+    """The key cursor in ``token`` (None when absent); BadCursor when it is not ours for ``listing``."""
+    if not token:
+        return None
+    data = load_bound(token, salt=_KEY_SALT, field="l", bound_to=listing)
+    key, backwards = data.get("k"), data.get("b")
+    if not isinstance(key, dict) or not key or not isinstance(backwards, bool):
+        raise BadCursor(INVALID)
+    return KeyCursor(key=key, backwards=backwards)

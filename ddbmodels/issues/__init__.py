@@ -1,5 +1,6 @@
 """The issues table: projects and their issues, one item collection per project. See ``model`` for keys and costs."""
 
+from ddbmodels.issues.bulk import issue_requests, issues_put_many
 from ddbmodels.issues.lists import SEARCH_READ, SORTS, IssuePage, label_list, search, status_list
 from ddbmodels.issues.model import (
     DESCRIPTION_MAX,
@@ -67,8 +68,10 @@ __all__ = [
     "issue_number_next",
     "issue_numbers",
     "issue_page",
+    "issue_requests",
     "issue_tombstone",
     "issue_update",
+    "issues_put_many",
     "label_list",
     "project_counts_refresh",
     "project_create",

@@ -30,8 +30,18 @@ def issue_access(*, project: ProjectItem, number: int, consistent: bool = False)
     return issue
 
 
+def issue_exists(*, tenant: str, project_key: str, number: int) -> bool:
+    """Is there a live issue ``<project_key>-<number>`` in the team? GetItem — 0.5 RCU (for a jump to it)."""
+    issue = ddb_issues.issue_get(tenant=tenant, project_key=project_key, number=number)
+    return issue is not None and not issue.is_tombstone
+
+
 def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | None) -> IssueListPage:
-    """One page of live issues, newest first; cursors are signed and bound to this listing.
+    """One page of live issues of any status, newest first, for staff (the admin's project page).
+
+    A Query of the whole collection skipping tombstones: it reads what it skips, a staff page's
+    look at everything. End users' lists are ``tracker.selectors.issue_lists`` (one index Query).
+    Cursors are signed and bound to this listing.
 
     Raises BadCursor for a cursor that is tampered with or belongs to another listing.
     """

@@ -15,3 +15,9 @@ def status_label(code: str) -> str:
 @register.filter
 def priority_label(code: str) -> str:
     return PRIORITY_LABELS.get(code, code)
+
+
+@register.filter
+def sorted_labels(labels: set[str] | None) -> list[str]:
+    """An issue's labels in alphabetical order (a set has none)."""
+    return sorted(labels or ())

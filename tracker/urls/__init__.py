@@ -15,6 +15,7 @@ urlpatterns = [
     path("switch/", home.switch_tenant, name="switch_tenant"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
+    path("t/<slug:tenant>/issues/", include("tracker.urls.issue_lists")),
     path("t/<slug:tenant>/orders/", include("tracker.urls.orders")),
     path("t/<slug:tenant>/leaderboard/", include("tracker.urls.leaderboard")),
     path("t/<slug:tenant>/p/<pkey:project>/<num:number>/attachments/", include("tracker.urls.attachments")),

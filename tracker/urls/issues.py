@@ -3,10 +3,10 @@
 from django.urls import URLPattern, path
 
 import tracker.urls.converters  # noqa: F401  (num)
-from tracker.views import issues
+from tracker.views import issue_lists, issues
 
 urlpatterns: list[URLPattern] = [
-    path("", issues.issue_list, name="issue_list"),
+    path("", issue_lists.issue_list, name="issue_list"),
     path("new/", issues.issue_create, name="issue_create"),
     path("<num:number>/", issues.issue_detail, name="issue_detail"),
     path("<num:number>/edit/", issues.issue_edit, name="issue_edit"),

@@ -1,4 +1,4 @@
-"""Issue pages: list (filter, cursors), create, detail, edit, status change, delete."""
+"""Issue pages: create, detail, edit, status change, delete (the lists are ``tracker.views.issue_lists``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from tracker.forms.issues import (
     STATUS_LABELS,
     DeleteForm,
     IssueForm,
-    StatusFilterForm,
     StatusForm,
     edit_snapshot,
     merge_edit,
@@ -28,7 +27,7 @@ from tracker.forms.issues import (
     sign_base,
 )
 from tracker.models import Membership
-from tracker.selectors.issues import issue_access, issue_list_page
+from tracker.selectors.issues import issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import activity
@@ -39,28 +38,6 @@ STALE_MESSAGE = (
     "This issue was changed by someone else since you opened it. "
     "Your changes were not saved: review the current version below and apply them again."
 )
-
-
-@tenant_view
-def issue_list(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    filters = StatusFilterForm(request.GET)
-    if not filters.is_valid():
-        raise BadRequest("Unknown status filter.")
-    status = filters.cleaned_data["status"] or None
-    page = issue_list_page(project=project_item, status=status, cursor=request.GET.get("cursor"))
-    return render(
-        request,
-        "tracker/issue_list.html",
-        {
-            "membership": membership,
-            "project": project_item,
-            "page": page,
-            "filters": filters,
-            "status": status or "",
-            "status_labels": STATUS_LABELS,
-        },
-    )
 
 
 @tenant_view

@@ -1,0 +1,109 @@
+"""Issue lists as the pages show them: the query decides which one-Query list answers it.
+
+    search words given                → ``issues.search``       (the longest word's entries)
+    else a label                      → ``issues.label_list``   (the label's entries in a status)
+    else an assignee                  → ``issues.status_list``  (index assignee_status)
+    else                              → ``issues.status_list``  (project_status[_updated] / team_status)
+
+A label list asked for an assignee too keeps the page's rows of that person (bounded by the page).
+Lists without search words show one status, open unless asked; a search shows every status
+unless asked. Cursors are signed and bound to the list they came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ddbmodels import issues as ddb_issues
+from ddbmodels.issues import IssueItem
+from tracker import cursors
+from tracker.forms.issue_filters import PROJECT_SORTS, TEAM_SORTS, IssueQuery
+
+PAGE_SIZE = 25
+DEFAULT_STATUS = "open"
+
+
+@dataclass(frozen=True)
+class IssueListing:
+    """One page of a list, and what answered it."""
+
+    issues: list[IssueItem]
+    next_cursor: str | None
+    previous_cursor: str | None
+    query: IssueQuery  # with "me" resolved and the status and sort the list used
+    kind: str  # "search", "label", "assignee" or "status"
+    sorts: tuple[str, ...]  # the sorts this list offers ("" for none)
+
+
+def _sort_for(query: IssueQuery, offered: tuple[str, ...]) -> str:
+    return query.sort if query.sort in offered else offered[0]
+
+
+def issue_listing(
+    *, tenant: str, project_key: str | None, query: IssueQuery, cursor: str | None, username: str
+) -> IssueListing:
+    """The page of issues ``query`` asks for; BadCursor for a cursor of another list or tampered with."""
+    if query.assignee in ("me", "@me"):
+        query = replace(query, assignee=username)
+    if query.words:
+        kind, sorts = "search", ()
+    else:
+        kind = "label" if query.label else "assignee" if query.assignee else "status"
+        sorts = PROJECT_SORTS if project_key and kind == "status" else TEAM_SORTS if kind != "label" else ()
+        query = replace(query, status=query.status or DEFAULT_STATUS, sort=_sort_for(query, sorts) if sorts else None)
+    parts = (query.status, query.assignee, query.label, query.words, query.sort)
+    listing = "|".join([tenant, project_key or "*", kind, *(part or "" for part in parts)])
+    position = cursors.decode_key(cursor, listing=listing)
+    start = position.key if position else None
+    backwards = position.backwards if position else False
+    if kind == "search":
+        page = ddb_issues.search(
+            tenant=tenant,
+            text=query.words,
+            project_key=project_key,
+            status=query.status,
+            label=query.label,
+            assignee=query.assignee,
+            size=PAGE_SIZE,
+            start=start,
+        )
+    elif kind == "label":
+        assert query.label is not None
+        assert query.status is not None
+        page = ddb_issues.label_list(
+            tenant=tenant,
+            label=query.label,
+            status=query.status,
+            project_key=project_key,
+            size=PAGE_SIZE,
+            start=start,
+            backwards=backwards,
+        )
+        if query.assignee:  # checked on the page's rows only: a bounded look, not a list of its own
+            page = replace(page, issues=[i for i in page.issues if i.assignee == query.assignee])
+    else:
+        assert query.status is not None
+        sort = query.sort or "updated"
+        page = ddb_issues.status_list(
+            tenant=tenant,
+            status=query.status,
+            project_key=project_key,
+            assignee=query.assignee,
+            sort="number" if sort in ("newest", "oldest") else "updated",
+            ascending=sort in ("oldest", "stale"),
+            size=PAGE_SIZE,
+            start=start,
+            backwards=backwards,
+        )
+
+    def link(key: dict[str, object] | None, backwards: bool) -> str | None:
+        return cursors.encode_key(listing=listing, key=key, backwards=backwards) if key else None
+
+    return IssueListing(
+        issues=page.issues,
+        next_cursor=link(page.next_key, False),
+        previous_cursor=link(page.prev_key, True),
+        query=query,
+        kind=kind,
+        sorts=sorts,
+    )

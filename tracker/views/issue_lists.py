@@ -1,0 +1,116 @@
+"""Issue lists: a project's (``/t/<team>/p/<KEY>/``) and the whole team's (``/t/<team>/issues/``).
+
+Both take ``?q=`` (``is:open assignee:@me label:bug`` and free words), or the same filters as
+``?status=``, ``?assignee=``, ``?label=``, ``?sort=``; ``?q=WEB-123`` (``123`` inside a project)
+jumps to that issue. Each page is one Query (``tracker.selectors.issue_lists``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from ddbmodels.issues import STATUSES, ProjectItem
+from tracker.forms.issue_filters import SORT_LABELS, STATUS_LABELS, IssueFilterForm, IssueQuery, QueryError, goto_target
+from tracker.models import Membership
+from tracker.selectors.issue_lists import IssueListing, issue_listing
+from tracker.selectors.issues import issue_exists
+from tracker.selectors.projects import project_access
+from tracker.views.base import tenant_view
+
+
+def _link(query: IssueQuery, **changes: str | None) -> str:
+    text = replace(query, **changes).text()  # type: ignore[arg-type]
+    return "?" + urlencode({"q": text}) if text else "?"
+
+
+def _list_context(membership: Membership, listing: IssueListing, project: ProjectItem | None) -> dict[str, object]:
+    query = listing.query
+    tabs = []
+    if listing.kind != "search" or query.status:
+        for status in STATUSES:
+            count = project.live_count(status) if project is not None and project.issue_counts is not None else None
+            tabs.append(
+                {
+                    "label": STATUS_LABELS[status],
+                    "count": count,
+                    "url": _link(query, status=status),
+                    "active": status == query.status,
+                }
+            )
+    sorts = [
+        {"label": SORT_LABELS[sort], "url": _link(query, sort=sort), "active": sort == query.sort}
+        for sort in listing.sorts
+    ]
+    base = _link(query)
+    return {
+        "membership": membership,
+        "listing": listing,
+        "query_text": query.text(),
+        "tabs": tabs,
+        "sorts": sorts,
+        "mine_url": _link(query, assignee=membership.user.get_username(), words=""),
+        "clear_url": "?",
+        "next_url": f"{base}&{urlencode({'cursor': listing.next_cursor})}" if listing.next_cursor else None,
+        "previous_url": f"{base}&{urlencode({'cursor': listing.previous_cursor})}" if listing.previous_cursor else None,
+        "status_labels": STATUS_LABELS,
+    }
+
+
+def _render_list(
+    request: HttpRequest, membership: Membership, project: ProjectItem | None, template: str
+) -> HttpResponse:
+    form = IssueFilterForm(request.GET)
+    error = None
+    query = IssueQuery()
+    if not form.is_valid():
+        error = "The filters are too long."
+    else:
+        try:
+            query = form.query()
+        except QueryError as problem:
+            error = str(problem)
+    project_key = project.project_key if project else None
+    if error is None and query.words:
+        target = goto_target(query.words, project_key=project_key)
+        if target is not None:
+            key, number = target
+            if issue_exists(tenant=membership.tenant.slug, project_key=key, number=number):
+                return redirect("issue_detail", tenant=membership.tenant.slug, project=key, number=number)
+            error = f"There is no issue {key}-{number}."
+    if error is not None:
+        listing = IssueListing(issues=[], next_cursor=None, previous_cursor=None, query=query, kind="status", sorts=())
+        context = _list_context(membership, listing, project)
+        context.update(project=project, error=error, query_text=form.data.get("q", ""))
+        return render(request, template, context, status=400)
+    listing = issue_listing(
+        tenant=membership.tenant.slug,
+        project_key=project_key,
+        query=query,
+        cursor=form.cleaned_data.get("cursor") or None,
+        username=membership.user.get_username(),
+    )
+    context = _list_context(membership, listing, project)
+    context["project"] = project
+    return render(request, template, context)
+
+
+@tenant_view
+def issue_list(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    return _render_list(request, membership, project_item, "tracker/issue_list.html")
+
+
+@tenant_view
+def tenant_issue_list(request: HttpRequest, membership: Membership) -> HttpResponse:
+    return _render_list(request, membership, None, "tracker/tenant_issue_list.html")
+
+
+def tenant_issues_url(tenant: str, **filters: str) -> str:
+    """The team-wide list's URL with ``filters`` as parameters (for links from other pages)."""
+    url = reverse("tenant_issues", kwargs={"tenant": tenant})
+    return f"{url}?{urlencode(filters)}" if filters else url
