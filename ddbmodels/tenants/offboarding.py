@@ -18,7 +18,8 @@ has begun, and deleting a key twice is harmless (DeleteItem of a missing item su
 
 Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query);
 each delete is 1 WCU per KB of the item plus 1 WCU per index entry it has (orders 3, events 2,
-score items 2, project static items 2, issues, comments and awards 1, settled attachments 1), plus 1 WCU
+score items 2, project static items 2, inbox watchers and heads 2, issues, comments, awards and
+notifications 1, settled attachments 1), plus 1 WCU
 per 25 items for the checkpoint; the check reads the tenant's keys once more.
 """
 
@@ -44,7 +45,8 @@ from ddbmodels.tenants import reads
 BATCH_SIZE = 25  # BatchWriteItem's maximum
 DELETE_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
 ROOT = "offboarding"
-DELETE_ORDER = ("attachments", "comments", "scores", "events", *reads.TENANT_KEYED, "issues")  # the projects last
+# The projects last: while anything else is left, the tenant's projects still show it has data.
+DELETE_ORDER = ("attachments", "comments", "scores", "events", "inbox", *reads.TENANT_KEYED, "issues")
 
 Progress = Callable[..., None]
 
@@ -105,6 +107,7 @@ def export_tenant(
     write("attachments", connection.table_name("attachments"), _collect_files(attachments, file_names))
     write("comments", connection.table_name("comments"), reads.comments_pages(tenant, issues))
     write("scores", connection.table_name("scores"), reads.scores_pages(tenant, issues, shards=shards.scores))
+    write("inbox", connection.table_name("inbox"), reads.inbox_pages(tenant))
     for table in reads.event_tables():
         parsed = EVENTS.parse_table_name(table)
         assert parsed is not None
@@ -250,5 +253,6 @@ def remaining(tenant: str, issues: list[reads.IssueRef], *, shards: Shards) -> d
     left["attachments"] = count(reads.attachments_pages(tenant, known))
     left["comments"] = count(reads.comments_pages(tenant, known))
     left["scores"] = count(reads.scores_pages(tenant, known, shards=shards.scores))
+    left["inbox"] = count(reads.inbox_pages(tenant))
     left["events"] = sum(count(reads.events_pages(tenant, t, shards=shards.events)) for t in reads.event_tables())
     return left

@@ -20,6 +20,8 @@ from ddbmodels.core import capacity, connection, retry
 from ddbmodels.core.errors import Unavailable
 from ddbmodels.core.tables import error_code
 from ddbmodels.events.model import BY_DAY_INDEX, EVENTS, day_key
+from ddbmodels.inbox.model import BY_TENANT_INDEX as INBOX_BY_TENANT
+from ddbmodels.inbox.model import HEAD_SK as INBOX_HEAD_SK
 from ddbmodels.issues.model import PROJECT_SK, collection_key
 from ddbmodels.patterns.time_series import list_period_tables, period_shift
 from ddbmodels.scores.model import TOP_INDEX, award_key
@@ -177,6 +179,35 @@ def scores_pages(tenant: str, issues: Iterable[IssueRef], *, shards: int) -> Ite
     yield from batch_get_pages(table, ({"pk": {"S": award_key(tenant, p, n)}} for p, n in issues))
 
 
+@capacity.access_pattern("tenants.inbox")
+def inbox_pages(tenant: str) -> Iterator[Page]:
+    """Query inbox ``by_tenant`` tn = tenant (KEYS_ONLY, 0.5 RCU per 4 KB), then each person's inbox, consistent.
+
+    The index holds the tenant's watchers — whole: a watcher item is nothing but its keys — and
+    inbox heads; each head names a person whose collection pk = ``<tenant>#<user>`` (head and
+    notifications) is then read: 1 RCU per 4 KB of each person's inbox (at least 1 a person).
+    """
+    table = connection.table_name("inbox")
+    people: list[str] = []
+    request = {
+        "IndexName": INBOX_BY_TENANT,
+        "KeyConditionExpression": "tn = :t",
+        "ExpressionAttributeValues": {":t": {"S": tenant}},
+    }
+    for page in query_pages(table, **request):
+        people.extend(item["pk"]["S"] for item in page if item["sk"]["S"] == INBOX_HEAD_SK)
+        watchers = [item for item in page if item["sk"]["S"] != INBOX_HEAD_SK]
+        if watchers:
+            yield watchers
+    for person in people:
+        yield from query_pages(
+            table,
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": person}},
+            ConsistentRead=True,
+        )
+
+
 def event_tables() -> list[str]:
     """ListTables (free): the events tables that exist now, oldest period first."""
     return [table.name for table in list_period_tables(EVENTS)]
@@ -207,7 +238,7 @@ def events_pages(tenant: str, table: str, *, shards: int) -> Iterator[Page]:
 
 @capacity.access_pattern("tenants.has_data")
 def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
-    """Query ``projects``, each tenant-keyed table and each ``top`` shard with Limit 1 — 0.5 RCU each.
+    """Query ``projects``, each tenant-keyed table, each ``top`` shard and inbox ``by_tenant``, Limit 1 — 0.5 RCU each.
 
     Every attachment, comment, award and event hangs off an issue, so a tenant without projects, orders
     idempotency records or scores has nothing those would find either (offboarding deletes the projects last).
@@ -231,6 +262,14 @@ def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
         for base in TENANT_KEYED
         if (name := tenant_key_name(base)) is not None
     ]
+    requests.append(
+        {
+            "TableName": connection.table_name("inbox"),
+            "IndexName": INBOX_BY_TENANT,
+            "KeyConditionExpression": "tn = :k",
+            "ExpressionAttributeValues": {":k": {"S": tenant}},
+        }
+    )
     requests += [
         {
             "TableName": connection.table_name("scores"),

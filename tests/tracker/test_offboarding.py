@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from pytest_django.fixtures import SettingsWrapper
 
-from ddbmodels import comments, events, issues, orders, scores
+from ddbmodels import comments, events, inbox, issues, orders, scores
 from ddbmodels.core import connection
 from ddbmodels.patterns import item_archive
 from ddbmodels.tenants import offboarding as ddb_offboard
@@ -40,7 +40,8 @@ def archive_dir(settings: SettingsWrapper, media: Path, tmp_path: Path) -> Path:
 
 
 def populate(world: World) -> None:
-    """Data in every table: issues (one resolved, awarded), attachments with files, comments, orders, scores, events."""
+    """Data in every table: issues (one resolved, awarded), attachments with files, comments, orders, scores, events,
+    watchers and a notification."""
     slug, member = world.slug, world.member.username
     first = issues.issue_create(
         tenant=slug, project_key="WEB", title="Ship it", reporter=member, assignee=member, priority="high"
@@ -59,6 +60,10 @@ def populate(world: World) -> None:
         orders.order_place(customer=slug, product="seats", quantity=quantity, delivery="standard", placed_by=member)
     for number, body in ((1, "On it."), (1, "Done: see plan.txt"), (2, "Needs a review")):
         comments.comment_add(tenant=slug, project_key="WEB", number=number, author=member, body=body)
+    inbox.watch(tenant=slug, project_key="WEB", number=1, username=member)
+    inbox.watch(tenant=slug, project_key="OPS", number=1, username=world.owner.username)
+    note = inbox.Note(world.owner.username, "WEB", 1, member, "issue.status", f"{member} resolved WEB-1")
+    inbox.deliver(tenant=slug, event_key="2026-11-22T10:15:30.123Z#0000000a", notes=[note])
     for n in range(3):
         events.event_put(stream=f"{slug}#WEB#{n + 1}", kind="issue.edited", actor=member, tenant=slug, data={"n": n})
 
@@ -93,6 +98,7 @@ def stored(slug: str) -> dict[str, int]:
         "comments": _scan_count(name("comments"), "s", f"{slug}#", prefix=True),
         "scores": _scan_count(name("scores"), "pk", f"{slug}#", prefix=True),
         "events": sum(_scan_count(t, "tenant", slug, prefix=False) for t in tenant_reads.event_tables()),
+        "inbox": _scan_count(name("inbox"), "pk", f"{slug}#", prefix=True),
     }
     for base in tenant_reads.TENANT_KEYED:
         key = tenant_reads.tenant_key_name(base)
@@ -118,7 +124,7 @@ def test_offboarding_exports_verifies_and_deletes_every_item_and_file_of_the_ten
     populate(world)
     populate(other_world)
     before, others_before = stored(world.slug), stored(other_world.slug)
-    assert all(before[t] for t in ("issues", "orders", "attachments", "comments", "scores", "events")), before
+    assert all(before[t] for t in ("issues", "orders", "attachments", "comments", "scores", "events", "inbox")), before
     assert before["comments"] == 3
     others_files = files_of(media, other_world.slug)
     assert len(files_of(media, world.slug)) == 3
