@@ -100,6 +100,9 @@ document.addEventListener("submit", function (event) {
       var search = document.querySelector("[data-search]");
       if (search) {
         search.focus();
+        try {  // the caret after what is there, to add to the query (not every input type allows it)
+          search.setSelectionRange(search.value.length, search.value.length);
+        } catch (ignored) { /* no selection on this input type */ }
         done = true;
       }
     } else if (event.key === "c") {

@@ -13,6 +13,12 @@ ROLE_HELP = "Owners run the team and its orders; members work on issues; viewers
 
 
 class MemberAddForm(forms.Form):
+    """Both team forms are on one page: each its own ids (add_role, invite_role)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "add_%s")
+        super().__init__(*args, **kwargs)
+
     who = forms.CharField(label="Username or e-mail", max_length=254)
     role = forms.ChoiceField(choices=Role.choices, initial=Role.MEMBER, help_text=ROLE_HELP)
 
@@ -22,6 +28,10 @@ class RoleForm(forms.Form):
 
 
 class InvitationForm(forms.Form):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "invite_%s")
+        super().__init__(*args, **kwargs)
+
     email = forms.EmailField(
         label="E-mail (optional)", required=False, help_text="Only a note of whom the link is for; nothing is sent."
     )
