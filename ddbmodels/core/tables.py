@@ -1,6 +1,9 @@
 """Table lifecycle: create every registered table (with its indexes), wait, describe, delete, billing.
 
-Creation is idempotent: an existing table is left as it is. Billing mode is a choice:
+Creation is idempotent: an existing table keeps its data, and gets the global indexes its model
+declares that it lacks (UpdateTable, one index a call — a new version adding an index, e.g. the
+issue lists' indexes, upgrades a running install; the items then need their index attributes,
+see ``manage.py reindex_issues``). Billing mode is a choice:
 PAY_PER_REQUEST (on-demand, the default) or PROVISIONED with given read/write units applied
 to the table and each of its global indexes.
 """
@@ -32,6 +35,7 @@ class TableReport:
     name: str
     created: bool
     status: str
+    indexes_added: tuple[str, ...] = ()
 
 
 def _with_throughput(model: type[Model], rcu: int, wcu: int) -> None:
@@ -67,14 +71,51 @@ def create_all(
                 if response_code(error) != "ResourceInUseException":
                     raise
                 created = True  # by our own earlier attempt (or a concurrent one): it is new either way
-        reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else ""))
+        added = () if created else tuple(add_missing_indexes(model, rcu=rcu, wcu=wcu))
+        reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else "", added))
     if wait:
-        reports = [TableReport(r.base, r.name, r.created, wait_model_active(registered()[r.base])) for r in reports]
+        reports = [
+            TableReport(r.base, r.name, r.created, wait_model_active(registered()[r.base]), r.indexes_added)
+            for r in reports
+        ]
         for report in reports:
             if report.created and registered()[report.base]._ttl_attribute():
                 # UpdateTimeToLive (free): expired items (idempotency records) are deleted for free
                 registered()[report.base].update_ttl(ignore_update_ttl_errors=True)
     return reports
+
+
+def add_missing_indexes(model: type[Model], *, rcu: int = 5, wcu: int = 5) -> list[str]:
+    """UpdateTable (free) creating each global index the model declares and the table lacks; their names.
+
+    DynamoDB creates one index per UpdateTable and backfills it from the items that carry its
+    key attributes; each is waited for (ACTIVE) before the next. A provisioned table's new index
+    gets ``rcu``/``wcu``.
+    """
+    name = model.Meta.table_name
+    description = wait_active(name)
+    have = {index["IndexName"] for index in description.get("GlobalSecondaryIndexes", [])}
+    schema = model._get_schema()
+    added: list[str] = []
+    for index in schema["global_secondary_indexes"]:
+        index_name = index["index_name"]
+        if index_name in have:
+            continue
+        create: dict[str, Any] = {
+            "IndexName": index_name,
+            "KeySchema": sorted(index["key_schema"], key=lambda key: key["KeyType"] != "HASH"),  # HASH first
+            "Projection": index["projection"],
+        }
+        if billing_mode_of(description) == PROVISIONED:
+            create["ProvisionedThroughput"] = {"ReadCapacityUnits": rcu, "WriteCapacityUnits": wcu}
+        keys = {key["AttributeName"] for key in index["key_schema"]}
+        definitions = [d for d in schema["attribute_definitions"] if d["AttributeName"] in keys]
+        connection.client().update_table(
+            TableName=name, AttributeDefinitions=definitions, GlobalSecondaryIndexUpdates=[{"Create": create}]
+        )
+        wait_active(name)
+        added.append(index_name)
+    return added
 
 
 def wait_model_active(model: type[Model], timeout_s: float = TABLE_WAIT_S) -> str:

@@ -1,6 +1,6 @@
 """The issues table: projects and their issues, one item collection per project. See ``model`` for keys and costs."""
 
-from ddbmodels.issues.bulk import issue_requests, issues_put_many
+from ddbmodels.issues.bulk import Reindexed, issue_requests, issues_put_many, project_reindex
 from ddbmodels.issues.lists import SEARCH_READ, SORTS, IssuePage, label_list, search, status_list
 from ddbmodels.issues.model import (
     DESCRIPTION_MAX,
@@ -60,6 +60,7 @@ __all__ = [
     "IssuePage",
     "ProjectItem",
     "ProjectsIndex",
+    "Reindexed",
     "all_project_keys",
     "collection_key",
     "issue_change_status",
@@ -80,6 +81,7 @@ __all__ = [
     "project_keys",
     "project_list",
     "project_load",
+    "project_reindex",
     "search",
     "split_collection_key",
     "status_list",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from ddbmodels.core import tables
@@ -34,3 +35,8 @@ class Command(BaseCommand):
         for report in reports:
             verb = "created" if report.created else "exists "
             self.stdout.write(f"{verb} {report.name} {report.status}".rstrip())
+            for index in report.indexes_added:
+                self.stdout.write(f"  added index {index}")
+        if any(report.base == "issues" and report.indexes_added for report in reports):
+            # The new indexes only hold items that carry their keys: give the existing issues theirs.
+            call_command("reindex_issues", stdout=self.stdout)
