@@ -46,8 +46,8 @@ def idempotency_kind(project_key: str, number: int) -> str:
 
 
 def check_body(body: str) -> str:
-    """The body to store (surrounding blank lines dropped); InvalidInput when empty or too long."""
-    text = body.strip("\r\n")
+    """The body to store (``\\n`` line ends, no blank lines around); InvalidInput when empty or too long."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     if not text.strip():
         raise InvalidInput("A comment needs some text.")
     if len(text) > BODY_MAX:

@@ -17,7 +17,7 @@ def test_the_issue_page_shows_what_happened_newest_first(world: World) -> None:
     client.post(world.project_url("1/status/"), {"to": "in_progress", "version": version})
 
     page = client.get(world.project_url("1/")).content.decode()
-    moved = page.index("moved it from Open to In progress")
+    moved = page.index("changed the status from Open to In progress")
     created = page.index("created the issue")
     assert moved < created  # newest first
     stored = events.stream_events(stream=f"{world.slug}#WEB#1", period="day")

@@ -84,12 +84,20 @@ def issue_update(
     require_role(membership, "member")
     _check_version(issue, expected_version)
     before = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
+    description_before, labels_before = issue.description or "", set(issue.labels or ())
     issue = issues.issue_update(
         issue, title=title, description=description, priority=priority, assignee=assignee, labels=labels
     )
     after = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
     changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
-    activity.record(issue, kind="issue.edited", actor=membership.user.get_username(), data={"changed": changed})
+    data: dict[str, Any] = {"changed": changed}
+    if (issue.description or "") != description_before:
+        data["description"] = True  # the history says it was edited; the text itself stays on the issue
+    labels_after = set(issue.labels or ())
+    if labels_after != labels_before:
+        added, removed = sorted(labels_after - labels_before), sorted(labels_before - labels_after)
+        data["labels"] = {"added": added, "removed": removed}
+    activity.record(issue, kind="issue.edited", actor=membership.user.get_username(), data=data)
     return issue
 
 

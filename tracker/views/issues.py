@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_POST
 from ddbmodels.core.errors import ChangedSinceRead, SequenceContention
 from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
 from tracker.exceptions import BadRequest
+from tracker.forms.comments import CommentForm
 from tracker.forms.issues import (
     EDITABLE,
     EDITABLE_LABELS,
@@ -27,10 +29,11 @@ from tracker.forms.issues import (
     sign_base,
 )
 from tracker.models import Membership
+from tracker.selectors.activity import issue_history_page
+from tracker.selectors.comments import comment_list_page, team_mentions
 from tracker.selectors.issues import issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
-from tracker.services import activity
 from tracker.services import issues as issue_services
 from tracker.views.base import tenant_view
 
@@ -81,8 +84,24 @@ def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, Any]:
     return {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
 
 
-def _detail_context(membership: Membership, project: ProjectItem, issue: IssueItem) -> dict[str, object]:
+def _detail_context(
+    membership: Membership,
+    project: ProjectItem,
+    issue: IssueItem,
+    *,
+    comments_cursor: str | None = None,
+    history_cursor: str | None = None,
+    comment_form: CommentForm | None = None,
+) -> dict[str, object]:
     allowed = sorted(TRANSITIONS.get(issue.status, ()), key=list(STATUS_LABELS).index)
+    comments = comment_list_page(issue=issue, cursor=comments_cursor)
+    history = issue_history_page(issue=issue, cursor=history_cursor)
+
+    def page_link(**cursors: str | None) -> str:
+        # Each pager keeps the other one where it is.
+        query = {"comments": comments_cursor, "history": history_cursor, **cursors}
+        return "?" + urlencode({k: v for k, v in query.items() if v})
+
     return {
         "membership": membership,
         "project": project,
@@ -90,7 +109,15 @@ def _detail_context(membership: Membership, project: ProjectItem, issue: IssueIt
         "status_labels": STATUS_LABELS,
         "next_statuses": [(s, STATUS_LABELS[s]) for s in allowed],
         "labels": sorted(issue.labels or ()),
-        "activity": activity.issue_activity(issue),
+        "mentions": team_mentions(tenant=membership.tenant),
+        "me": membership.user.get_username(),
+        "comments": comments,
+        "comments_older_url": page_link(comments=comments.older_cursor) if comments.older_cursor else None,
+        "comments_newer_url": page_link(comments=comments.newer_cursor) if comments.newer_cursor else None,
+        "comment_form": comment_form or (CommentForm() if membership.allows("member") else None),
+        "history": history,
+        "history_older_url": page_link(history=history.older_cursor) if history.older_cursor else None,
+        "history_newest_url": page_link(history=None) if history.is_continuation else None,
     }
 
 
@@ -98,7 +125,14 @@ def _detail_context(membership: Membership, project: ProjectItem, issue: IssueIt
 def issue_detail(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
     project_item = project_access(tenant=membership.tenant, key=project)
     issue = issue_access(project=project_item, number=number)
-    return render(request, "tracker/issue_detail.html", _detail_context(membership, project_item, issue))
+    context = _detail_context(
+        membership,
+        project_item,
+        issue,
+        comments_cursor=request.GET.get("comments"),
+        history_cursor=request.GET.get("history"),
+    )
+    return render(request, "tracker/issue_detail.html", context)
 
 
 @tenant_view

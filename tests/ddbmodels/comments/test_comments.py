@@ -54,6 +54,7 @@ def test_an_empty_or_too_long_body_is_refused_and_nothing_is_written(tenant: str
     assert meter.requests == 0
     assert stored(tenant) == []
     assert add(tenant, "x" * comments.BODY_MAX).comment.body == "x" * comments.BODY_MAX
+    assert add(tenant, "\r\nfrom a browser\r\nline two\r\n").comment.body == "from a browser\nline two"
 
 
 def test_a_comment_whose_put_answer_is_lost_is_added_once_without_a_key(tenant: str) -> None:

@@ -1,0 +1,93 @@
+"""Comment writes: members and owners add; authors edit and delete their own. Each one is an activity event.
+
+The event (``activity.record``) has one shape for all three kinds, which the inbox fan-out reads:
+``{"comment": <sort key>, "mentions": [members mentioned], "excerpt": <first 140 characters>}``.
+``mentions`` are the members the new text mentions: all of them for a new comment, only the
+newly mentioned ones for an edit (nobody is told twice), none for a deletion, whose excerpt is
+empty too (a deleted comment's words do not live on in the history).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+
+from ddbmodels import comments
+from ddbmodels.comments import Added, CommentItem
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.issues import IssueItem
+from tracker.markdown import mentioned
+from tracker.models import Membership
+from tracker.selectors.comments import team_mentions
+from tracker.services import activity
+from tracker.services.permissions import require_role
+
+EXCERPT_CHARS = 140
+
+
+def _event(comment: CommentItem, *, mentions: list[str], excerpt: str) -> dict[str, object]:
+    return {"comment": comment.key, "mentions": mentions, "excerpt": excerpt[:EXCERPT_CHARS]}
+
+
+def _require_author(membership: Membership, comment: CommentItem) -> None:
+    require_role(membership, "member")
+    if comment.author != membership.user.get_username():
+        raise PermissionDenied("Only its author can change a comment.")
+
+
+def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempotency_key: str | None = None) -> Added:
+    """Add a comment (members and owners); the same ``idempotency_key`` again adds nothing (``replayed``)."""
+    require_role(membership, "member")
+    author = membership.user.get_username()
+    added = comments.comment_add(
+        tenant=issue.tenant,
+        project_key=issue.project_key,
+        number=int(issue.number),
+        author=author,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+    if not added.replayed:  # the first submission recorded it
+        who = mentioned(added.comment.body, team_mentions(tenant=membership.tenant))
+        activity.record(
+            issue,
+            kind="comment.added",
+            actor=author,
+            data=_event(added.comment, mentions=who, excerpt=added.comment.body),
+        )
+    return added
+
+
+def comment_edit(
+    *, membership: Membership, issue: IssueItem, comment: CommentItem, expected_version: int, body: str
+) -> CommentItem:
+    """Save the author's edit made on ``expected_version``; ChangedSinceRead when it is no longer current."""
+    _require_author(membership, comment)
+    if int(comment.version or 0) != expected_version:
+        raise ChangedSinceRead(
+            "the comment changed since it was loaded", current=comment.body, wanted=body, key=comment.key
+        )
+    team = team_mentions(tenant=membership.tenant)
+    before = set(mentioned(comment.body, team))
+    comment = comments.comment_edit(comment, body=body, by=membership.user.get_username())
+    new = [name for name in mentioned(comment.body, team) if name not in before]
+    activity.record(
+        issue,
+        kind="comment.edited",
+        actor=membership.user.get_username(),
+        data=_event(comment, mentions=new, excerpt=comment.body),
+    )
+    return comment
+
+
+def comment_delete(*, membership: Membership, issue: IssueItem, comment: CommentItem, expected_version: int) -> None:
+    """Delete the author's comment as loaded at ``expected_version``; ChangedSinceRead when edited since."""
+    _require_author(membership, comment)
+    if int(comment.version or 0) != expected_version:
+        raise ChangedSinceRead("the comment changed since it was loaded", current=comment.body, key=comment.key)
+    comments.comment_delete(comment, by=membership.user.get_username())
+    activity.record(
+        issue,
+        kind="comment.deleted",
+        actor=membership.user.get_username(),
+        data=_event(comment, mentions=[], excerpt=""),
+    )

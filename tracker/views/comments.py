@@ -1,0 +1,130 @@
+"""Comment pages: add (POST from the issue page), edit one's own (a page), delete one's own (POST)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from ddbmodels.comments import CommentItem, comment_id
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.issues import IssueItem, ProjectItem
+from tracker.exceptions import BadRequest
+from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
+from tracker.models import Membership
+from tracker.selectors.comments import comment_access, comment_current, comment_cursor
+from tracker.selectors.issues import issue_access
+from tracker.selectors.projects import project_access
+from tracker.services import comments as comment_services
+from tracker.views.base import tenant_view
+from tracker.views.issues import _detail_context
+
+STALE_MESSAGE = (
+    "This comment was changed since you opened it, so your edit was not saved. "
+    "Its text now is shown below; your text is still in the box: save again to replace it."
+)
+GONE_MESSAGE = "This comment was deleted since you opened it, so your edit was not saved."
+
+
+def _issue(membership: Membership, project: str, number: int) -> tuple[ProjectItem, IssueItem]:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    return project_item, issue_access(project=project_item, number=number)
+
+
+def issue_comments_url(membership: Membership, issue: IssueItem, *, comment: CommentItem | None = None) -> str:
+    """The issue page at its newest comments (where a new or edited comment is), scrolled to ``comment``."""
+    base = reverse(
+        "issue_detail",
+        kwargs={"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)},
+    )
+    query = urlencode({"comments": comment_cursor(issue=issue, direction="latest")})
+    anchor = f"#comment-{comment_id(comment.key)}" if comment is not None else "#comments"
+    return f"{base}?{query}{anchor}"
+
+
+@tenant_view
+@require_POST
+def comment_add(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    project_item, issue = _issue(membership, project, number)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot comment.")
+    form = CommentForm(request.POST)
+    if not form.is_valid():
+        context = _detail_context(membership, project_item, issue, comment_form=form)
+        return render(request, "tracker/issue_detail.html", context, status=400)
+    added = comment_services.comment_add(
+        membership=membership,
+        issue=issue,
+        body=form.cleaned_data["body"],
+        idempotency_key=form.cleaned_data["idempotency_key"],
+    )
+    if added.replayed:  # a double click, a retry, back and submit again: the first comment
+        messages.info(request, "This comment was already posted; it was not added twice.")
+    else:
+        messages.success(request, "Comment posted.")
+    return HttpResponseRedirect(issue_comments_url(membership, issue, comment=added.comment))
+
+
+@tenant_view
+def comment_edit(request: HttpRequest, membership: Membership, project: str, number: int, comment: str) -> HttpResponse:
+    project_item, issue = _issue(membership, project, number)
+    item = comment_access(issue=issue, comment_id=comment)
+    if not membership.allows("member") or item.author != membership.user.get_username():
+        raise PermissionDenied("Only its author can edit a comment.")
+    form = CommentEditForm(request.POST or None, initial={"body": item.body, "version": int(item.version)})
+    context = {"membership": membership, "project": project_item, "issue": issue, "comment": item, "form": form}
+    if request.method == "POST" and form.is_valid():
+        try:
+            comment_services.comment_edit(
+                membership=membership,
+                issue=issue,
+                comment=item,
+                expected_version=form.cleaned_data["version"],
+                body=form.cleaned_data["body"],
+            )
+        except ChangedSinceRead:
+            return _stale_edit(request, context, form)
+        messages.success(request, "Comment saved.")
+        return HttpResponseRedirect(issue_comments_url(membership, issue, comment=item))
+    return render(request, "tracker/comments/edit.html", context)
+
+
+def _stale_edit(request: HttpRequest, context: dict[str, object], form: CommentEditForm) -> HttpResponse:
+    """A 409 with both texts: theirs as it is now, mine still in the box, the form now on the current version."""
+    item = context["comment"]
+    assert isinstance(item, CommentItem)
+    issue = context["issue"]
+    assert isinstance(issue, IssueItem)
+    current = comment_current(issue=issue, key=item.key)
+    post = request.POST.copy()
+    post["version"] = str(int(current.version)) if current is not None else post.get("version", "1")
+    fresh = CommentEditForm(post)
+    fresh.is_valid()
+    fresh.add_error(None, STALE_MESSAGE if current is not None else GONE_MESSAGE)
+    context = {**context, "form": fresh, "current": current, "gone": current is None}
+    return render(request, "tracker/comments/edit.html", context, status=409)
+
+
+@tenant_view
+@require_POST
+def comment_delete(
+    request: HttpRequest, membership: Membership, project: str, number: int, comment: str
+) -> HttpResponse:
+    _, issue = _issue(membership, project, number)
+    item = comment_access(issue=issue, comment_id=comment)
+    if not membership.allows("member") or item.author != membership.user.get_username():
+        raise PermissionDenied("Only its author can delete a comment.")
+    form = CommentDeleteForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("The form is missing its version; reload the page.")
+    # Edited since the page was loaded: a 409 page (tracker.error_pages); nothing is deleted.
+    comment_services.comment_delete(
+        membership=membership, issue=issue, comment=item, expected_version=form.cleaned_data["version"]
+    )
+    messages.success(request, "Comment deleted.")
+    return HttpResponseRedirect(issue_comments_url(membership, issue))
