@@ -1,0 +1,60 @@
+"""Finding issues in a browser: the query box, status tabs, My issues, a jump to WEB-N, at desktop and phone width."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, ViewportSize, expect
+
+from ddbmodels import issues
+from tests.tracker.browser.helpers import shot, site_login
+from tests.tracker.conftest import World
+from tests.tracker.helpers import new_issue
+
+pytestmark = pytest.mark.browser
+
+SIZES: list[ViewportSize] = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
+
+
+def rows(page: Page) -> list[str]:
+    return page.locator("table.issues td[data-label=Issue] a").all_inner_texts()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_a_member_filters_searches_and_jumps_with_the_query_box(page: Page, world: World, size: ViewportSize) -> None:
+    page.set_viewport_size(size)
+    member = world.member.username
+    new_issue(world, "Checkout fails on Safari", labels=["bug"], assignee=member)
+    new_issue(world, "Dark mode for the dashboard", labels=["feature"])
+    closed = new_issue(world, "Safari shows a blank footer", labels=["bug"])
+    issues.issue_change_status(closed, to="closed")
+    site_login(page, member)
+
+    page.goto(f"/t/{world.slug}/p/WEB/")
+    assert rows(page) == ["WEB-2", "WEB-1"]  # the open issues, newest first
+    box = page.get_by_role("searchbox", name="Filter or search issues")
+    expect(box).to_have_value("is:open sort:newest")
+
+    box.fill("label:bug")
+    box.press("Enter")
+    expect(page.locator("table.issues")).to_be_visible()
+    assert rows(page) == ["WEB-1"]
+    page.get_by_role("link", name=re.compile(r"^Closed")).click()
+    assert rows(page) == ["WEB-3"]
+    expect(box).to_have_value("is:closed label:bug")
+
+    box.fill("safari")
+    box.press("Enter")
+    assert rows(page) == ["WEB-3", "WEB-1"]  # a search shows every status
+    shot(page, f"issue-list-search-{size['width']}")
+    assert int(page.evaluate("document.documentElement.scrollWidth")) <= size["width"]
+
+    page.locator("header.top").get_by_role("link", name="My issues").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("My issues")
+    assert rows(page) == ["WEB-1"]
+
+    box = page.get_by_role("searchbox", name="Filter or search issues")
+    box.fill("web-2")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(rf"/t/{world.slug}/p/WEB/2/$"))
