@@ -1,4 +1,9 @@
-"""Load demo data: 3 tenants, users with known passwords, projects and a few hundred issues."""
+"""Load demo data: 3 teams, users with known passwords, projects and a few hundred issues with their last weeks.
+
+The issues (titles, descriptions, who opened and took them, how far they got, comments,
+@mentions) come from ``tracker.demo``: five weeks of made-up work, written in bulk with every
+change in the issues' history, watchers, and the last three days' notifications in people's inboxes.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,9 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from ddbmodels import issues, orders, scores
-from ddbmodels.issues import PRIORITIES, STATUSES, TRANSITIONS
+from ddbmodels.core.keys import utcnow
 from ddbmodels.orders import DELIVERY_METHODS, PRODUCTS
+from tracker.demo import story
 from tracker.models import Membership, Tenant
 from tracker.services.projects import project_counts_refresh
 
@@ -32,22 +38,6 @@ USERS = {
     "dave": (False, {"globex": "owner"}),
     "erin": (False, {"initech": "owner"}),
 }
-VERBS = ["Fix", "Add", "Improve", "Remove", "Investigate", "Document", "Refactor", "Speed up"]
-THINGS = [
-    "login form",
-    "search results",
-    "CSV export",
-    "billing page",
-    "rate limiter",
-    "dark mode",
-    "email digest",
-    "audit log",
-    "signup flow",
-    "API pagination",
-    "webhooks",
-    "dashboard",
-]
-LABELS = ["bug", "feature", "ux", "backend", "frontend", "security", "perf", "docs"]
 
 
 class Command(BaseCommand):
@@ -95,21 +85,11 @@ class Command(BaseCommand):
         issues.project_create(
             tenant=slug, key=key, name=title, description=f"Demo project: {title.lower()}.", created_by=owner
         )
-        for _ in range(count):
-            claimed = issues.issue_create(
-                tenant=slug,
-                project_key=key,
-                title=f"{rng.choice(VERBS)} {rng.choice(THINGS)}",
-                description=f"Steps to reproduce:\n1. Open the {rng.choice(THINGS)}\n2. Look closely.",
-                priority=rng.choice(PRIORITIES),
-                assignee=rng.choice([*people, None]),
-                labels=rng.sample(LABELS, rng.randint(0, 3)),
-                reporter=rng.choice(people),
-            )
-            target = rng.choice(STATUSES)
-            if target != "open" and target in TRANSITIONS["open"]:
-                issues.issue_change_status(claimed.item, to=target)
-            bar.update(1)
+        told = story.tell(
+            rng, tenant=slug, key=key, count=count, people=people, now=utcnow(), period=settings.EVENTS_PERIOD
+        )
+        story.write(told, tenant=slug, period=settings.EVENTS_PERIOD, shards=settings.EVENTS_SHARDS)
+        bar.update(count)
         project_counts_refresh(tenant=slug, key=key)
         # Points for the issues that ended up resolved (the same idempotent awards as the status hook).
         for _ in scores.sync_project(tenant=slug, project_key=key, shards=settings.LEADERBOARD_SHARDS):
