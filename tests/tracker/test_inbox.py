@@ -12,12 +12,12 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from ddbmodels import inbox
+from ddbmodels import inbox, issues
 from ddbmodels.core import capacity
 from ddbmodels.inbox import InboxItem
 from tests.tracker.conftest import World
 from tests.tracker.helpers import NOT_FOUND_TEXT, new_issue, text, version_of
-from tracker import tasks
+from tracker import optional_redis, tasks
 from tracker.services import activity
 from tracker.services import inbox as inbox_services
 
@@ -275,6 +275,22 @@ def test_a_broker_that_does_not_answer_never_fails_the_change(
     )
     assert response.status_code == 302
     assert "could not queue the notifications of issue.created" in caplog.text
+    assert optional_redis.paused()  # the next requests do not wait for the broker again
+
+
+def test_while_redis_is_paused_nothing_is_queued_and_the_change_stands(
+    world: World, queued: Queued, caplog: pytest.LogCaptureFixture
+) -> None:
+    optional_redis.failed("a test", ConnectionError("Redis is down"))
+    response = world.client_for(world.member).post(world.project_url("new/"), {"title": "Saved", "priority": "low"})
+    assert response.status_code == 302
+    assert queued == []
+    assert "the notifications of issue.created on" in caplog.text
+    assert new_issue_count(world) == 1
+
+
+def new_issue_count(world: World) -> int:
+    return len(issues.issue_numbers(tenant=world.slug, project_key=world.project_key))
 
 
 @pytest.fixture

@@ -17,12 +17,14 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.core.mail import send_mail
+from django.db import DatabaseError
 from django.urls import reverse
 
 from ddbmodels import inbox
 from ddbmodels.core.keys import parse_time_key, time_key, utcnow
 from ddbmodels.events.model import new_sort_key
 from ddbmodels.issues import IssueItem
+from tracker import optional_redis
 from tracker.forms.issues import STATUS_LABELS
 from tracker.models import Membership
 
@@ -113,12 +115,19 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
         "assignee": issue.assignee or "",
         "title": issue.title or "",
     }
+    if optional_redis.paused():  # Redis failed a moment ago: do not make this request wait for it again
+        log.warning("Redis is paused: the notifications of %s on %s are not queued", kind, event["stream"])
+        return
     try:
         # The team as it is now (username → e-mail, one SQL query), so the worker needs no database.
         event["team"] = team_addresses(issue.tenant)
+    except DatabaseError:  # no database here (a job's worker): the fan-out reads the team itself
+        log.info("no team for the notifications of %s on %s: the task reads it", kind, event["stream"])
+    try:
         fan_out_event.apply_async(kwargs={"event": event}, retry=False)
-    except Exception:  # noqa: BLE001  (the change is saved; its notifications are lost, not the request)
+    except Exception as error:  # noqa: BLE001  (the change is saved; its notifications are lost, not the request)
         log.warning("could not queue the notifications of %s on %s", kind, event["stream"], exc_info=True)
+        optional_redis.failed("queue notifications", error)
 
 
 def team_addresses(tenant: str) -> dict[str, str]:
