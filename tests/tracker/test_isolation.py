@@ -96,7 +96,7 @@ def test_a_user_without_any_membership_gets_404_for_the_tenant(world: World) -> 
         assert client.post(world.project_url("1/status/"), {"to": "closed", "version": "1"}).status_code == 404
     home = client.get("/")
     assert home.status_code == 200
-    assert "You are not a member of any tenant." in text(home)
+    assert "You are not in any team yet." in text(home)
 
 
 @pytest.mark.parametrize(("method", "suffix", "data"), TENANT_PAGES)
