@@ -97,8 +97,9 @@ class ProjectsIndex(GlobalSecondaryIndex["CollectionItem"]):
     project_key = UnicodeAttribute(range_key=True, attr_name="gk")
 
 
-# What a list row shows, projected into each list index (the discriminator lets PynamoDB build IssueItems).
-LIST_ATTRIBUTES = ["k", "t", "st", "pr", "as", "lb", "rp", "ca"]
+# What a list row shows, projected into each list index (the kind lets PynamoDB build IssueItems; the version
+# is for the staff page).
+LIST_ATTRIBUTES = ["k", "t", "st", "pr", "as", "lb", "rp", "ca", "v"]
 
 
 class ProjectStatusIndex(GlobalSecondaryIndex["CollectionItem"]):

@@ -37,17 +37,20 @@ def issue_exists(*, tenant: str, project_key: str, number: int) -> bool:
 
 
 def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | None) -> IssueListPage:
-    """One page of live issues of any status, newest first, for staff (the admin's project page).
+    """One page of a project's live issues, newest first, for staff (the admin's project page).
 
-    A Query of the whole collection skipping tombstones: it reads what it skips, a staff page's
-    look at everything. End users' lists are ``tracker.selectors.issue_lists`` (one index Query).
-    Cursors are signed and bound to this listing.
+    With a status: one Query of the ``project_status`` index (the end users' list). Without: a
+    Query of the whole collection skipping tombstones — it reads the tombstones it skips (an
+    owner's rare deletions), the staff's look at every status at once. Cursors are signed and
+    bound to this listing.
 
     Raises BadCursor for a cursor that is tampered with or belongs to another listing.
     """
     if status not in (None, "", *STATUSES):
         raise ValueError(f"unknown status {status!r}")
     listing = f"{project.pk}|{status or ''}"
+    if status:
+        return _status_page(project=project, status=status, cursor=cursor, listing=listing)
     position = cursors.decode(cursor, listing=listing)
     page = ddb_issues.issue_page(
         tenant=project.tenant,
@@ -73,3 +76,22 @@ def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | N
 def issue_number_next(*, project: ProjectItem) -> int:
     """The number the project's next issue will get (Query, Limit 1, consistent — 1 RCU); tombstones count."""
     return ddb_issues.issue_number_next(tenant=project.tenant, project_key=project.project_key)
+
+
+def _status_page(*, project: ProjectItem, status: str, cursor: str | None, listing: str) -> IssueListPage:
+    position = cursors.decode_key(cursor, listing=listing)
+    page = ddb_issues.status_list(
+        tenant=project.tenant,
+        project_key=project.project_key,
+        status=status,
+        size=PAGE_SIZE,
+        start=position.key if position else None,
+        backwards=position.backwards if position else False,
+    )
+
+    def link(key: dict[str, object] | None, backwards: bool) -> str | None:
+        return cursors.encode_key(listing=listing, key=key, backwards=backwards) if key else None
+
+    return IssueListPage(
+        issues=page.issues, next_cursor=link(page.next_key, False), previous_cursor=link(page.prev_key, True)
+    )
