@@ -8,6 +8,7 @@ lays it out: ``document.documentElement.scrollWidth``.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,7 +36,7 @@ LONG_WORD = "Supercalifragilisticexpialidocious-configuration-value-" * 3
 def tenant_issue_list(world: World) -> str | None:
     """The team-wide issue list's address, or None while that page does not exist yet."""
     try:
-        return reverse("tenant_issue_list", kwargs={"tenant": world.slug})
+        return reverse("tenant_issues", kwargs={"tenant": world.slug})
     except NoReverseMatch:
         return None
 
@@ -87,7 +88,10 @@ def pages(world: World, order_number: int) -> list[tuple[str, str]]:
     ]
     everyone = tenant_issue_list(world)
     if everyone is not None:
-        found.insert(4, ("team-issue-list", everyone))
+        found[4:4] = [("team-issue-list", everyone), ("my-issues", f"{everyone}?assignee=me")]
+    for name, url_name in (("inbox", "inbox"), ("activity", "tenant_activity")):  # other people's pages
+        with contextlib.suppress(NoReverseMatch):
+            found.append((name, reverse(url_name, kwargs={"tenant": slug})))
     return found
 
 
@@ -138,7 +142,7 @@ def test_no_end_user_page_is_wider_than_the_screen(
 
 def test_the_team_issue_list_exists_or_is_skipped_with_its_reason(world: World) -> None:
     if tenant_issue_list(world) is None:
-        pytest.skip("/t/<team>/issues/ (URL name tenant_issue_list) is not there yet: the lead is adding it")
+        pytest.skip("/t/<team>/issues/ (URL name tenant_issues) is not there yet: the lead is adding it")
     assert tenant_issue_list(world) == f"/t/{world.slug}/issues/"
 
 
