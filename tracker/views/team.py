@@ -144,7 +144,9 @@ def join(request: HttpRequest, tenant: str, token: str) -> HttpResponse:
     except team_services.InvitationUnusable as unusable:
         return render(request, "tracker/team/join.html", {"reason": unusable.reason}, status=410)
     signed_in = isinstance(request.user, User) and request.user.is_authenticated
-    form: SignUpForm | None = None if signed_in else SignUpForm(request.POST or None, initial={"email": invitation.email})
+    form: SignUpForm | None = (
+        None if signed_in else SignUpForm(request.POST or None, initial={"email": invitation.email})
+    )
     if request.method == "POST":
         try:
             if isinstance(request.user, User) and signed_in:
