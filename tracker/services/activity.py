@@ -1,7 +1,8 @@
-"""Issue activity: events written to the current period's table, read from the last two periods.
+"""Issue activity: events written to the current period's table (read by ``tracker.selectors.activity``).
 
 Events are written after the issue write they describe, best-effort: a failure is logged and
-never fails the user's request (the issue itself is already safely written).
+never fails the user's request (the issue itself is already safely written). The issue's whole
+history (every period) and the team's day are read in ``tracker.selectors.activity``.
 """
 
 from __future__ import annotations
@@ -45,12 +46,3 @@ def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | No
     key = event.t if event is not None else None
     inbox.fan_out_later(issue, kind=kind, actor=actor, data=data or {}, event_key=key)
     return key
-
-
-def issue_activity(issue: IssueItem, *, limit: int = 50) -> list[events.Event]:
-    """The issue's events, newest first, from the current and previous periods' tables."""
-    try:
-        return events.stream_events(stream=issue_stream(issue), limit=limit, period=settings.EVENTS_PERIOD)
-    except Exception:  # noqa: BLE001  (the page still shows the issue)
-        log.warning("could not read activity of %s", issue_stream(issue), exc_info=True)
-        return []
