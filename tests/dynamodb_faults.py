@@ -42,6 +42,8 @@ class Refusal:
     code: str = "InternalServerError"
     status: int = 500
     times: int | None = None
+    # A cancelled transaction's reason per item, as DynamoDB sends them ("ConditionalCheckFailed", "None", …)
+    reasons: list[str] | None = None
     refused: list[str] = field(default_factory=list)  # the tables of each call refused so far
 
     def matches(self, operation: str, tables: set[str]) -> bool:
@@ -135,6 +137,8 @@ def _before_call(*, model: Any, params: dict[str, Any], **_: Any) -> tuple[AWSRe
                 "Error": {"Code": refusal.code, "Message": message},
                 "ResponseMetadata": {"HTTPStatusCode": refusal.status, "RetryAttempts": 0},
             }
+            if refusal.reasons is not None:
+                parsed["CancellationReasons"] = [{"Code": code} for code in refusal.reasons]
             return AWSResponse("http://dynamodb.test", refusal.status, HTTPHeaders(), None), parsed
     return None
 

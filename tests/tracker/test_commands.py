@@ -139,7 +139,13 @@ def test_ddb_create_tables_is_idempotent() -> None:
         "".join(f"exists  {prefix}{base} ACTIVE\n" for base in bases),
     ]
     assert described["TableStatus"] == "ACTIVE"
-    assert [i["IndexName"] for i in described["GlobalSecondaryIndexes"]] == ["projects"]
+    assert sorted(i["IndexName"] for i in described["GlobalSecondaryIndexes"]) == [
+        "assignee_status",
+        "project_status",
+        "project_status_updated",
+        "projects",
+        "team_status",
+    ]
 
 
 def test_ddb_create_tables_on_the_suites_tables_reports_exists() -> None:

@@ -45,6 +45,7 @@ def issue_listing(
     """The page of issues ``query`` asks for; BadCursor for a cursor of another list or tampered with."""
     if query.assignee in ("me", "@me"):
         query = replace(query, assignee=username)
+    sorts: tuple[str, ...]
     if query.words:
         kind, sorts = "search", ()
     else:

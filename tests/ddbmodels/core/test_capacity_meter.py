@@ -20,22 +20,45 @@ MakeProject = Callable[..., ProjectItem]
 MakeIssues = Callable[..., list[IssueItem]]
 
 
+# A new issue is written with its 3 list-index entries (project_status, project_status_updated,
+# team_status): 1 WCU for the item + 1 per entry. Titles here are one letter, which the search
+# does not index, so the write is one PutItem (a title with words adds its search entries in a
+# transaction: see the last test).
+WCU_PER_ISSUE = 1.0 + 3.0
+
+
 def create(tenant: str, title: str, key: str = "WEB") -> None:
     """One issue through the sort-key sequence: a consistent Query of the top item, then a PutItem."""
-    issues.issue_create(tenant=tenant, project_key=key, title=title, reporter=REPORTER)
+    issues.issue_create(tenant=tenant, project_key=key, title=title[:1], reporter=REPORTER)
 
 
-def test_creating_one_small_issue_costs_exactly_one_rcu_and_one_wcu(tenant: str, web_project: ProjectItem) -> None:
+def test_creating_one_small_issue_costs_one_rcu_and_one_wcu_per_item_and_list_entry(
+    tenant: str, web_project: ProjectItem
+) -> None:
     with capacity.measure() as first:
         create(tenant, "small")
     with capacity.measure() as second:
         create(tenant, "small too")
 
     for meter in (first, second):  # the first reads the static item as the maximum, the second an issue
-        assert (meter.rcu, meter.wcu) == (1.0, 1.0)
+        assert (meter.rcu, meter.wcu) == (1.0, WCU_PER_ISSUE)
         assert meter.requests == 2
         assert dict(meter.by_operation) == {"Query": 1, "PutItem": 1}
         assert meter.conditional_failures == 0
+
+
+def test_an_issue_with_title_words_and_a_label_is_one_transaction_with_its_entries(
+    tenant: str, web_project: ProjectItem
+) -> None:
+    with capacity.measure() as meter:
+        issues.issue_create(tenant=tenant, project_key="WEB", title="Login fails", reporter=REPORTER, labels=["bug"])
+
+    assert dict(meter.by_operation) == {"Query": 1, "TransactWriteItems": 1}
+    # DynamoDB: 2 WCU per item in a transaction — the issue, 2 word entries, 1 label entry — plus
+    # the issue's 3 list-index entries: 8 + 3 (or + 6 if index writes are doubled too). DynamoDB
+    # Local reports 8 for the issues table (the item and its index entries, each doubled) and 2
+    # for the terms table: it charges one table's puts of a transaction as one item.
+    assert (meter.rcu, meter.wcu) == (1.0, 2 * (1 + 3) + 2)
 
 
 def test_creating_a_project_costs_two_wcu_for_the_table_and_the_sparse_index(tenant: str) -> None:
@@ -74,8 +97,8 @@ def test_meters_in_different_threads_do_not_see_each_others_calls(tenant: str, m
             thread.join(60)
 
     assert not errors
-    assert (meters["ONE"].requests, meters["ONE"].rcu, meters["ONE"].wcu) == (2, 1.0, 1.0)
-    assert (meters["TWO"].requests, meters["TWO"].rcu, meters["TWO"].wcu) == (6, 3.0, 3.0)
+    assert (meters["ONE"].requests, meters["ONE"].rcu, meters["ONE"].wcu) == (2, 1.0, WCU_PER_ISSUE)
+    assert (meters["TWO"].requests, meters["TWO"].rcu, meters["TWO"].wcu) == (6, 3.0, 3 * WCU_PER_ISSUE)
     assert main_thread.requests == 0  # a new thread starts outside the meters of the one that started it
 
 
@@ -86,8 +109,8 @@ def test_nested_meters_both_count_the_inner_calls(tenant: str, web_project: Proj
             create(tenant, "inner")
         issues.issue_get(tenant=tenant, project_key="WEB", number=1)
 
-    assert (inner.requests, inner.rcu, inner.wcu) == (2, 1.0, 1.0)
-    assert (outer.requests, outer.rcu, outer.wcu) == (5, 2.5, 2.0)  # + an eventually consistent GetItem
+    assert (inner.requests, inner.rcu, inner.wcu) == (2, 1.0, WCU_PER_ISSUE)
+    assert (outer.requests, outer.rcu, outer.wcu) == (5, 2.5, 2 * WCU_PER_ISSUE)  # + an eventually consistent GetItem
 
 
 def test_the_global_meter_counts_every_call(tenant: str, web_project: ProjectItem) -> None:
@@ -113,7 +136,8 @@ def test_a_stale_write_is_counted_as_a_conditional_failure(two_copies: Copies) -
     with capacity.measure() as meter, pytest.raises(ChangedSinceRead):
         issues.issue_change_status(stale, to="resolved")
 
-    assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (1, 1, {"UpdateItem": 1})
+    # The status is copied into the issue's search entries, so the move is a transaction with them.
+    assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (1, 1, {"TransactWriteItems": 1})
 
 
 def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, web_project: ProjectItem) -> None:
@@ -145,12 +169,12 @@ def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, web_p
 
 def test_each_call_is_filed_under_the_access_pattern_that_made_it(tenant: str, web_project: ProjectItem) -> None:
     with capacity.measure() as meter:
-        for title in ("one", "two"):
+        for title in ("a", "b"):  # one letter: no search entries, one PutItem each
             issues.issue_create(tenant=tenant, project_key="WEB", title=title, reporter=REPORTER)
         issues.issue_get(tenant=tenant, project_key="WEB", number=1)
 
     assert meter.as_dict()["by_pattern"] == {
-        "issues.create": {"calls": 2, "rcu": 2.0, "wcu": 2.0, "requests": 4},  # 1 RCU + 1 WCU each: the minimum
+        "issues.create": {"calls": 2, "rcu": 2.0, "wcu": 2 * WCU_PER_ISSUE, "requests": 4},  # the minimum
         "issues.get": {"calls": 1, "rcu": 0.5, "wcu": 0.0, "requests": 1},
     }
     # The per-pattern figures add up to the meter's totals: nothing is lost or counted twice.
