@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.http import HttpRequest
@@ -26,7 +27,8 @@ def inbox(request: HttpRequest) -> dict[str, Any]:
     """The header's Inbox link and unread count: a cache hit or one GetItem (0.5 RCU); never fails the page.
 
     Only on a team's pages (where the view resolved a membership); a DynamoDB or Redis error
-    shows the link without a count.
+    shows the link without a count. An error page (rendered while its exception is handled: a
+    DynamoDB outage, a bad request) shows only a cached count and asks DynamoDB nothing more.
     """
     from tracker.selectors.inbox import unread_count  # keeps this module's imports light
 
@@ -34,7 +36,10 @@ def inbox(request: HttpRequest) -> dict[str, Any]:
     if membership is None:
         return {}
     slug = membership.tenant.slug
+    answering_an_error = sys.exc_info()[1] is not None
     return {
         "inbox_url": reverse("inbox", kwargs={"tenant": slug}),
-        "inbox_unread": unread_count(tenant=slug, username=membership.user.get_username()),
+        "inbox_unread": unread_count(
+            tenant=slug, username=membership.user.get_username(), cached_only=answering_an_error
+        ),
     }

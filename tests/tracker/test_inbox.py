@@ -317,3 +317,16 @@ def test_the_fan_out_runs_on_the_real_worker(
         ("WEB-1", f"{world.owner.username} opened WEB-1 “Through the worker” and assigned it to you", True)
     ]
     assert unread(world, world.owner.username) == 0
+
+
+def test_an_error_page_asks_dynamodb_nothing_for_the_header(world: World) -> None:
+    member = world.client_for(world.member)
+    with capacity.measure() as meter:
+        missing = member.get(world.project_url("99/"))
+    assert missing.status_code == 404
+    assert ">Inbox</a>" in text(missing)
+    assert "inbox.unread" not in meter.by_pattern
+    member.get(world.project_url())  # a page: the count is read (0) and cached
+    with capacity.measure() as meter:
+        assert member.get(world.project_url("99/")).status_code == 404
+    assert "inbox.unread" not in meter.by_pattern

@@ -14,6 +14,7 @@ from ddbmodels.core.keys import utcnow
 from ddbmodels.counters import ORDERS_COUNTER, counter_value
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, pager_link, text
+from tests.tracker.inbox_helpers import without_header
 from tests.tracker.orders_helpers import (
     listed_numbers,
     load_order,
@@ -61,7 +62,7 @@ def test_the_order_page_finds_an_order_through_the_index_when_the_cache_is_cold(
     with capacity.measure() as meter:
         response = world.client_for(world.viewer).get(orders_url(world, f"{order.number}/"))
     assert response.status_code == 200
-    assert meter.by_operation == {"Query": 1, "GetItem": 1}
+    assert without_header(meter) == {"Query": 1, "GetItem": 1}
     with capacity.measure() as meter:
         world.client_for(world.viewer).get(orders_url(world, f"{order.number}/"))
     assert meter.by_operation == {"GetItem": 1}  # the key is cached now

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core import signing
-from django.core.cache import cache
 
 from ddbmodels import inbox
 from ddbmodels.issues import IssueItem
+from tracker.cache import cached
 from tracker.cursors import INVALID, load_bound
 from tracker.exceptions import BadCursor
 from tracker.models import Membership
@@ -34,19 +34,30 @@ class WatchState:
     watchers: int
 
 
-def unread_count(*, tenant: str, username: str) -> int | None:
-    """The unread count: from the cache, else one GetItem (0.5 RCU) cached a few seconds; None when unknown."""
-    key = unread_cache_key(tenant, username)
-    cached = cache.get(key)  # the optional Redis cache: an error is a miss
-    if isinstance(cached, int):
-        return cached
-    try:
-        count = inbox.head_get(tenant=tenant, username=username).unread
-    except Exception:  # noqa: BLE001  (the header shows no count rather than failing the page)
-        log.warning("could not read the unread count of %s in %s", username, tenant, exc_info=True)
-        return None
-    cache.set(key, count, settings.INBOX_COUNT_CACHE_SECONDS)
-    return count
+def unread_count(*, tenant: str, username: str, cached_only: bool = False) -> int | None:
+    """The unread count: from the cache, else one GetItem (0.5 RCU), cached; None when unknown.
+
+    ``cached_only``: never ask DynamoDB (None on a miss). A Redis failure is a miss, a DynamoDB
+    failure None: the header then shows no count.
+    """
+
+    def load() -> int | None:
+        if cached_only:
+            return None
+        try:
+            return inbox.head_get(tenant=tenant, username=username).unread
+        except Exception:  # noqa: BLE001  (the header shows no count rather than failing the page)
+            log.warning("could not read the unread count of %s in %s", username, tenant, exc_info=True)
+            return None
+
+    return cached(
+        unread_cache_key(tenant, username),
+        settings.INBOX_COUNT_CACHE_SECONDS,
+        load,
+        dump=lambda count: count,
+        restore=lambda raw: int(raw) if isinstance(raw, int) else None,
+        keep=lambda count: count is not None,
+    )
 
 
 def inbox_page(*, membership: Membership, cursor: str | None) -> InboxPage:

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import DatabaseError
 from django.urls import reverse
@@ -25,6 +24,7 @@ from ddbmodels.core.keys import parse_time_key, time_key, utcnow
 from ddbmodels.events.model import new_sort_key
 from ddbmodels.issues import IssueItem
 from tracker import optional_redis
+from tracker.cache import invalidate
 from tracker.forms.issues import STATUS_LABELS
 from tracker.models import Membership
 
@@ -51,10 +51,9 @@ def unread_cache_key(tenant: str, username: str) -> str:
 
 def forget_unread(tenant: str, usernames: Iterable[str]) -> None:
     """Drop the cached unread counts (a Redis error is only logged: the cache expires soon anyway)."""
-    try:
-        cache.delete_many([unread_cache_key(tenant, name) for name in usernames])
-    except Exception:  # noqa: BLE001  (the count is cached a few seconds only)
-        log.warning("could not drop cached unread counts of %s", tenant, exc_info=True)
+    keys = [unread_cache_key(tenant, name) for name in usernames]
+    if keys:
+        invalidate(*keys)
 
 
 # ------------------------------------------------------------------------ watching
