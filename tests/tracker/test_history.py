@@ -137,7 +137,6 @@ def test_the_page_links_to_older_changes_and_an_archived_period_is_said_not_read
 ) -> None:
     client = make_a_history(world, clock)
     monkeypatch.setattr("tracker.selectors.activity.HISTORY_PAGE_SIZE", 2)
-    monkeypatch.setattr(issue_history_page, "__kwdefaults__", {**issue_history_page.__kwdefaults__, "size": 2})
     first = text(client.get(world.project_url("1/")))
     assert len(history(first)) == 2
     older = re.search(r'<a rel="next" href="\?history=([^"#]+)#history">Older changes</a>', first)
@@ -150,7 +149,7 @@ def test_the_page_links_to_older_changes_and_an_archived_period_is_said_not_read
 
     # The first day's table is archived and dropped: the page says so instead of reading the archive.
     connection.client().delete_table(TableName=events.events_table_name("day", DAYS[0]))
-    monkeypatch.setattr(issue_history_page, "__kwdefaults__", {**issue_history_page.__kwdefaults__, "size": 25})
+    monkeypatch.setattr("tracker.selectors.activity.HISTORY_PAGE_SIZE", 25)
     page = text(client.get(world.project_url("1/")))
     assert "Older history is archived." in page
     assert not any(line.endswith("created the issue") for line in history(page))

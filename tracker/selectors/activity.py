@@ -174,12 +174,13 @@ def _live_periods(kind: PeriodKind) -> set[str]:
 
 
 def issue_history_page(
-    *, issue: IssueItem, cursor: str | None = None, size: int = HISTORY_PAGE_SIZE, now: datetime | None = None
+    *, issue: IssueItem, cursor: str | None = None, size: int | None = None, now: datetime | None = None
 ) -> HistoryPage:
-    """One page of the issue's events, newest first, across every period since it was created.
+    """One page of the issue's events (``size``, default ``HISTORY_PAGE_SIZE``), newest first, every period.
 
     Raises BadCursor for a cursor that was tampered with, or is another issue's.
     """
+    size = size or HISTORY_PAGE_SIZE
     kind, stream = _kind(), issue_stream(issue)
     now = now or utcnow()
     first = period_start(kind, issue.created_at)  # no older table can hold the issue's events
