@@ -55,8 +55,8 @@ def test_project_metadata_for_issue_pages_is_read_from_dynamodb_once(world: Worl
         restored = client.get(world.project_url("1/"))
     assert restored.status_code == 200
     assert ">WEB</a> › WEB-1</nav>" in text(restored)  # the project restored from Redis renders
-    # The issue only, plus one Query for its attachments, one per events table read for the
-    # activity (current and previous period) and one for its watchers (the Watch button).
+    # The issue only, plus one Query each for its attachments, its comments and its watchers (the Watch
+    # button), and one per events table its history reads (only this period's: the issue is new).
     assert detail.by_operation == {"GetItem": 1, "Query": 4}
 
 
