@@ -20,7 +20,10 @@ is cut inside a tie at the K-th place: the stated tolerance). An award: Transact
 per item ≤ 1 KB (issue checked, award put, score updated) plus the ``top`` entry, 1 WCU when it
 is new, 2 when it moves; DynamoDB Local charges that entry twice as well (8 and 10 WCU instead of
 7 and 8). A refused award is a cancelled transaction: Local reports no capacity for it, and the
-pricing rules applied here do not price it (floor 0, counted as "refused"). Both floors are
+pricing rules applied here do not price it (counted as "refused"); then a consistent GetItem of
+the award tells an earlier award from this call's own lost answer (floor 1 RCU, 2 requests). The
+issues it awards are created and resolved with their list-index and ``terms`` entries (not
+measured here: ``bench/patterns.py`` judges issue writes). Both floors are
 printed where Local differs; the ratio uses Local's.
 
 Printed on stdout: two tables, the notes on the floors, then exactly one line of JSON. Exit
@@ -50,6 +53,7 @@ from ddbmodels.core.threads import map_in_threads
 from ddbmodels.issues import PRIORITIES, CollectionItem
 from ddbmodels.patterns import leaderboard
 from ddbmodels.scores import POINTS, ScoresTableItem, score_key
+from ddbmodels.terms import TermEntry
 from devtools import bench, services
 
 SETTINGS_SHARDS = int(os.environ.get("LEADERBOARD_SHARDS", "4"))
@@ -59,6 +63,7 @@ TOP_READ = (
 FIRST_AWARD = bench.Cost(0, 7, 1)  # 2 WCU × (issue checked, award put, score updated) + the new `top` entry
 LATER_AWARD = bench.Cost(0, 8, 1)  # … + the `top` entry moved: a delete and a put
 REVOKE = bench.Cost(1, 8, 2)  # consistent GetItem of the award + the transaction, the entry moved
+REFUSED = bench.Cost(1, 0, 2)  # the cancelled transaction (not priced) + the consistent GetItem: an earlier award?
 
 
 def parse_args(argv: list[str] | None) -> Any:
@@ -221,7 +226,7 @@ def awards(run: bench.Run, count: int, assignees: int) -> list[dict[str, Any]]:
     judged = [
         ("award (first of a member)", first, FIRST_AWARD, len(seen), twice(len(seen), 1)),
         ("award (member already scored)", later, LATER_AWARD, count - len(seen), twice(count - len(seen), 2)),
-        ("award again (refused)", again, bench.Cost(0, 0, 1), count, None),
+        ("award again (refused)", again, REFUSED, count, None),
         ("revoke", revoked, REVOKE, count, twice(count, 2)),
     ]
     rows = []
@@ -233,7 +238,7 @@ def awards(run: bench.Run, count: int, assignees: int) -> list[dict[str, Any]]:
 
 def measure(run: bench.Run) -> None:
     args = run.args
-    for model in (CollectionItem, ScoresTableItem):  # only the tables this run needs
+    for model in (CollectionItem, TermEntry, ScoresTableItem):  # the tables this run needs (an issue writes terms)
         model.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
     rng = random.Random(2024)
     boards: dict[int, dict[str, int]] = {}

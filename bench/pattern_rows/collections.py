@@ -11,6 +11,7 @@ from ddbmodels.issues import PRIORITIES, CollectionItem, IssueItem, collection_k
 from ddbmodels.orders import OrderItem
 from devtools import bench
 from devtools.bench import check
+from pattern_rows.issue_writes import IssueWrite
 from pattern_rows.rows import Paged, kept_pages, orders_by_shard
 from pattern_rows.workload import ASSIGNEES, AWARDED, CUSTOMERS, PAGE_SIZE, PROJECT, TENANT, Workload
 
@@ -32,10 +33,12 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
     issues: list[IssueItem] = []
     for i in range(count):
         keyed = i >= count - KEYED  # the last few as the web creates them: with an idempotency key
+        key = uuid.uuid4().hex if keyed else None
         claimed = run(
             "issues.create (idempotency key)" if keyed else "issues.create",
             ddb_issues.issue_create,
-            idempotency_key=uuid.uuid4().hex if keyed else None,
+            idempotency_key=key,
+            basis=IssueWrite(TENANT, PROJECT, idempotency_key=key),
             tenant=TENANT,
             project_key=PROJECT,
             title=f"Issue {i + 1}: measure the access patterns",
@@ -65,6 +68,7 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
             "issues.update",
             ddb_issues.issue_update,
             issue,
+            basis=IssueWrite(TENANT, PROJECT, int(issue.number)),
             title=f"{issue.title} (edited)",
             description="Edited text.",
             priority=issue.priority,
@@ -72,8 +76,10 @@ def run_projects_and_issues(run: Workload, count: int) -> list[IssueItem]:
             labels=["bench"],
         )
     for issue in issues[:AWARDED]:
-        run("issues.update", ddb_issues.issue_change_status, issue, to="resolved")
-    run("issues.tombstone", ddb_issues.issue_tombstone, issues[-1], by="bench")
+        basis = IssueWrite(TENANT, PROJECT, int(issue.number))
+        run("issues.update", ddb_issues.issue_change_status, issue, to="resolved", basis=basis)
+    tombstoned = IssueWrite(TENANT, PROJECT, int(issues[-1].number))
+    run("issues.tombstone", ddb_issues.issue_tombstone, issues[-1], by="bench", basis=tombstoned)
 
     live = lambda issue: issue.deleted_at is None  # noqa: E731
     first = run(

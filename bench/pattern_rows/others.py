@@ -15,6 +15,7 @@ from ddbmodels.core.keys import shard_suffix
 from ddbmodels.issues import IssueItem
 from ddbmodels.scores import POINTS
 from devtools.bench import check
+from pattern_rows.issue_writes import IssueWrite
 from pattern_rows.workload import ASSIGNEES, AWARDED, PROJECT, STREAMS, TENANT, Workload
 
 TEXT: dict[str, Any] = {"tenant": TENANT, "project_key": PROJECT, "content_type": "text/plain", "by": "bench"}
@@ -107,7 +108,8 @@ def run_leaderboard(run: Workload, issues: list[IssueItem]) -> None:
         scored.add(str(issue.assignee))
     award = run("leaderboard.award_get", scores.award_get, tenant=TENANT, project_key=PROJECT, number=3)
     check(award is not None and award.username == issues[2].assignee, "the award of issue 3 is not its assignee's")
-    reopened = run("issues.update", ddb_issues.issue_change_status, issues[0], to="open")
+    reopening = IssueWrite(TENANT, PROJECT, int(issues[0].number))
+    reopened = run("issues.update", ddb_issues.issue_change_status, issues[0], to="open", basis=reopening)
     check(run("leaderboard.revoke", scores.revoke_issue, reopened).changed, "the award was not revoked")
     outcome = run("leaderboard.sync", scores.sync_issue, issues[1]).outcome
     check(outcome is scores.Outcome.ALREADY_AWARDED, f"sync of an awarded issue did {outcome}")

@@ -23,6 +23,7 @@ from ddbmodels.orders import OrderItem, shard_keys
 from ddbmodels.scores import DEFAULT_SHARDS as BOARD_SHARDS
 from devtools import bench
 from devtools.bench import Cost, read_units
+from pattern_rows.issue_writes import LOCAL_TRANSACTION, IssueWrite
 
 EVENT_SHARDS = events.DEFAULT_SHARDS
 IN_FLIGHT_QUERIES = len(INTERMEDIATE) * IN_FLIGHT_SHARDS  # one Query per state and shard
@@ -151,6 +152,16 @@ ORDERS, ORDERS_LOCAL, ORDERS_EXTRA = sharded(orders_by_shard)
 IN_FLIGHT_FLOOR, IN_FLIGHT_LOCAL, _ = sharded(in_flight_by_partition)
 
 
+def issue_write(why: str, reads: Cost) -> Row:
+    """An issue write: ``reads`` (its RCU and requests) + the WCU of what it wrote (basis: ``IssueWrite``)."""
+
+    def local(result: Any, basis: IssueWrite) -> Cost:
+        cost = basis.cost(result)
+        return Cost(0, cost.local - cost.dynamodb)
+
+    return Row(why, lambda result, basis: reads + Cost(0, basis.cost(result).dynamodb), (LOCAL_TRANSACTION, local))
+
+
 def twice(entries: str, wcu: int) -> tuple[str, Part]:
     """DynamoDB Local's difference for a transaction's index ``entries``: ``wcu`` more WCU per call."""
     return f"{bench.LOCAL_TRANSACT_INDEX} ({entries})", fixed(0, wcu, 0)
@@ -171,18 +182,30 @@ ROWS: dict[str, Row] = {
         lambda _, issues: one_query(issues) + Cost(0, 1, 1),
     ),
     "projects.enumerate": Row("Scan of the sparse KEYS_ONLY index: one page ≤ 4 KB", fixed(0.5, 0, 1)),
-    "issues.create": Row(
-        "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + conditional PutItem ≤ 1 KB (1 WCU)", fixed(1, 1, 2)
+    "issues.create": issue_write(
+        "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + the issue (1 WCU per started KB) and its 3–4 "
+        "list-index entries (1 WCU each); with title words or labels one TransactWriteItems: 2 WCU per KB for the "
+        "issue and for each of its `terms` entries",
+        Cost(1, 0, 2),
     ),
-    "issues.create (idempotency key)": Row(
-        "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + TransactWriteItems: 2 WCU × (issue, idempotency "
-        "record), each ≤ 1 KB — the record costs +3 WCU over the plain create",
-        fixed(1, 4, 2),
+    "issues.create (idempotency key)": issue_write(
+        "the same, with the idempotency record in the transaction (2 WCU per KB)",
+        Cost(1, 0, 2),
     ),
     "issues.get (eventual)": EVENTUAL_GET,
     "issues.get (consistent)": CONSISTENT_GET,
-    "issues.update": Row("conditional UpdateItem of an issue ≤ 1 KB (no index holds issues)", fixed(0, 1, 1)),
-    "issues.tombstone": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
+    "issues.update": issue_write(
+        "conditional UpdateItem: the issue (1 WCU per KB of the larger image) + each list-index entry rewritten "
+        "(1 WCU) or moved by the new status or update time (a delete and a put: 2 WCU); with the `terms` entries "
+        "that change (a word entry copies the row, so every edit) one TransactWriteItems: 2 WCU per KB for the issue "
+        "and for each entry put or deleted",
+        Cost(0, 0, 1),
+    ),
+    "issues.tombstone": issue_write(
+        "UpdateItem that drops the list keys: the issue + each list-index entry deleted (1 WCU); with its `terms` "
+        "entries deleted in one TransactWriteItems: 2 WCU per KB for the issue and for each entry",
+        Cost(0, 0, 1),
+    ),
     "issues.page": page_row("one Query, 0.5 RCU per started 4 KB of the issues shown", ISSUE_PAGE),
     "issues.page (status filter)": page_row("one Query, 0.5 RCU per started 4 KB of the issues shown", ISSUE_PAGE),
     "issues.numbers": Row(

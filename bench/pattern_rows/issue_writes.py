@@ -1,0 +1,219 @@
+"""The floor of an issue write, worked out from the items it wrote, as stored before and after it.
+
+An issue write (create, edit, status change, tombstone) writes the issue and its list-index entries
+(one in each sparse list index whose key the issue carries: 3, or 4 when assigned) and, when the
+issue has labels or title words, its ``terms`` entries — all in one TransactWriteItems, with the
+idempotency record when a form sent a key. DynamoDB's floor, by AWS's pricing rules:
+
+- the issue: 1 WCU per started KB of the larger of its old and new image;
+- each list index: an entry put or deleted, 1 WCU per started KB of the entry (the table's and
+  the index's keys and the projected attributes); an entry whose key moves (the status is in the
+  partition key, the last update in the sort key) is a delete and a put; an entry rewritten in
+  place, the larger of old and new; an entry that did not change, nothing;
+- each ``terms`` entry put (new, or rewritten because its copy of the list row changed: every
+  edit changes ``ua``) or deleted, and the idempotency record: 1 WCU per started KB;
+- in a transaction, 2× each item written (the issue, the entries, the record), the index entries
+  as above (``bench/README.md``: the orders' and awards' rows count them the same way).
+
+DynamoDB Local reports a transaction differently (probed with 0, 1, 3 and 6 entries, puts and
+deletes, items of 1–4 KB, one or two issues): it charges the index entries twice, like the items,
+and within a table it adds up each *distinct* per-item charge once — three word entries of ≤ 1 KB
+cost 2 WCU together, not 6; one of 2 KB and one of 0.1 KB 6; two equal issues as much as one — as
+if the per-item charges were collected in a set. ``local`` applies that rule to the same items;
+outside a transaction Local charges what DynamoDB does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ddbmodels.core import connection
+from ddbmodels.idempotency import CreationRecord
+from ddbmodels.idempotency.model import record_key
+from ddbmodels.issues import CollectionItem, collection_key
+from ddbmodels.terms import TermEntry, issue_of
+from devtools import bench
+from devtools.bench import item_size, write_units
+
+Raw = dict[str, Any]  # an item in DynamoDB JSON
+
+LOCAL_TRANSACTION = (
+    "DynamoDB Local charges a transaction's index entries twice, like the items, and a table's items of equal "
+    "charge in one transaction once (three ≤ 1 KB word entries: 2 WCU, not 6)"
+)
+
+
+@dataclass(frozen=True)
+class ListIndex:
+    """A list index of the issues table: its key attributes and the attributes its entries hold."""
+
+    name: str
+    keys: tuple[str, ...]
+    attributes: frozenset[str]
+
+    def entry(self, item: Raw | None) -> Raw | None:
+        """The index entry ``item`` makes (None when it lacks a key attribute: the index is sparse)."""
+        if item is None or not all(key in item for key in self.keys):
+            return None
+        return {name: value for name, value in item.items() if name in self.attributes}
+
+    def units(self, before: Raw | None, after: Raw | None) -> int:
+        """WCU of the index for the change ``before`` → ``after``: put, delete, move (both) or rewrite."""
+        old, new = self.entry(before), self.entry(after)
+        if old is not None and new is not None and all(old[key] == new[key] for key in self.keys):
+            return 0 if old == new else write_units(max(item_size(old), item_size(new)))
+        return sum(write_units(item_size(entry)) for entry in (old, new) if entry is not None)
+
+
+@functools.cache
+def list_indexes() -> tuple[ListIndex, ...]:
+    """The issues table's indexes as the model declares them (the KEYS_ONLY ``projects`` one never holds an issue)."""
+    schema = CollectionItem._get_schema()
+    table_keys = [key["AttributeName"] for key in schema["key_schema"]]
+    found = []
+    for index in schema["global_secondary_indexes"]:
+        projection = index["projection"]
+        bench.check(projection["ProjectionType"] != "ALL", f"{index['index_name']}: an ALL index is not sized here")
+        keys = tuple(key["AttributeName"] for key in index["key_schema"])
+        projected = list(projection.get("NonKeyAttributes") or [])
+        found.append(ListIndex(index["index_name"], keys, frozenset([*table_keys, *keys, *projected])))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """An issue and its ``terms`` entries as stored (``item`` None before a create)."""
+
+    item: Raw | None = None
+    entries: dict[str, Raw] = field(default_factory=dict)  # by sort key
+
+
+def _items(request: dict[str, Any]) -> list[Raw]:
+    client, found = connection.client(), []
+    while True:
+        page = client.query(**request, ConsistentRead=True)
+        found += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            return found
+        request = {**request, "ExclusiveStartKey": page["LastEvaluatedKey"]}
+
+
+def _entries_by_issue(tenant: str, project_key: str) -> dict[int, dict[str, Raw]]:
+    """The tenant's ``terms`` entries of one project, by issue number then sort key (one consistent Query)."""
+    by_issue: dict[int, dict[str, Raw]] = {}
+    for entry in _items(
+        {
+            "TableName": TermEntry.Meta.table_name,
+            "KeyConditionExpression": "tn = :t",
+            "ExpressionAttributeValues": {":t": {"S": tenant}},
+        }
+    ):
+        project, number = issue_of(entry["s"]["S"])
+        if project == project_key:
+            by_issue.setdefault(number, {})[entry["s"]["S"]] = entry
+    return by_issue
+
+
+def stored_project(tenant: str, project_key: str) -> dict[int, Stored]:
+    """Every issue of a project with its entries, as stored now (read outside every meter)."""
+
+    def read() -> dict[int, Stored]:
+        entries = _entries_by_issue(tenant, project_key)
+        issues = _items(
+            {
+                "TableName": CollectionItem.Meta.table_name,
+                "KeyConditionExpression": "pk = :p AND n > :z",
+                "ExpressionAttributeValues": {":p": {"S": collection_key(tenant, project_key)}, ":z": {"N": "0"}},
+            }
+        )
+        return {int(i["n"]["N"]): Stored(i, entries.get(int(i["n"]["N"]), {})) for i in issues}
+
+    return bench.unmetered(read)
+
+
+def stored_issue(tenant: str, project_key: str, number: int) -> Stored:
+    """One issue with its entries, as stored now (read outside every meter)."""
+    return stored_project(tenant, project_key).get(number, Stored())
+
+
+def stored_record(tenant: str, project_key: str, key: str) -> Raw:
+    """The idempotency record an issue created with ``key`` wrote (read outside every meter)."""
+
+    def read() -> Raw:
+        sort = record_key(f"issue#{project_key}", key)
+        answer = connection.client().get_item(
+            TableName=CreationRecord.Meta.table_name,
+            Key={"t": {"S": tenant}, "k": {"S": sort}},
+            ConsistentRead=True,
+        )
+        bench.check("Item" in answer, f"no idempotency record {sort}")
+        return dict(answer["Item"])
+
+    return bench.unmetered(read)
+
+
+def _larger(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> int:
+    return write_units(max(item_size(old or {}), item_size(new)))
+
+
+@dataclass(frozen=True)
+class WriteCost:
+    """An issue write's WCU: DynamoDB's floor and what DynamoDB Local charges for it."""
+
+    dynamodb: float
+    local: float
+    transaction: bool
+    index: float  # the list-index entries' share of DynamoDB's floor
+
+    @property
+    def local_replay(self) -> float:
+        """What DynamoDB Local reports for the transaction sent again with its ClientRequestToken once committed
+        (an idempotent replay: it writes nothing, and its answer leaves the index entries out)."""
+        return self.local - 2 * self.index
+
+
+def write_cost(before: Stored, after: Stored, record: Raw | None = None) -> WriteCost:
+    """The WCU of the write that turned ``before`` into ``after`` (with ``record``, an idempotency record)."""
+    assert after.item is not None
+    issue = _larger(before.item, after.item)
+    index = [i.units(before.item, after.item) for i in list_indexes()]
+    puts = [_larger(before.entries.get(s), e) for s, e in after.entries.items() if before.entries.get(s) != e]
+    deletes = [write_units(item_size(e)) for s, e in before.entries.items() if s not in after.entries]
+    others = [*puts, *deletes]  # the terms entries written
+    records = [write_units(item_size(record))] if record is not None else []
+    if not others and not records:  # a plain PutItem / UpdateItem: Local charges what DynamoDB does
+        return WriteCost(issue + sum(index), issue + sum(index), transaction=False, index=sum(index))
+    dynamodb = 2 * issue + sum(index) + 2 * sum(others) + 2 * sum(records)
+    # Local: the issue's charge with its index entries doubled; each distinct entry charge once per table
+    local = 2 * (issue + sum(index)) + 2 * sum(set(others)) + 2 * sum(records)
+    return WriteCost(dynamodb, local, transaction=True, index=sum(index))
+
+
+def total_cost(costs: Iterable[WriteCost]) -> tuple[float, float]:
+    """DynamoDB's and Local's WCU of many writes."""
+    listed = list(costs)
+    return sum(c.dynamodb for c in listed), sum(c.local for c in listed)
+
+
+class IssueWrite:
+    """A row's basis for one issue write: the issue as stored before the call, read when made.
+
+    ``cost(result)`` reads it after the call (outside every meter, once) and works out the write.
+    """
+
+    def __init__(self, tenant: str, project_key: str, number: int | None = None, idempotency_key: str | None = None):
+        self.tenant, self.project_key, self.idempotency_key = tenant, project_key, idempotency_key
+        self.before = stored_issue(tenant, project_key, number) if number is not None else Stored()
+        self._cost: WriteCost | None = None
+
+    def cost(self, result: Any) -> WriteCost:
+        if self._cost is None:
+            issue = getattr(result, "item", result)  # a create returns Claimed, an edit the issue
+            after = stored_issue(self.tenant, self.project_key, int(issue.number))
+            key = self.idempotency_key
+            record = stored_record(self.tenant, self.project_key, key) if key else None
+            self._cost = write_cost(self.before, after, record)
+        return self._cost
