@@ -330,3 +330,18 @@ def test_an_error_page_asks_dynamodb_nothing_for_the_header(world: World) -> Non
     with capacity.measure() as meter:
         assert member.get(world.project_url("99/")).status_code == 404
     assert "inbox.unread" not in meter.by_pattern
+
+
+def test_a_deleted_issues_notification_opens_the_inbox_saying_so(
+    world: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    new_issue(world, "Duplicate", reporter=world.owner.username)
+    member = world.client_for(world.member)
+    member.post(world.project_url("1/watch/"))
+    world.client_for(world.owner).post(world.project_url("1/delete/"), {"version": 1})
+    run_queued()
+    (link,) = re.findall(rf'href="(/t/{world.slug}/inbox/[^"]+/)"', text(member.get(world.url("inbox/"))))
+    opened = member.get(link, follow=True)
+    assert opened.redirect_chain == [(world.url("inbox/"), 302)]
+    assert "WEB-1 was deleted." in text(opened)
+    assert f"{world.owner.username} deleted WEB-1" in text(opened)

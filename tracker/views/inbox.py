@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -37,6 +38,9 @@ def inbox_open(request: HttpRequest, membership: Membership, note: str) -> HttpR
     found = inbox_services.notification_open(membership=membership, event_key=note)
     if found is None:
         raise Http404("No such notification.")
+    if found.kind == "issue.deleted":  # its page is gone: say so where the reader was
+        messages.info(request, f"{found.reference} was deleted.")
+        return redirect("inbox", tenant=membership.tenant.slug)
     return redirect("issue_detail", tenant=membership.tenant.slug, project=found.project_key, number=found.number)
 
 
