@@ -25,7 +25,8 @@ until 26 open ones are found) and named. **Flat**: at every size the same reques
 most 3), each at its floor, never more than one full page of RCU (a bound that does not depend on
 the project's size), and RCU at the largest size ÷ RCU at the smallest ≤ 1.1 — unless the
 smaller project did not fill the page (12 open issues at 1,000 show 12 rows, 0.5 RCU; 26 at
-100,000, 1 RCU), which is printed.
+100,000, 1 RCU), or the same entries, at most 10 % more bytes, crossed a 4 KB step (26 entries
+are ≈ 4 KB: 4,050 B is 0.5 RCU, 4,150 B is 1), which is printed.
 
 Printed on stdout: the load, a table per size, the comparison across sizes, the notes on the
 floors, where the chart went (``bench/out/issue_lists.png``: RCU per list against the project's
@@ -44,71 +45,41 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
 from botocore import handlers
+from issue_list_parts.chart import chart
+from issue_list_parts.shape import (
+    API_SHARE,
+    COMMON_PAIR,
+    PEOPLE,
+    RARE,
+    RARE_TITLES,
+    Spec,
+    Team,
+    indexed,
+    issue_of,
+    project_specs,
+)
 
 from ddbmodels import issues
 from ddbmodels.core import capacity, tables
 from ddbmodels.core.threads import map_in_threads
-from ddbmodels.issues import SEARCH_READ, CollectionItem, IssueItem, collection_key
+from ddbmodels.issues import SEARCH_READ, CollectionItem
 from ddbmodels.terms import TermEntry, title_words
 from devtools import bench
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "bench" / "out" / "issue_lists.png"
 PAGE = 25  # the pages' size: a list reads PAGE + 1 entries
-STATUS_SHARE = {"open": 0.012, "in_progress": 0.02, "resolved": 0.03}  # the rest closed
-PEOPLE = ("ana", "ben", "chen", "dara", "eli", "femi", "gus", "hana")  # Zipf-ish: weight 1/rank
-UNASSIGNED = 0.15
-LABEL_SHARE = {"bug": 0.05, "feature": 0.08, "backend": 0.06, "ux": 0.04, "docs": 0.03, "perf": 0.02}
-AREAS = (
-    "Checkout",
-    "Login",
-    "Search results",
-    "Invoice export",
-    "Profile page",
-    "Dashboard",
-    "Notifications",
-    "Password reset",
-    "File upload",
-    "Billing settings",
-)
-SYMPTOMS = (
-    "fails",
-    "crashes",
-    "is slow",
-    "times out",
-    "shows the wrong total",
-    "hangs",
-    "loses changes",
-    "ignores the language",
-    "breaks the layout",
-)
-CONTEXTS = (
-    "on Safari",
-    "on Android",
-    "after the update",
-    "for new users",
-    "with large files",
-    "in dark mode",
-    "behind a proxy",
-    "on a slow network",
-    "",
-)
-RARE = "kerberos"
-RARE_TITLES = 3  # at every size
-COMMON_PAIR = "checkout safari"  # two common words: the search reads SEARCH_READ + 1 entries of the longer
-API_SHARE = 10  # API has a tenth of WEB's issues
 CHUNK = 250  # issues per load task
-START = datetime(2024, 1, 1, tzinfo=UTC)
 OLD_LIST = "old: issue_page(status=open)"
-NEW_BOUND = "search"  # lists whose name starts with this may take up to 3 requests
+SEARCH = "search"  # lists whose name starts with this may take up to 3 requests
 SEARCH_REQUESTS = 3
 FLAT = 1.1
 
@@ -139,92 +110,6 @@ def _capture(*, model: Any, parsed: dict[str, Any], **_: Any) -> None:
 _HOOK = ("after-call.dynamodb", _capture)
 if _HOOK not in handlers.BUILTIN_HANDLERS:
     handlers.BUILTIN_HANDLERS.append(_HOOK)  # before any botocore session is made, like the capacity meter
-
-
-# ---------------------------------------------------------------------------- the shape
-
-
-@dataclass(frozen=True)
-class Spec:
-    """One issue as loaded: what the lists are checked against."""
-
-    project: str
-    number: int
-    status: str
-    assignee: str | None
-    labels: frozenset[str]
-    title: str
-    created: datetime
-    updated: datetime
-
-    @property
-    def ref(self) -> str:
-        return f"{self.project}-{self.number}"
-
-
-@dataclass
-class Team:
-    """A team of one size: its slug, the issues loaded (by project), their item sizes (WEB, by number)."""
-
-    size: int
-    slug: str
-    specs: dict[str, list[Spec]]
-    sizes: dict[int, int] = field(default_factory=dict)
-
-
-def pick(rng: random.Random, count: int, population: int, taken: set[int]) -> set[int]:
-    chosen: set[int] = set()
-    while len(chosen) < count:
-        n = rng.randint(1, population)
-        if n not in taken and n not in chosen:
-            chosen.add(n)
-    return chosen
-
-
-def project_specs(rng: random.Random, project: str, total: int, offset: int, rare: int) -> list[Spec]:
-    """``total`` issues, statuses in their shares scattered over the history, ``rare`` titles with the rare word."""
-    status: dict[int, str] = {}
-    for name, share in STATUS_SHARE.items():
-        for n in pick(rng, max(1, round(total * share)), total, set(status)):
-            status[n] = name
-    rare_numbers = pick(rng, rare, total, set()) if rare else set()
-    weights = [1 / rank for rank in range(1, len(PEOPLE) + 1)]
-    specs = []
-    for n in range(1, total + 1):
-        if n in rare_numbers:
-            title = f"Kerberos ticket renewal {rng.choice(SYMPTOMS)} {rng.choice(CONTEXTS)}"
-        else:
-            title = f"{rng.choice(AREAS)} {rng.choice(SYMPTOMS)} {rng.choice(CONTEXTS)}"
-        created = START + timedelta(minutes=n, microseconds=2 * n + offset)
-        updated = created + timedelta(seconds=rng.randint(0, 60 * 86400))
-        specs.append(
-            Spec(
-                project=project,
-                number=n,
-                status=status.get(n, "closed"),
-                assignee=None if rng.random() < UNASSIGNED else rng.choices(PEOPLE, weights)[0],
-                labels=frozenset(label for label, share in LABEL_SHARE.items() if rng.random() < share),
-                title=title.strip(),
-                created=created,
-                updated=updated,
-            )
-        )
-    return specs
-
-
-def issue_of(slug: str, spec: Spec) -> IssueItem:
-    return IssueItem(
-        pk=collection_key(slug, spec.project),
-        number=spec.number,
-        title=spec.title,
-        status=spec.status,
-        priority="medium",
-        assignee=spec.assignee,
-        reporter=PEOPLE[spec.number % len(PEOPLE)],
-        labels=set(spec.labels) or None,
-        created_at=spec.created,
-        updated_at=spec.updated,
-    )
 
 
 def load(run: bench.Run, size: int) -> Team:
@@ -289,11 +174,6 @@ def load(run: bench.Run, size: int) -> Team:
         flush=True,
     )
     return team
-
-
-def indexed(item: IssueItem) -> int:
-    """List-index entries a live issue has (each < 1 KB: 1 WCU): project_status twice, team_status, assignee_status."""
-    return sum(2 if name == "list_project_status" else 1 for name, value in item.list_keys().items() if value)
 
 
 # ---------------------------------------------------------------------------- the lists
@@ -553,7 +433,7 @@ def verdict(name: str, cells: list[dict[str, Any]], ratio: float | None) -> str:
     if name == OLD_LIST:
         return "before (grows)" if ratio is None or ratio > FLAT else "before"
     requests = {float(cell["m_req"]) for cell in cells}
-    most = SEARCH_REQUESTS if name.startswith(NEW_BOUND) else 1
+    most = SEARCH_REQUESTS if name.startswith(SEARCH) else 1
     if len(requests) != 1 or max(requests) > most:
         return "NOT FLAT: requests"
     if any(cell["verdict"] not in ("floor", "explained") for cell in cells):
@@ -563,8 +443,12 @@ def verdict(name: str, cells: list[dict[str, Any]], ratio: float | None) -> str:
         return "NOT FLAT: over a page"
     if ratio is not None and ratio <= FLAT:
         return "flat"
-    if cells[0]["returned"] < cells[-1]["returned"]:
-        return f"flat (page filling: {cells[0]['returned']} → {cells[-1]['returned']} entries)"
+    low, high = cells[0], cells[-1]
+    if low["returned"] < high["returned"]:
+        return f"flat (page filling: {low['returned']} → {high['returned']} entries)"
+    if low["returned"] == high["returned"] and high["bytes"] <= FLAT * low["bytes"]:
+        # The same entries, a few bytes larger, crossed a 4 KB step (a page of 26 is ≈ 4 KB).
+        return f"flat (4 KB step: {low['bytes']:,} → {high['bytes']:,} B)"
     return "NOT FLAT"
 
 
@@ -592,55 +476,6 @@ def comparison_columns(sizes: list[str]) -> list[bench.Column]:
     made += [(f"p50 ms {int(size):,}", f"p50_{size}", ".2f") for size in sizes]
     ratio_title = f"RCU {int(sizes[-1]):,} ÷ {int(sizes[0]):,}"
     return [*made, (ratio_title, "ratio", ">"), ("verdict", "verdict", "s")]
-
-
-def chart(by_size: dict[str, list[dict[str, Any]]], path: Path) -> None:
-    """RCU per list against the project's size (log x): the old filtered list rising, the new ones flat.
-
-    Left, every list on a log RCU scale (a list that read nothing, 0 RCU on Local, has no point);
-    right, the new lists alone on a linear scale, nudged sideways so that equal lines stay visible.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    sizes = sorted(by_size, key=int)
-    xs = [int(size) for size in sizes]
-    markers = "os^vD<>pXh*"
-    figure, (both, new) = plt.subplots(1, 2, figsize=(13, 5.5))
-    for index, first in enumerate(by_size[sizes[0]]):
-        values = [by_size[size][index]["m_rcu"] for size in sizes]
-        old = first["old"]
-        style: dict[str, Any] = {
-            "marker": markers[index % len(markers)],
-            "linewidth": 2.5 if old else 1.2,
-            "linestyle": "-" if old else "--",
-            "label": ("before: " if old else "") + first["list"],
-        }
-        if old:
-            style["color"] = "crimson"
-        both.plot(xs, [v if v > 0 else None for v in values], **style)
-        if not old:
-            nudge = 1 + 0.04 * (index - 4)
-            new.plot([x * nudge for x in xs], values, **style)
-    for axes in (both, new):
-        axes.set_xscale("log")
-        axes.set_xlabel("issues in the project (log scale)")
-        axes.grid(True, which="both", alpha=0.3)
-    both.set_yscale("log")
-    both.set_ylabel("RCU per page (log scale)")
-    both.set_title("Every list, and the old filtered one")
-    new.set_ylim(bottom=0)
-    new.set_ylabel("RCU per page")
-    new.set_title("The index-backed lists (one request each)")
-    handles, labels = both.get_legend_handles_labels()
-    figure.legend(handles, labels, fontsize=8, loc="lower center", ncol=4)
-    figure.suptitle("Issue lists: RCU per page against the project's size (measured on DynamoDB Local)")
-    figure.tight_layout(rect=(0, 0.14, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
 
 
 def show(run: bench.Run) -> None:

@@ -5,17 +5,20 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+WHEN = datetime(2024, 1, 1, tzinfo=UTC)
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "issue_lists.py"
 
 
 @pytest.fixture(scope="module")
 def il() -> ModuleType:
+    sys.path.insert(0, str(SCRIPT.parent))  # as when run as a script: its parts are beside it
     spec = importlib.util.spec_from_file_location("bench_issue_lists", SCRIPT)
     assert spec is not None
     assert spec.loader is not None
@@ -26,7 +29,14 @@ def il() -> ModuleType:
 
 
 def cell(rcu: float, *, requests: float = 1, returned: int = 26, bound: float = 1.0, floor: str = "floor") -> Any:
-    return {"m_rcu": rcu, "m_req": f"{requests:.2f}", "returned": returned, "bound_rcu": bound, "verdict": floor}
+    return {
+        "m_rcu": rcu,
+        "m_req": f"{requests:.2f}",
+        "returned": returned,
+        "bytes": 1000 * rcu,
+        "bound_rcu": bound,
+        "verdict": floor,
+    }
 
 
 def test_a_project_has_its_statuses_in_their_shares_and_the_rare_word_three_times(il: ModuleType) -> None:
@@ -41,15 +51,13 @@ def test_a_project_has_its_statuses_in_their_shares_and_the_rare_word_three_time
 def test_the_old_page_reads_newest_first_in_pages_of_26_until_26_are_open(il: ModuleType) -> None:
     open_numbers = set(range(1, 27))  # the 26 oldest of 100: the whole collection is read
     specs = [
-        il.Spec("WEB", n, "open" if n in open_numbers else "closed", None, frozenset(), "t", il.START, il.START)
+        il.Spec("WEB", n, "open" if n in open_numbers else "closed", None, frozenset(), "t", WHEN, WHEN)
         for n in range(1, 101)
     ]
     team = il.Team(size=100, slug="t", specs={"WEB": specs}, sizes=dict.fromkeys(range(1, 101), 1000))
     assert il.old_list_reads(team) == (100, 100_000, 0.5 * (7 + 7 + 7 + 6), 4)  # 26 KB ×3 (7 × 4 KB) + 22 KB
     newest = {n: ("open" if n > 74 else "closed") for n in range(1, 101)}
-    team.specs["WEB"] = [
-        il.Spec("WEB", n, newest[n], None, frozenset(), "t", il.START, il.START) for n in range(1, 101)
-    ]
+    team.specs["WEB"] = [il.Spec("WEB", n, newest[n], None, frozenset(), "t", WHEN, WHEN) for n in range(1, 101)]
     assert il.old_list_reads(team) == (26, 26_000, 3.5, 1)
 
 
@@ -63,8 +71,11 @@ def test_a_page_that_fills_as_the_project_grows_is_flat_and_says_so(il: ModuleTy
     assert il.verdict("label", [cell(0.0, returned=0), cell(1.0)], None) == "flat (page filling: 0 → 26 entries)"
 
 
-def test_more_rcu_for_the_same_entries_is_not_flat(il: ModuleType) -> None:
-    assert il.verdict("open, by number", [cell(0.5), cell(1.0)], 2.0) == "NOT FLAT"
+def test_more_rcu_for_the_same_entries_is_flat_only_when_a_few_more_bytes_crossed_a_4_kb_step(il: ModuleType) -> None:
+    step = [{**cell(0.5), "bytes": 4050}, {**cell(1.0), "bytes": 4150}]
+    assert il.verdict("closed", step, 2.0) == "flat (4 KB step: 4,050 → 4,150 B)"
+    grown = [{**cell(0.5), "bytes": 3000}, {**cell(1.0), "bytes": 4150}]
+    assert il.verdict("closed", grown, 2.0) == "NOT FLAT"
 
 
 def test_more_requests_more_than_a_page_or_an_unexplained_figure_is_not_flat(il: ModuleType) -> None:
