@@ -192,7 +192,7 @@ def measure(run: bench.Run) -> None:
 COLUMNS = bench.columns(
     "writers:d | issues/s=per_s:.1f | lost races/issue=lost_races_per:.3f | @floors | "
     "refused writes/issue=refused_per:.3f | DynamoDB WCU/issue=dynamodb_wcu_per_issue:.3f | "
-    "max attempts=max_attempts:d | gave up=gave_up:d"
+    "max attempts=max_attempts:d | gave up=gave_up:d | replays:d"
 )
 
 
