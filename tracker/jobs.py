@@ -126,7 +126,9 @@ def run_job(
         "task_id": task_id,
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    lock = redis_client().lock(f"tracker:job-lock:{name}", timeout=ttl, blocking=False)
+    # thread_local=False: a job's progress (and so the lock's extension) may come from its worker
+    # threads (the parallel scan segments), which a thread-local token would not know.
+    lock = redis_client().lock(f"tracker:job-lock:{name}", timeout=ttl, blocking=False, thread_local=False)
     if not lock.acquire(blocking=False):
         log.info("job %s is already running elsewhere; skipped", name)
         record_run({**summary, "status": "skipped", "seconds": 0.0})
