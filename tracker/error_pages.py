@@ -142,7 +142,7 @@ def _answer(error: Exception) -> Answer | None:
     if isinstance(error, errors.NotFound):
         return Answer(404, "Not found", "There is nothing here, or it is not yours to see.")
     if isinstance(error, BadRequest | errors.InvalidInput):
-        return Answer(400, "Bad request", str(error))
+        return Answer(400, "That did not work", str(error))
     if isinstance(error, errors.AlreadyExists):
         return Answer(409, "Already exists", "This already exists; nothing was changed.")
     if isinstance(error, errors.ChangedSinceRead):
