@@ -106,47 +106,28 @@ def status_list(
 
     Project lists sort by number or last update; team-wide and per-person lists by last update.
     """
+    index: Any
     if assignee:
-        page = _index_page(
-            AssigneeStatusIndex,
-            assignee_status_key(tenant, assignee, status),
-            ("pk", "n", "xa", "ua"),
-            size=size,
-            start=start,
-            backwards=backwards,
-            ascending=ascending,
-            filter_condition=(CollectionItem.pk == collection_key(tenant, project_key)) if project_key else None,
-        )
-    elif project_key and sort == "number":
-        page = _index_page(
-            ProjectStatusIndex,
-            project_status_key(tenant, project_key, status),
-            ("pk", "n", "xs"),
-            size=size,
-            start=start,
-            backwards=backwards,
-            ascending=ascending,
-        )
+        index, hash_value = AssigneeStatusIndex, assignee_status_key(tenant, assignee, status)
+        key_names: tuple[str, ...] = ("pk", "n", "xa", "ua")
     elif project_key:
-        page = _index_page(
-            ProjectStatusUpdatedIndex,
-            project_status_key(tenant, project_key, status),
-            ("pk", "n", "xs", "ua"),
-            size=size,
-            start=start,
-            backwards=backwards,
-            ascending=ascending,
-        )
+        by_number = sort == "number"
+        index = ProjectStatusIndex if by_number else ProjectStatusUpdatedIndex
+        hash_value = project_status_key(tenant, project_key, status)
+        key_names = ("pk", "n", "xs") if by_number else ("pk", "n", "xs", "ua")
     else:
-        page = _index_page(
-            TeamStatusIndex,
-            team_status_key(tenant, status),
-            ("pk", "n", "xt", "ua"),
-            size=size,
-            start=start,
-            backwards=backwards,
-            ascending=ascending,
-        )
+        index, hash_value, key_names = TeamStatusIndex, team_status_key(tenant, status), ("pk", "n", "xt", "ua")
+    in_project = CollectionItem.pk == collection_key(tenant, project_key) if assignee and project_key else None
+    page = _index_page(
+        index,
+        hash_value,
+        key_names,
+        size=size,
+        start=start,
+        backwards=backwards,
+        ascending=ascending,
+        filter_condition=in_project,
+    )
     return IssuePage(issues=_rows(page.items), next_key=page.next_key, prev_key=page.prev_key)
 
 

@@ -12,6 +12,7 @@ from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues.model import IssueItem, ProjectItem
 from ddbmodels.terms import TermEntry
 from tests.ddbmodels.conftest import REPORTER
+from tests.ddbmodels.issues.test_issues import edit
 
 pytestmark = pytest.mark.ddblocal
 
@@ -24,18 +25,6 @@ def refs(page: issues.IssuePage) -> list[str]:
 
 def create(tenant: str, key: str, title: str, **fields: object) -> IssueItem:
     return issues.issue_create(tenant=tenant, project_key=key, title=title, reporter=REPORTER, **fields).item
-
-
-def edit(issue: IssueItem, **changes: object) -> IssueItem:
-    fields: dict[str, object] = {
-        "title": issue.title,
-        "description": issue.description or "",
-        "priority": issue.priority,
-        "assignee": issue.assignee,
-        "labels": sorted(issue.labels or ()),
-    }
-    fields.update(changes)
-    return issues.issue_update(issue, **fields)  # type: ignore[arg-type]
 
 
 def entries(tenant: str) -> list[str]:
