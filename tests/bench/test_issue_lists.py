@@ -18,13 +18,16 @@ SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "issue_lists.py"
 
 @pytest.fixture(scope="module")
 def il() -> ModuleType:
-    sys.path.insert(0, str(SCRIPT.parent))  # as when run as a script: its parts are beside it
     spec = importlib.util.spec_from_file_location("bench_issue_lists", SCRIPT)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(SCRIPT.parent))  # as when run as a script: its parts are beside it
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPT.parent))  # bench/'s scripts are not modules of the other tests
     return module
 
 
