@@ -49,6 +49,34 @@ def query_pages(table: str, **request: Any) -> Iterator[Page]:
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def key_equals(name: str, value: str, *, index: str | None = None, consistent: bool = False) -> dict[str, Any]:
+    """A Query request for one partition, ``<name> = value``, of the table or of ``index``.
+
+    ``consistent`` on base tables only (an index offers eventually consistent reads alone).
+    """
+    request: dict[str, Any] = {
+        "KeyConditionExpression": "#k = :k",
+        "ExpressionAttributeNames": {"#k": name},
+        "ExpressionAttributeValues": {":k": {"S": value}},
+    }
+    if index is not None:
+        request["IndexName"] = index
+    if consistent:
+        request["ConsistentRead"] = True
+    return request
+
+
+def _issue_collection_pages(base: str, key: str, tenant: str, issues: Iterable[IssueRef]) -> Iterator[Page]:
+    """Query ``<key>`` = ``<tenant>#<PROJECT>#<n>`` of ``base`` per issue, consistent — 1 RCU per 4 KB (≥ 1 an issue).
+
+    For the tables that hold an issue's items in a collection of their own and have no key or
+    index by tenant (attachments, comments): the keys come from the issue numbers listed.
+    """
+    table = connection.table_name(base)
+    for project, number in issues:
+        yield from query_pages(table, **key_equals(key, f"{collection_key(tenant, project)}#{number}", consistent=True))
+
+
 def batch_get_pages(table: str, keys: Iterable[dict[str, Any]], *, consistent: bool = True) -> Iterator[Page]:
     """BatchGetItem 100 keys a request; UnprocessedKeys again after the one full-jitter backoff.
 
@@ -73,12 +101,7 @@ def project_keys(tenant: str) -> list[str]:
     """Query ``projects`` (sparse, KEYS_ONLY) gt = tenant — 0.5 RCU per 4 KB of keys (a few bytes per project)."""
     table = connection.table_name("issues")
     found: list[str] = []
-    request = {
-        "IndexName": "projects",
-        "KeyConditionExpression": "gt = :t",
-        "ExpressionAttributeValues": {":t": {"S": tenant}},
-    }
-    for page in query_pages(table, **request):
+    for page in query_pages(table, **key_equals("gt", tenant, index="projects")):
         found.extend(item["gk"]["S"] for item in page)
     return found
 
@@ -92,12 +115,7 @@ def issues_pages(tenant: str, projects: Iterable[str], issues_seen: list[IssueRe
     """
     table = connection.table_name("issues")
     for project in projects:
-        request = {
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": collection_key(tenant, project)}},
-            "ConsistentRead": True,
-        }
-        for page in query_pages(table, **request):
+        for page in query_pages(table, **key_equals("pk", collection_key(tenant, project), consistent=True)):
             issues_seen.extend((project, int(item["n"]["N"])) for item in page if int(item["n"]["N"]) != PROJECT_SK)
             yield page
 
@@ -118,13 +136,7 @@ def tenant_keyed_pages(tenant: str, base: str) -> Iterator[Page]:
     name = tenant_key_name(base)
     if name is None:
         return
-    request = {
-        "KeyConditionExpression": "#k = :k",
-        "ExpressionAttributeNames": {"#k": name},
-        "ExpressionAttributeValues": {":k": {"S": tenant}},
-        "ConsistentRead": True,
-    }
-    yield from query_pages(connection.table_name(base), **request)
+    yield from query_pages(connection.table_name(base), **key_equals(name, tenant, consistent=True))
 
 
 @capacity.access_pattern("tenants.attachments")
@@ -133,14 +145,7 @@ def attachments_pages(tenant: str, issues: Iterable[IssueRef]) -> Iterator[Page]
 
     The table has no key or index by tenant, so the keys come from the issue numbers listed.
     """
-    table = connection.table_name("attachments")
-    for project, number in issues:
-        request = {
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": f"{collection_key(tenant, project)}#{number}"}},
-            "ConsistentRead": True,
-        }
-        yield from query_pages(table, **request)
+    yield from _issue_collection_pages("attachments", "pk", tenant, issues)
 
 
 @capacity.access_pattern("tenants.comments")
@@ -150,14 +155,7 @@ def comments_pages(tenant: str, issues: Iterable[IssueRef]) -> Iterator[Page]:
     The table has no key or index by tenant (``ddbmodels.comments.model`` says why), so the
     keys come from the issue numbers listed.
     """
-    table = connection.table_name("comments")
-    for project, number in issues:
-        request = {
-            "KeyConditionExpression": "s = :s",
-            "ExpressionAttributeValues": {":s": {"S": f"{collection_key(tenant, project)}#{number}"}},
-            "ConsistentRead": True,
-        }
-        yield from query_pages(table, **request)
+    yield from _issue_collection_pages("comments", "s", tenant, issues)
 
 
 @capacity.access_pattern("tenants.scores")
@@ -168,12 +166,7 @@ def scores_pages(tenant: str, issues: Iterable[IssueRef], *, shards: int) -> Ite
     table = connection.table_name("scores")
     score_keys: list[dict[str, Any]] = []
     for shard in range(1, shards + 1):
-        request = {
-            "IndexName": TOP_INDEX,
-            "KeyConditionExpression": "tp = :tp",
-            "ExpressionAttributeValues": {":tp": {"S": f"{tenant}#{shard}"}},
-        }
-        for page in query_pages(table, **request):
+        for page in query_pages(table, **key_equals("tp", f"{tenant}#{shard}", index=TOP_INDEX)):
             score_keys.extend({"pk": item["pk"]} for item in page)
     yield from batch_get_pages(table, score_keys)
     yield from batch_get_pages(table, ({"pk": {"S": award_key(tenant, p, n)}} for p, n in issues))
@@ -189,23 +182,13 @@ def inbox_pages(tenant: str) -> Iterator[Page]:
     """
     table = connection.table_name("inbox")
     people: list[str] = []
-    request = {
-        "IndexName": INBOX_BY_TENANT,
-        "KeyConditionExpression": "tn = :t",
-        "ExpressionAttributeValues": {":t": {"S": tenant}},
-    }
-    for page in query_pages(table, **request):
+    for page in query_pages(table, **key_equals("tn", tenant, index=INBOX_BY_TENANT)):
         people.extend(item["pk"]["S"] for item in page if item["sk"]["S"] == INBOX_HEAD_SK)
         watchers = [item for item in page if item["sk"]["S"] != INBOX_HEAD_SK]
         if watchers:
             yield watchers
     for person in people:
-        yield from query_pages(
-            table,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": person}},
-            ConsistentRead=True,
-        )
+        yield from query_pages(table, **key_equals("pk", person, consistent=True))
 
 
 def event_tables() -> list[str]:
@@ -228,12 +211,7 @@ def events_pages(tenant: str, table: str, *, shards: int) -> Iterator[Page]:
     for offset in range(days):
         day = (start + timedelta(days=offset)).date()
         for shard in range(1, shards + 1):
-            request = {
-                "IndexName": BY_DAY_INDEX,
-                "KeyConditionExpression": "d = :d",
-                "ExpressionAttributeValues": {":d": {"S": day_key(tenant, day, shard)}},
-            }
-            yield from query_pages(table, **request)
+            yield from query_pages(table, **key_equals("d", day_key(tenant, day, shard), index=BY_DAY_INDEX))
 
 
 @capacity.access_pattern("tenants.has_data")
@@ -244,43 +222,16 @@ def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
     idempotency records or scores has nothing those would find either (offboarding deletes the projects last).
     """
     client = connection.client()
-    requests: list[dict[str, Any]] = [
-        {
-            "TableName": connection.table_name("issues"),
-            "IndexName": "projects",
-            "KeyConditionExpression": "gt = :k",
-            "ExpressionAttributeValues": {":k": {"S": tenant}},
-        },
+    probes: list[tuple[str, dict[str, Any]]] = [("issues", key_equals("gt", tenant, index="projects"))]
+    probes += [(base, key_equals(name, tenant)) for base in TENANT_KEYED if (name := tenant_key_name(base)) is not None]
+    probes.append(("inbox", key_equals("tn", tenant, index=INBOX_BY_TENANT)))
+    probes += [
+        ("scores", key_equals("tp", f"{tenant}#{shard}", index=TOP_INDEX)) for shard in range(1, score_shards + 1)
     ]
-    requests += [
-        {
-            "TableName": connection.table_name(base),
-            "KeyConditionExpression": "#k = :k",
-            "ExpressionAttributeNames": {"#k": name},
-            "ExpressionAttributeValues": {":k": {"S": tenant}},
-        }
-        for base in TENANT_KEYED
-        if (name := tenant_key_name(base)) is not None
-    ]
-    requests.append(
-        {
-            "TableName": connection.table_name("inbox"),
-            "IndexName": INBOX_BY_TENANT,
-            "KeyConditionExpression": "tn = :k",
-            "ExpressionAttributeValues": {":k": {"S": tenant}},
-        }
-    )
-    requests += [
-        {
-            "TableName": connection.table_name("scores"),
-            "IndexName": TOP_INDEX,
-            "KeyConditionExpression": "tp = :k",
-            "ExpressionAttributeValues": {":k": {"S": f"{tenant}#{shard}"}},
-        }
-        for shard in range(1, score_shards + 1)
-    ]
-    for request in requests:
-        page = client.query(**request, Limit=1, Select="COUNT", ReturnConsumedCapacity="TOTAL")
+    for base, request in probes:
+        page = client.query(
+            TableName=connection.table_name(base), **request, Limit=1, Select="COUNT", ReturnConsumedCapacity="TOTAL"
+        )
         if page.get("Count", 0):
             return True
     return False
