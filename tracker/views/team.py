@@ -7,6 +7,7 @@ a person not found, already in the team) are form errors on the team page.
 
 from __future__ import annotations
 
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
@@ -23,7 +24,7 @@ from tracker.forms.team import InvitationForm, MemberAddForm, RoleForm, SignUpFo
 from tracker.models import Invitation, Membership, Role
 from tracker.selectors.tenants import invitation_access, invitations_pending, team_members, team_membership_access
 from tracker.services import team as team_services
-from tracker.views.base import tenant_view
+from tracker.views.base import View, tenant_view
 
 NEW_LINK = "team_new_invitation_link"  # session key: the link just created, shown once
 NOT_OWNER = "Only owners of the team change who is in it."
@@ -51,13 +52,34 @@ def _page(request: HttpRequest, membership: Membership, status: int = 200, **for
     return render(request, "tracker/team/team.html", context, status=status)
 
 
-def _owner(membership: Membership) -> None:
-    if not membership.allows(Role.OWNER):
-        raise PermissionDenied(NOT_OWNER)
+def _owner_post(view: View) -> View:
+    """A change to the team: a POST (405 otherwise) by an owner (403 for others, before anything is read)."""
+
+    @wraps(view)
+    def checked(request: HttpRequest, membership: Membership, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not membership.allows(Role.OWNER):
+            raise PermissionDenied(NOT_OWNER)
+        return view(request, membership, *args, **kwargs)
+
+    return tenant_view(require_POST(checked))
 
 
 def _first_message(error: ValidationError) -> str:
     return str(error.messages[0]) if error.messages else "This change is not possible."
+
+
+def _member_error(request: HttpRequest, membership: Membership, member: int, message: str) -> HttpResponse:
+    """The team page again, the refusal written beside the member it was about."""
+    return _page(request, membership, member_error=message, member_error_id=member)
+
+
+def _role(holder: Membership | Invitation) -> str:
+    return str(holder.get_role_display()).lower()
+
+
+def _done(request: HttpRequest, membership: Membership, message: str) -> HttpResponse:
+    messages.success(request, message)
+    return redirect("team", tenant=membership.tenant.slug)
 
 
 @tenant_view
@@ -65,10 +87,8 @@ def team(request: HttpRequest, membership: Membership) -> HttpResponse:
     return _page(request, membership)
 
 
-@tenant_view
-@require_POST
+@_owner_post
 def member_add(request: HttpRequest, membership: Membership) -> HttpResponse:
-    _owner(membership)
     form = MemberAddForm(request.POST)
     if form.is_valid():
         try:
@@ -76,65 +96,52 @@ def member_add(request: HttpRequest, membership: Membership) -> HttpResponse:
         except ValidationError as error:
             form.add_error("who", _first_message(error))
         else:
-            messages.success(request, f"{added.user.get_username()} joined as {added.get_role_display().lower()}.")
-            return redirect("team", tenant=membership.tenant.slug)
+            return _done(request, membership, f"{added.user.get_username()} joined as {_role(added)}.")
     return _page(request, membership, add_form=form)
 
 
-@tenant_view
-@require_POST
+@_owner_post
 def member_role(request: HttpRequest, membership: Membership, member: int) -> HttpResponse:
-    _owner(membership)
     target = team_membership_access(tenant=membership.tenant, membership_id=member)
     form = RoleForm(request.POST)
     if not form.is_valid():
-        return _page(request, membership, member_error="Choose owner, member or viewer.", member_error_id=member)
+        return _member_error(request, membership, member, "Choose owner, member or viewer.")
     try:
         changed = team_services.team_role_change(membership=membership, target=target, role=form.cleaned_data["role"])
     except ValidationError as error:
-        return _page(request, membership, member_error=_first_message(error), member_error_id=member)
-    messages.success(request, f"{changed.user.get_username()} is now {changed.get_role_display().lower()}.")
-    return redirect("team", tenant=membership.tenant.slug)
+        return _member_error(request, membership, member, _first_message(error))
+    return _done(request, membership, f"{changed.user.get_username()} is now {_role(changed)}.")
 
 
-@tenant_view
-@require_POST
+@_owner_post
 def member_remove(request: HttpRequest, membership: Membership, member: int) -> HttpResponse:
-    _owner(membership)
     target = team_membership_access(tenant=membership.tenant, membership_id=member)
     try:
         team_services.team_member_remove(membership=membership, target=target)
     except ValidationError as error:
-        return _page(request, membership, member_error=_first_message(error), member_error_id=member)
+        return _member_error(request, membership, member, _first_message(error))
     if target.pk == membership.pk:
         messages.success(request, f"You left {membership.tenant.name}.")
         return redirect("home")
-    messages.success(request, f"{target.user.get_username()} was removed from {membership.tenant.name}.")
-    return redirect("team", tenant=membership.tenant.slug)
+    return _done(request, membership, f"{target.user.get_username()} was removed from {membership.tenant.name}.")
 
 
-@tenant_view
-@require_POST
+@_owner_post
 def invitation_create(request: HttpRequest, membership: Membership) -> HttpResponse:
-    _owner(membership)
     form = InvitationForm(request.POST)
     if not form.is_valid():
         return _page(request, membership, invite_form=form)
     invitation, token = team_services.invitation_create(membership=membership, **form.cleaned_data)
     path = reverse("team_join", kwargs={"tenant": membership.tenant.slug, "token": token})
     request.session[NEW_LINK] = request.build_absolute_uri(path)
-    messages.success(request, f"Invitation created ({invitation.get_role_display().lower()}). Send the link below.")
-    return redirect("team", tenant=membership.tenant.slug)
+    return _done(request, membership, f"Invitation created ({_role(invitation)}). Send the link below.")
 
 
-@tenant_view
-@require_POST
+@_owner_post
 def invitation_withdraw(request: HttpRequest, membership: Membership, invitation: int) -> HttpResponse:
-    _owner(membership)
     found = invitation_access(tenant=membership.tenant, invitation_id=invitation)
     team_services.invitation_withdraw(membership=membership, invitation=found)
-    messages.success(request, "Invitation withdrawn: its link no longer works.")
-    return redirect("team", tenant=membership.tenant.slug)
+    return _done(request, membership, "Invitation withdrawn: its link no longer works.")
 
 
 def join(request: HttpRequest, tenant: str, token: str) -> HttpResponse:
