@@ -9,6 +9,8 @@ from django.http import Http404
 from ddbmodels import issues as ddb_issues
 from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
 from tracker import cursors
+from tracker.models import Tenant
+from tracker.selectors.projects import project_access
 
 PAGE_SIZE = 25
 
@@ -28,6 +30,14 @@ def issue_access(*, project: ProjectItem, number: int, consistent: bool = False)
     if issue is None or issue.is_tombstone:
         raise Http404("No such issue.")
     return issue
+
+
+def project_issue_access(
+    *, tenant: Tenant, project_key: str, number: int, consistent: bool = False
+) -> tuple[ProjectItem, IssueItem]:
+    """The team's project and live issue a URL names, or Http404 (the project first: cached, then one GetItem)."""
+    project = project_access(tenant=tenant, key=project_key)
+    return project, issue_access(project=project, number=number, consistent=consistent)
 
 
 def issue_exists(*, tenant: str, project_key: str, number: int) -> bool:

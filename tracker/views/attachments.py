@@ -15,14 +15,14 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from ddbmodels.attachments import ATTACHING, AlreadyBegun
-from ddbmodels.issues import IssueItem, ProjectItem
+from ddbmodels.issues import IssueItem
 from tracker.forms.attachments import AttachmentForm
 from tracker.models import Membership
 from tracker.selectors.attachments import attachment_access, attachment_get_or_404
-from tracker.selectors.issues import issue_access
-from tracker.selectors.projects import project_access
+from tracker.selectors.issues import project_issue_access
 from tracker.services import attachments as attachment_services
 from tracker.views.base import tenant_view
+from tracker.views.issues import issue_kwargs
 
 
 class SizeLimitHandler(FileUploadHandler):
@@ -43,14 +43,8 @@ class SizeLimitHandler(FileUploadHandler):
         return None
 
 
-def _issue(membership: Membership, project: str, number: int) -> tuple[ProjectItem, IssueItem]:
-    """The tenant's project and live issue the URL names, or Http404."""
-    project_item = project_access(tenant=membership.tenant, key=project)
-    return project_item, issue_access(project=project_item, number=number)
-
-
 def _back(membership: Membership, issue: IssueItem) -> HttpResponse:
-    return redirect("issue_detail", tenant=membership.tenant.slug, project=issue.project_key, number=int(issue.number))
+    return redirect("issue_detail", **issue_kwargs(membership, issue))
 
 
 @csrf_exempt
@@ -65,7 +59,7 @@ def attachment_upload(request: HttpRequest, tenant: str, project: str, number: i
 @require_POST
 @csrf_protect
 def _upload(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    project_item, issue = _issue(membership, project, number)
+    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot attach files.")
     limit = next(h for h in request.upload_handlers if isinstance(h, SizeLimitHandler))
@@ -96,7 +90,7 @@ def _upload(request: HttpRequest, membership: Membership, project: str, number: 
 def attachment_download(
     request: HttpRequest, membership: Membership, project: str, number: int, attachment: str
 ) -> HttpResponse:
-    _, issue = _issue(membership, project, number)
+    _, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     item = attachment_access(issue=issue, attachment_id=attachment)
     handle = attachment_services.attachment_open(item)  # NotFound (a 404) when storage lost the file
     response = FileResponse(handle, as_attachment=True, filename=item.filename, content_type=item.content_type)
@@ -112,7 +106,7 @@ def attachment_download(
 def attachment_detach(
     request: HttpRequest, membership: Membership, project: str, number: int, attachment: str
 ) -> HttpResponse:
-    _, issue = _issue(membership, project, number)
+    _, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot detach files.")
     item = attachment_get_or_404(issue=issue, attachment_id=attachment, consistent=True)

@@ -13,13 +13,12 @@ from django.views.decorators.http import require_POST
 
 from ddbmodels.comments import CommentItem, comment_id
 from ddbmodels.core.errors import ChangedSinceRead
-from ddbmodels.issues import IssueItem, ProjectItem
+from ddbmodels.issues import IssueItem
 from tracker.exceptions import BadRequest
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
 from tracker.models import Membership
 from tracker.selectors.comments import comment_access, comment_current, comment_cursor
-from tracker.selectors.issues import issue_access
-from tracker.selectors.projects import project_access
+from tracker.selectors.issues import project_issue_access
 from tracker.services import comments as comment_services
 from tracker.views.base import tenant_view
 from tracker.views.issues import _detail_context
@@ -29,11 +28,6 @@ STALE_MESSAGE = (
     "Its text now is shown below; your text is still in the box: save again to replace it."
 )
 GONE_MESSAGE = "This comment was deleted since you opened it, so your edit was not saved."
-
-
-def _issue(membership: Membership, project: str, number: int) -> tuple[ProjectItem, IssueItem]:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    return project_item, issue_access(project=project_item, number=number)
 
 
 def issue_comments_url(membership: Membership, issue: IssueItem, *, comment: CommentItem | None = None) -> str:
@@ -50,7 +44,7 @@ def issue_comments_url(membership: Membership, issue: IssueItem, *, comment: Com
 @tenant_view
 @require_POST
 def comment_add(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    project_item, issue = _issue(membership, project, number)
+    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot comment.")
     form = CommentForm(request.POST)
@@ -72,7 +66,7 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
 
 @tenant_view
 def comment_edit(request: HttpRequest, membership: Membership, project: str, number: int, comment: str) -> HttpResponse:
-    project_item, issue = _issue(membership, project, number)
+    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     item = comment_access(issue=issue, comment_id=comment)
     if not membership.allows("member") or item.author != membership.user.get_username():
         raise PermissionDenied("Only its author can edit a comment.")
@@ -115,7 +109,7 @@ def _stale_edit(request: HttpRequest, context: dict[str, object], form: CommentE
 def comment_delete(
     request: HttpRequest, membership: Membership, project: str, number: int, comment: str
 ) -> HttpResponse:
-    _, issue = _issue(membership, project, number)
+    _, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     item = comment_access(issue=issue, comment_id=comment)
     if not membership.allows("member") or item.author != membership.user.get_username():
         raise PermissionDenied("Only its author can delete a comment.")

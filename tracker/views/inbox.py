@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -9,10 +11,12 @@ from django.views.decorators.http import require_POST
 
 from tracker.models import Membership
 from tracker.selectors.inbox import inbox_page
-from tracker.selectors.issues import issue_access
-from tracker.selectors.projects import project_access
+from tracker.selectors.issues import project_issue_access
 from tracker.services import inbox as inbox_services
 from tracker.views.base import tenant_view
+from tracker.views.issues import issue_kwargs
+
+WatchChange = Callable[..., None]  # inbox_services.issue_watch or issue_unwatch
 
 
 @tenant_view
@@ -47,14 +51,17 @@ def inbox_open(request: HttpRequest, membership: Membership, note: str) -> HttpR
 @require_POST
 @tenant_view
 def issue_watch(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    issue = issue_access(project=project_access(tenant=membership.tenant, key=project), number=number)
-    inbox_services.issue_watch(membership=membership, issue=issue)
-    return redirect("issue_detail", tenant=membership.tenant.slug, project=project, number=number)
+    return _watching(membership, project, number, inbox_services.issue_watch)
 
 
 @require_POST
 @tenant_view
 def issue_unwatch(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    issue = issue_access(project=project_access(tenant=membership.tenant, key=project), number=number)
-    inbox_services.issue_unwatch(membership=membership, issue=issue)
-    return redirect("issue_detail", tenant=membership.tenant.slug, project=project, number=number)
+    return _watching(membership, project, number, inbox_services.issue_unwatch)
+
+
+def _watching(membership: Membership, project: str, number: int, change: WatchChange) -> HttpResponse:
+    """Watch or unwatch the issue the URL names, then back to its page."""
+    _, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
+    change(membership=membership, issue=issue)
+    return redirect("issue_detail", **issue_kwargs(membership, issue))

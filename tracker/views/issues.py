@@ -31,7 +31,7 @@ from tracker.forms.issues import (
 from tracker.models import Membership
 from tracker.selectors.activity import issue_history_page
 from tracker.selectors.comments import comment_list_page, team_mentions
-from tracker.selectors.issues import issue_access
+from tracker.selectors.issues import issue_access, project_issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
@@ -123,8 +123,7 @@ def _detail_context(
 
 @tenant_view
 def issue_detail(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    issue = issue_access(project=project_item, number=number)
+    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     context = _detail_context(
         membership,
         project_item,
@@ -232,8 +231,9 @@ def _stale_edit(
 @tenant_view
 @require_POST
 def issue_status(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    issue = issue_access(project=project_item, number=number, consistent=True)
+    project_item, issue = project_issue_access(
+        tenant=membership.tenant, project_key=project, number=number, consistent=True
+    )
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot change issues.")
     form = StatusForm(request.POST)
@@ -256,8 +256,9 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
 @tenant_view
 @require_POST
 def issue_delete(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    issue = issue_access(project=project_item, number=number, consistent=True)
+    project_item, issue = project_issue_access(
+        tenant=membership.tenant, project_key=project, number=number, consistent=True
+    )
     if not membership.allows("owner"):
         raise PermissionDenied("Only owners delete issues.")
     form = DeleteForm(request.POST)
