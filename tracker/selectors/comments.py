@@ -16,6 +16,7 @@ from tracker.exceptions import BadCursor
 from tracker.markdown import Mentions
 from tracker.models import Tenant
 from tracker.selectors.tenants import tenant_usernames
+from tracker.services.activity import issue_stream  # the comments' partition is the issue's stream
 
 _SALT = "tracker.comments.cursor"
 OLDER, NEWER, LATEST = "older", "newer", "latest"
@@ -27,10 +28,6 @@ class CommentListPage:
     older_cursor: str | None  # the page before (older comments)
     newer_cursor: str | None  # the page after (newer comments)
     latest_cursor: str  # the newest page (where a new comment shows)
-
-
-def issue_stream(issue: IssueItem) -> str:
-    return ddb_comments.issue_stream(issue.tenant, issue.project_key, int(issue.number))
 
 
 def comment_cursor(*, issue: IssueItem, direction: str, key: str | None = None) -> str:
