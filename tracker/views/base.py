@@ -1,4 +1,4 @@
-"""Shared view plumbing: the tenant from the URL, authorized once."""
+"""Shared view plumbing: the tenant from the URL, authorized once; the version a posted form carries."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
+from tracker.exceptions import BadRequest
 from tracker.selectors.tenants import membership_access
 
 View = Callable[..., HttpResponse]
+MISSING_VERSION = "The form is missing its version; reload the page."
 
 
 def tenant_view(view: View) -> View:
@@ -26,3 +29,11 @@ def tenant_view(view: View) -> View:
         return view(request, membership, *args, **kwargs)
 
     return wrapper
+
+
+def posted_version(request: HttpRequest, form_class: type[forms.Form]) -> int:
+    """The ``version`` a posted form carries (the item's as its page was read); BadRequest (400) without one."""
+    form = form_class(request.POST)
+    if not form.is_valid():
+        raise BadRequest(MISSING_VERSION)
+    return int(form.cleaned_data["version"])

@@ -14,13 +14,12 @@ from django.views.decorators.http import require_POST
 from ddbmodels.comments import CommentItem, comment_id
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem
-from tracker.exceptions import BadRequest
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
 from tracker.models import Membership
 from tracker.selectors.comments import comment_access, comment_current, comment_cursor
 from tracker.selectors.issues import project_issue_access
 from tracker.services import comments as comment_services
-from tracker.views.base import tenant_view
+from tracker.views.base import posted_version, tenant_view
 from tracker.views.issues import _detail_context
 
 STALE_MESSAGE = (
@@ -113,12 +112,8 @@ def comment_delete(
     item = comment_access(issue=issue, comment_id=comment)
     if not membership.allows("member") or item.author != membership.user.get_username():
         raise PermissionDenied("Only its author can delete a comment.")
-    form = CommentDeleteForm(request.POST)
-    if not form.is_valid():
-        raise BadRequest("The form is missing its version; reload the page.")
+    version = posted_version(request, CommentDeleteForm)
     # Edited since the page was loaded: a 409 page (tracker.error_pages); nothing is deleted.
-    comment_services.comment_delete(
-        membership=membership, issue=issue, comment=item, expected_version=form.cleaned_data["version"]
-    )
+    comment_services.comment_delete(membership=membership, issue=issue, comment=item, expected_version=version)
     messages.success(request, "Comment deleted.")
     return HttpResponseRedirect(issue_comments_url(membership, issue))

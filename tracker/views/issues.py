@@ -35,7 +35,7 @@ from tracker.selectors.issues import issue_access, project_issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
-from tracker.views.base import tenant_view
+from tracker.views.base import MISSING_VERSION, posted_version, tenant_view
 
 STALE_MESSAGE = (
     "This issue was changed by someone else since you opened it. "
@@ -154,7 +154,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         if data["version"] is None:
-            form.add_error(None, "The form is missing its version; reload the page.")
+            form.add_error(None, MISSING_VERSION)
         else:
             try:
                 issue_services.issue_update(
@@ -238,9 +238,7 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
         raise PermissionDenied("Viewers cannot change issues.")
     form = StatusForm(request.POST)
     if not form.is_valid():
-        raise BadRequest(
-            "Unknown status." if "to" in form.errors else "The form is missing its version; reload the page."
-        )
+        raise BadRequest("Unknown status." if "to" in form.errors else MISSING_VERSION)
     # A move the workflow forbids, or a stale version: a 409 page in those words (tracker.error_pages).
     issue_services.issue_change_status(
         membership=membership,
@@ -261,12 +259,8 @@ def issue_delete(request: HttpRequest, membership: Membership, project: str, num
     )
     if not membership.allows("owner"):
         raise PermissionDenied("Only owners delete issues.")
-    form = DeleteForm(request.POST)
-    if not form.is_valid():
-        raise BadRequest("The form is missing its version; reload the page.")
+    version = posted_version(request, DeleteForm)
     # A stale version is a 409 page (tracker.error_pages).
-    issue_services.issue_delete(
-        membership=membership, project=project_item, issue=issue, expected_version=form.cleaned_data["version"]
-    )
+    issue_services.issue_delete(membership=membership, project=project_item, issue=issue, expected_version=version)
     messages.success(request, f"Deleted {issue.reference}; its number stays taken.")
     return redirect("issue_list", tenant=membership.tenant.slug, project=project_item.project_key)
