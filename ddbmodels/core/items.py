@@ -1,4 +1,4 @@
-"""Any item of any table, as DynamoDB JSON: a Query/Scan page, GetItem, conditional Put/Delete.
+"""Any item of any table, as DynamoDB JSON: a Query/Scan page, every page of a Query, GetItem, conditional Put/Delete.
 
 The admin's item browser works on every table of the app, whatever its model, so it speaks
 botocore's low-level item format (``{"attr": {"S": "x"}}``, bytes for binary). Writes are
@@ -11,6 +11,7 @@ retries is Unavailable.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -21,6 +22,7 @@ from pynamodb.models import Model
 
 from ddbmodels.core import capacity, connection
 from ddbmodels.core.errors import ChangedSinceRead, DomainError, InvalidInput, Unavailable
+from ddbmodels.core.tables import error_code
 
 PAGE_SIZE = 25
 
@@ -58,6 +60,33 @@ def read_page(request: dict[str, Any], *, scan: bool) -> Page:
     except ClientError as error:
         raise _refused(error, "request") from error
     return Page(answer.get("Items", []), answer.get("LastEvaluatedKey"), int(answer.get("ScannedCount", 0)))
+
+
+def query_pages(table: str, *, limit: int | None = None, **request: Any) -> Iterator[list[dict[str, Any]]]:
+    """Query page after page (ReturnConsumedCapacity TOTAL) to the last, or until ``limit`` items are returned.
+
+    With a limit each request asks only for the items still wanted (Limit), so nothing is read
+    past it. A table that does not exist (a period nobody wrote to, a table this build lacks)
+    has no items. The caller's access pattern meters the pages.
+    """
+    client = connection.client()
+    request = {"TableName": table, "ReturnConsumedCapacity": "TOTAL", **request}
+    returned = 0
+    while limit is None or returned < limit:
+        if limit is not None:
+            request["Limit"] = limit - returned
+        try:
+            page = client.query(**request)
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return
+            raise
+        items: list[dict[str, Any]] = page.get("Items", [])
+        returned += len(items)
+        yield items
+        if "LastEvaluatedKey" not in page:
+            return
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 @capacity.access_pattern("admin.item")

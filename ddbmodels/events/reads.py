@@ -7,36 +7,18 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from ddbmodels.core import capacity, connection
+from ddbmodels.core import capacity
+from ddbmodels.core.items import query_pages
 from ddbmodels.core.keys import as_utc, utcnow
-from ddbmodels.core.tables import error_code
 from ddbmodels.core.threads import map_in_threads
 from ddbmodels.events.model import BY_DAY_INDEX, DEFAULT_PERIOD, DEFAULT_SHARDS, EVENTS, Event, day_key, event_from_item
 from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_id, period_shift
 
 
 def _query(name: str, request: dict[str, Any], limit: int | None) -> Iterator[dict[str, Any]]:
-    """Query pages (ReturnConsumedCapacity TOTAL) until ``limit`` items; a missing table is empty."""
-    client = connection.client()
-    request = {"TableName": name, "ReturnConsumedCapacity": "TOTAL", **request}
-    returned = 0
-    while limit is None or returned < limit:
-        if limit is not None:
-            request["Limit"] = limit - returned
-        try:
-            page = client.query(**request)
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                return
-            raise
-        for item in page.get("Items", []):
-            returned += 1
-            yield item
-        if "LastEvaluatedKey" not in page:
-            return
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    """The items of every page of ``request`` until ``limit`` items; a missing table is empty."""
+    for page in query_pages(name, limit=limit, **request):
+        yield from page
 
 
 @capacity.access_pattern("events.stream")

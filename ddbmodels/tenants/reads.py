@@ -14,11 +14,9 @@ from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from ddbmodels.core import capacity, connection, retry
 from ddbmodels.core.errors import Unavailable
-from ddbmodels.core.tables import error_code
+from ddbmodels.core.items import query_pages
 from ddbmodels.events.model import BY_DAY_INDEX, EVENTS, day_key
 from ddbmodels.inbox.model import BY_TENANT_INDEX as INBOX_BY_TENANT
 from ddbmodels.inbox.model import HEAD_SK as INBOX_HEAD_SK
@@ -30,23 +28,6 @@ Page = list[dict[str, Any]]
 IssueRef = tuple[str, int]  # (project key, issue number)
 BATCH_GET = 100  # BatchGetItem's maximum keys per request
 GET_BACKOFF = retry.Backoff(attempts=10, base_s=0.05, cap_s=5.0)
-
-
-def query_pages(table: str, **request: Any) -> Iterator[Page]:
-    """Query every page (ReturnConsumedCapacity TOTAL); a missing table has no items."""
-    client = connection.client()
-    request = {"TableName": table, "ReturnConsumedCapacity": "TOTAL", **request}
-    while True:
-        try:
-            page = client.query(**request)
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                return
-            raise
-        yield page.get("Items", [])
-        if "LastEvaluatedKey" not in page:
-            return
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def key_equals(name: str, value: str, *, index: str | None = None, consistent: bool = False) -> dict[str, Any]:
