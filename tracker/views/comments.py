@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from ddbmodels.comments import CommentItem, comment_id
 from ddbmodels.core.errors import ChangedSinceRead
-from ddbmodels.issues import IssueItem
+from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
 from tracker.models import Membership
 from tracker.selectors.comments import comment_access, comment_current, comment_cursor
@@ -38,6 +38,17 @@ def issue_comments_url(membership: Membership, issue: IssueItem, *, comment: Com
     query = urlencode({"comments": comment_cursor(issue=issue, direction="latest")})
     anchor = f"#comment-{comment_id(comment.key)}" if comment is not None else "#comments"
     return f"{base}?{query}{anchor}"
+
+
+def _own_comment(
+    membership: Membership, project: str, number: int, comment: str, *, doing: str
+) -> tuple[ProjectItem, IssueItem, CommentItem]:
+    """The project, issue and comment the URL names (Http404), if the comment is the member's own (403)."""
+    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
+    item = comment_access(issue=issue, comment_id=comment)
+    if not membership.allows("member") or item.author != membership.user.get_username():
+        raise PermissionDenied(f"Only its author can {doing} a comment.")
+    return project_item, issue, item
 
 
 @tenant_view
@@ -65,10 +76,7 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
 
 @tenant_view
 def comment_edit(request: HttpRequest, membership: Membership, project: str, number: int, comment: str) -> HttpResponse:
-    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
-    item = comment_access(issue=issue, comment_id=comment)
-    if not membership.allows("member") or item.author != membership.user.get_username():
-        raise PermissionDenied("Only its author can edit a comment.")
+    project_item, issue, item = _own_comment(membership, project, number, comment, doing="edit")
     form = CommentEditForm(request.POST or None, initial={"body": item.body, "version": int(item.version)})
     context = {"membership": membership, "project": project_item, "issue": issue, "comment": item, "form": form}
     if request.method == "POST" and form.is_valid():
@@ -108,10 +116,7 @@ def _stale_edit(request: HttpRequest, context: dict[str, object], form: CommentE
 def comment_delete(
     request: HttpRequest, membership: Membership, project: str, number: int, comment: str
 ) -> HttpResponse:
-    _, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
-    item = comment_access(issue=issue, comment_id=comment)
-    if not membership.allows("member") or item.author != membership.user.get_username():
-        raise PermissionDenied("Only its author can delete a comment.")
+    _, issue, item = _own_comment(membership, project, number, comment, doing="delete")
     version = posted_version(request, CommentDeleteForm)
     # Edited since the page was loaded: a 409 page (tracker.error_pages); nothing is deleted.
     comment_services.comment_delete(membership=membership, issue=issue, comment=item, expected_version=version)
