@@ -73,7 +73,8 @@ def dynamodb_local_command(port: int, db_path: Path | None = None) -> list[str]:
 def redis_command(port: int, data_dir: Path | None = None) -> list[str]:
     server = shutil.which("redis-server") or "/usr/bin/redis-server"
     persistence = (
-        ["--dir", str(data_dir), "--save", "60 1", "--appendonly", "no"]
+        # `make run`'s Redis keeps its data, without a "DB saved on disk" line every minute
+        ["--dir", str(data_dir), "--save", "60 1", "--appendonly", "no", "--loglevel", "warning"]
         if data_dir
         else ["--save", "", "--appendonly", "no"]
     )

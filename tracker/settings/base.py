@@ -298,9 +298,18 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"no_client_error_traceback": {"()": "tracker.log_filters.NoClientErrorTraceback"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["no_client_error_traceback"]}
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    # PynamoDB announces at INFO that it found no global settings file, and django-axes its
-    # version and settings, on every start.
-    "loggers": {"pynamodb": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
+    "loggers": {
+        # Django's default config gives `django` a console handler of its own besides the root's:
+        # every request warning would print twice. No handler here: it propagates to the root once.
+        "django": {"handlers": [], "level": env("LOG_LEVEL", default="INFO"), "propagate": True},
+        # PynamoDB announces at INFO that it found no global settings file, and django-axes its
+        # version and settings, on every start.
+        "pynamodb": {"level": "WARNING"},
+        "axes.apps": {"level": "WARNING"},
+    },
 }
