@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
@@ -37,7 +38,25 @@ USERS = {
     "carol": (False, {"acme": "viewer", "initech": "member"}),
     "dave": (False, {"globex": "owner"}),
     "erin": (False, {"initech": "owner"}),
+    "staff": (True, {}),
 }
+# Staff who may look but not change: tracker.view_tenant only (the admin's read-only pages).
+READ_ONLY_STAFF = {"staff": "tracker.view_tenant"}
+
+
+def demo_logins_create() -> None:
+    """The demo logins of USERS with DEMO_PASSWORD; existing ones are left alone."""
+    User = get_user_model()
+    for username, (staff, _) in USERS.items():
+        user, created = User.objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
+        if created:
+            user.set_password(DEMO_PASSWORD)
+            user.is_staff = staff
+            user.is_superuser = staff and username not in READ_ONLY_STAFF
+            user.save()
+            if username in READ_ONLY_STAFF:
+                app_label, codename = READ_ONLY_STAFF[username].split(".")
+                user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
 
 
 class Command(BaseCommand):
@@ -49,12 +68,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         rng = random.Random(options["seed"])
         User = get_user_model()
-        for username, (staff, _) in USERS.items():
-            user, created = User.objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
-            if created:
-                user.set_password(DEMO_PASSWORD)
-                user.is_staff = user.is_superuser = staff
-                user.save()
+        demo_logins_create()
         for slug, (name, _) in TENANTS.items():
             Tenant.objects.get_or_create(slug=slug, defaults={"name": name})
         for username, (_, roles) in USERS.items():
