@@ -136,7 +136,7 @@ def assess(
     peak = plan(max(peak_rcu or 0, current_rcu), max(peak_wcu or 0, current_wcu), size)
     kept = max(current.partitions, peak.partitions)
     decreases_today = int(throughput.get("NumberOfDecreasesToday", 0) or 0)
-    last_decrease = throughput.get("LastDecreaseDateTime")
+    last_decrease = _as_datetime(throughput.get("LastDecreaseDateTime"))
     warnings: list[str] = []
     proposed: Plan | None = None
     per_r: float | None = None
@@ -177,15 +177,16 @@ def assess(
         rcu_per_partition=per_r,
         wcu_per_partition=per_w,
         last_increase=_as_datetime(throughput.get("LastIncreaseDateTime")),
-        last_decrease=_as_datetime(last_decrease),
+        last_decrease=last_decrease,
         decreases_today=decreases_today,
         warnings=warnings,
     )
 
 
 def _as_datetime(value: Any) -> datetime | None:
-    return value if isinstance(value, datetime) else None
+    """A DescribeTable time, or None for "never" (DynamoDB Local answers 1970-01-01 for never)."""
+    return value if isinstance(value, datetime) and value.timestamp() > 0 else None
 
 
-def _when(value: Any) -> str:
-    return value.isoformat(timespec="seconds") if isinstance(value, datetime) else str(value)
+def _when(value: datetime) -> str:
+    return value.isoformat(timespec="seconds")

@@ -141,3 +141,11 @@ def test_on_demand_tables_have_no_throughput_to_divide() -> None:
     assert (result.on_demand, result.proposed) == (True, None)
     assert (result.current.partitions, result.rcu_per_partition) == (3, None)
     assert result.warnings[0].startswith("On demand:")
+
+
+def test_the_epoch_means_never_as_dynamodb_local_answers_it() -> None:
+    never = datetime(1970, 1, 1, tzinfo=UTC)
+    result = partitions.assess(
+        description(5, 5, NumberOfDecreasesToday=0, LastDecreaseDateTime=never, LastIncreaseDateTime=never)
+    )
+    assert (result.last_decrease, result.last_increase, result.warnings) == (None, None, [])
