@@ -164,7 +164,8 @@ def assess(
                 f"({decreases_today} decrease(s) today"
                 + (f", last on {_when(last_decrease)}" if last_decrease else "")
                 + "): it may still have the partitions of an earlier peak that DescribeTable does not show, "
-                "so each partition may get less than shown. Give the peak (--peak-rcu/--peak-wcu) to check."
+                "so each partition may get less than shown. To check, give the peak to capacity_plan "
+                "(--peak-rcu/--peak-wcu)."
             )
     return Assessment(
         table=str(description.get("TableName", "")),

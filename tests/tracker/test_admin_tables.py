@@ -12,6 +12,7 @@ from ddbmodels.core import connection
 from tests.conftest import FixedClock
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
+from tests.tracker.partition_helpers import provisioned_table
 
 TABLES_URL = "/admin/ddb/tables/"
 
@@ -92,3 +93,25 @@ def test_events_tables_show_their_period_and_whether_they_are_hot_or_cold(
     finally:
         for name in (current, old):  # other tests' rotation/archive jobs must not see them
             connection.client().delete_table(TableName=name)
+
+
+def test_each_table_shows_its_partitions_with_what_each_serves_and_burst_explained(client: Client) -> None:
+    with provisioned_table(5000, 2000, index_rcu=4000, index_wcu=1000) as name:
+        client.force_login(staff("partitions-reader"))
+        page = text(client.get(TABLES_URL))
+    section = page.split(f'id="table-{name}"', 1)[1].split("</table>", 1)[0]
+    assert "About 4 (throughput needs 4, size needs 0); each serves about 1250 RCU and 500 WCU a second" in section
+    assert "saves up to 5 minutes (300 s) of it — about 375000 read and 150000 write units" in section
+    assert "about 3 partition(s) of its own, 1333 RCU and 333 WCU each" in section  # the GSI: 1.33 + 1 → 3
+    assert "ddb-dilution" not in section
+
+
+def test_on_demand_tables_are_explained_without_a_throughput_share(client: Client) -> None:
+    client.force_login(staff("on-demand-reader"))
+    page = text(client.get(TABLES_URL))
+    issues = connection.table_name("issues")
+    section = page.split(f'id="table-{issues}"', 1)[1].split("</table>", 1)[0]
+    assert "On demand (PAY_PER_REQUEST)" in section  # the test settings create the app's tables on demand
+    assert "About 1 for its size (a partition holds about 10 GB)." in section
+    assert "On demand: no fixed throughput is shared out" in section
+    assert "Burst:" not in section

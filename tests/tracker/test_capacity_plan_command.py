@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from ddbmodels.core import connection
+from tests.tracker.partition_helpers import provisioned_table
 
 pytestmark = pytest.mark.ddblocal
 
@@ -23,17 +23,8 @@ def run(*args: str) -> str:
 @pytest.fixture
 def provisioned() -> Iterator[str]:
     """A provisioned table made for a 5,000 RCU / 2,000 WCU peak (four partitions), under the app's prefix."""
-    name = f"{connection.current().table_prefix}plan-{uuid.uuid4().hex[:8]}"
-    client = connection.client()
-    client.create_table(
-        TableName=name,
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        ProvisionedThroughput={"ReadCapacityUnits": 5000, "WriteCapacityUnits": 2000},
-    )
-    client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
-    yield name
-    client.delete_table(TableName=name)
+    with provisioned_table(5000, 2000) as name:
+        yield name
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from ddbmodels import events
-from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core import capacity, connection, partitions, tables
 from ddbmodels.patterns import time_series
 from tracker.selectors.archives import archive_names
 
@@ -82,9 +82,18 @@ def _index_rows(description: dict[str, Any], types: dict[str, str]) -> list[dict
                     "items": index.get("ItemCount"),
                     "rcu": throughput.get("ReadCapacityUnits") or None,
                     "wcu": throughput.get("WriteCapacityUnits") or None,
+                    "plan": _index_plan(index, throughput),
                 }
             )
     return rows
+
+
+def _index_plan(index: dict[str, Any], throughput: dict[str, Any]) -> partitions.Plan | None:
+    """A provisioned GSI's own partitions (it has its own throughput); None for on-demand or an LSI."""
+    rcu, wcu = throughput.get("ReadCapacityUnits") or 0, throughput.get("WriteCapacityUnits") or 0
+    if not (rcu or wcu):
+        return None
+    return partitions.plan(rcu, wcu, partitions.size_gb_of(index))
 
 
 @capacity.access_pattern("admin.describe")
@@ -108,6 +117,7 @@ def table_row(name: str) -> dict[str, Any] | None:
         "rcu": throughput.get("ReadCapacityUnits") if billing == "PROVISIONED" else None,
         "wcu": throughput.get("WriteCapacityUnits") if billing == "PROVISIONED" else None,
         "events": events_state(name),
+        "partitions": partitions.assess(description),
     }
 
 
