@@ -14,19 +14,27 @@ Each call is also filed under the *access pattern* that made it: the domain oper
 ``with`` block), and every meter keeps totals and entry counts per pattern (``by_pattern``). The
 outermost pattern wins — ``issues.create`` reading through the sequence module is one
 ``issues.create`` — and calls made outside any pattern are filed under ``UNTAGGED``. The pattern
-rides in a context variable, so threads started with ``copy_context()`` keep it.
+rides in a context variable, so threads started with ``copy_context()`` keep it. A pattern's
+*call* is counted when it first reaches DynamoDB (its first request), on the meters open when it
+was entered: a block entered but answered without a request (a probe that did not run, input
+refused before any call) is no call, so capacity per call stays comparable with the stated cost.
+
+Used as a decorator, ``access_pattern`` also files the function's *stated cost* — the first
+paragraph of its docstring, which opens with the DynamoDB operation and its cost — under the
+pattern's name (``stated_costs()``), so the capacity page can set theory beside measurement.
 """
 
 from __future__ import annotations
 
 import contextvars
+import inspect
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ContextDecorator, contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from botocore import handlers
 
@@ -110,9 +118,43 @@ class CapacityMeter:
         }
 
 
+class _Entry:
+    """One entry into an outermost pattern: counted as a call on its meters at its first request."""
+
+    def __init__(self, name: str, meters: tuple[CapacityMeter, ...]) -> None:
+        self.name = name
+        self.meters = meters
+        self.counted = False
+        self._lock = threading.Lock()  # the pattern's threads (copy_context) share this entry
+
+    def count_once(self) -> None:
+        with self._lock:
+            if self.counted:
+                return
+            self.counted = True
+        for meter in self.meters:
+            meter.entered(self.name)
+
+
 GLOBAL = CapacityMeter()
 _active: contextvars.ContextVar[tuple[CapacityMeter, ...]] = contextvars.ContextVar("ddb_capacity_meters", default=())
 _pattern: contextvars.ContextVar[str | None] = contextvars.ContextVar("ddb_access_pattern", default=None)
+_entry: contextvars.ContextVar[_Entry | None] = contextvars.ContextVar("ddb_access_pattern_entry", default=None)
+_stated: dict[str, dict[str, str]] = {}  # pattern -> {module.function: first paragraph of its docstring}
+_stated_lock = threading.Lock()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def stated_cost_of(function: Callable[..., Any]) -> str:
+    """The first paragraph of ``function``'s docstring, on one line ("" without a docstring)."""
+    doc = inspect.getdoc(function) or ""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def stated_costs() -> dict[str, list[str]]:
+    """Each decorated pattern's stated costs (one per distinct docstring), by pattern name."""
+    with _stated_lock:
+        return {name: sorted(set(by_function.values()) - {""}) for name, by_function in sorted(_stated.items())}
 
 
 @contextmanager
@@ -137,15 +179,23 @@ class access_pattern(ContextDecorator):
         self.name = name
         self._token: contextvars.Token[str | None] | None = None
 
+        self._entry_token: contextvars.Token[_Entry | None] | None = None
+
+    def __call__(self, function: F) -> F:  # type: ignore[override]
+        """Decorate ``function``, filing its docstring's first paragraph as this pattern's stated cost."""
+        with _stated_lock:
+            _stated.setdefault(self.name, {})[f"{function.__module__}.{function.__qualname__}"] = stated_cost_of(
+                function
+            )
+        return super().__call__(function)  # type: ignore[return-value]
+
     def _recreate_cm(self) -> access_pattern:
         return access_pattern(self.name)  # one instance per call: decorated functions may nest or run in threads
 
     def __enter__(self) -> access_pattern:
         if _pattern.get() is None:
             self._token = _pattern.set(self.name)
-            GLOBAL.entered(self.name)
-            for meter in _active.get():
-                meter.entered(self.name)
+            self._entry_token = _entry.set(_Entry(self.name, (GLOBAL, *_active.get())))
         return self
 
     def __exit__(
@@ -154,6 +204,9 @@ class access_pattern(ContextDecorator):
         if self._token is not None:
             _pattern.reset(self._token)
             self._token = None
+        if self._entry_token is not None:
+            _entry.reset(self._entry_token)
+            self._entry_token = None
 
 
 def current_pattern() -> str | None:
@@ -181,6 +234,9 @@ def _cancelled_on_condition(parsed: dict[str, Any]) -> bool:
 
 def _after_call(*, model: Any, parsed: dict[str, Any], **_: Any) -> None:
     operation = model.name
+    entry = _entry.get()
+    if entry is not None:
+        entry.count_once()
     GLOBAL.record(operation, parsed)
     for meter in _active.get():
         meter.record(operation, parsed)

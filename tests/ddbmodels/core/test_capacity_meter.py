@@ -230,3 +230,28 @@ def test_meters_added_together_add_their_patterns() -> None:
     b.entered("y")
     a.add(b)
     assert {name: t.calls for name, t in a.by_pattern.items()} == {"x": 2, "y": 1}
+
+
+def test_a_pattern_that_makes_no_request_is_no_call(tenant: str, web_project: ProjectItem) -> None:
+    with capacity.measure() as meter:
+        for _ in range(3):
+            with capacity.access_pattern("probe.maybe"):
+                pass  # decided without reading: the probe did not run
+        with capacity.access_pattern("probe.maybe"):
+            issues.issue_get(tenant=tenant, project_key="WEB", number=1)  # one GetItem
+
+    assert meter.by_pattern["probe.maybe"].calls == 1
+    assert meter.by_pattern["probe.maybe"].requests == 1
+
+
+def test_decorated_patterns_file_the_first_paragraph_of_their_docstring_as_stated_cost() -> None:
+    @capacity.access_pattern("stated.example")
+    def example() -> None:
+        """GetItem something, strongly consistent
+        — 1 RCU.
+
+        Details that are not the cost.
+        """
+
+    assert capacity.stated_costs()["stated.example"] == ["GetItem something, strongly consistent — 1 RCU."]
+    assert capacity.stated_costs()["issues.create"]  # the ddbmodels patterns are filed when imported
