@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.test import Client
+from django.utils.html import escape
 
 from ddbmodels.core import capacity
+from ddbmodels.patterns import distinct_keys as dk
+from tests.raw_tables import collection_items, put_items
 from tests.tracker.conftest import World
 from tracker import capacity_stats
 from tracker.capacity_stats import Kind, Row
@@ -118,7 +122,11 @@ def test_the_capacity_page_draws_patterns_jobs_and_pages_as_svg_bars_with_the_sa
     patterns = page.split('id="ddb-capacity-patterns"')[1].split('id="ddb-capacity-jobs"')[0]
     assert "<svg" in patterns
     assert 'data-label="issues.create"' in patterns
-    assert "<td>issues.create</td><td>1</td><td>1.0</td><td>10.0</td><td>2</td><td>11.0</td>" in patterns
+    stated = escape(capacity.stated_costs()["issues.create"][0])
+    assert (
+        f'<td>issues.create<br><span class="help ddb-stated">Stated: {stated}</span></td>'
+        "<td>1</td><td>1.0</td><td>10.0</td><td>2</td><td>11.0</td>"
+    ) in patterns
 
     jobs = page.split('id="ddb-capacity-jobs"')[1].split('id="ddb-capacity-pages"')[0]
     labels = re.findall(r'<g class="bar" data-label="([^"]+)"', jobs)
@@ -146,3 +154,28 @@ def test_the_admin_index_links_to_the_jobs_and_capacity_pages() -> None:
     assert 'href="/admin/ddb/jobs/"' in page
     assert 'href="/admin/ddb/capacity/"' in page
     assert 'class="ddb-requests">' in page
+
+
+def test_each_pattern_shows_its_stated_cost_and_patterns_not_run_are_listed_with_theirs() -> None:
+    client = Client()
+    client.force_login(staff_user())
+    client.get("/admin/ddb/jobs/")  # admin.describe runs; issues.create does not
+    page = client.get("/admin/ddb/capacity/").content.decode()
+    patterns = page.split('id="ddb-capacity-patterns"')[1].split('id="ddb-capacity-jobs"')[0]
+    measured, not_run = patterns.split('class="ddb-not-run"')
+    assert "<td>issues.create" not in measured
+    assert f"<li><code>issues.create</code>: {escape(capacity.stated_costs()['issues.create'][0])}</li>" in not_run
+    assert escape(capacity.stated_costs()["issues.get"][0]).startswith("GetItem pk, SK=number — 0.5 RCU")
+
+
+def test_a_probe_that_did_not_run_is_not_counted_as_a_call(tables: Callable[..., str]) -> None:
+    name = tables("S", "N")
+    put_items(name, [item for key in ("a", "b", "c") for item in collection_items("S", key, "N", range(3))])
+
+    def work(run: JobRun) -> dict[str, Any]:
+        return {method: dk.distinct_keys(name, method).report.distinct_keys for method in ("scan", "skip-scan")}
+
+    assert run_job(f"probe-test-{uuid.uuid4().hex[:6]}", work)["result"] == {"scan": 3, "skip-scan": 3}
+    patterns = rows("pattern")
+    assert "distinct_keys.probe" not in patterns  # neither method probes: no probe call, however many runs
+    assert (patterns["distinct_keys.scan"].count, patterns["distinct_keys.skip-scan"].count) == (1, 1)

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from ddbmodels.core import capacity
 from tracker.capacity_stats import Row
 from tracker.selectors.admin.capacity import KEEP_DAYS, capacity_totals
 from tracker.views.admin.pages import admin_page
@@ -48,6 +49,16 @@ def bars(rows: list[Row]) -> dict[str, Any]:
     }
 
 
+def with_stated_costs(chart: dict[str, Any]) -> dict[str, Any]:
+    """Each pattern's stated cost (its docstring's first paragraph) beside its bar; and the patterns not yet run."""
+    stated = capacity.stated_costs()
+    for bar in chart["bars"]:
+        bar["stated"] = stated.get(bar["row"].label, [])
+    measured = {bar["row"].label for bar in chart["bars"]}
+    chart["not_run"] = [(name, costs) for name, costs in stated.items() if name not in measured and costs]
+    return chart
+
+
 def capacity_view(request: HttpRequest) -> HttpResponse:
     """The capacity page: by access pattern, by job and by page, each an SVG bar chart and a table."""
     context = {
@@ -58,13 +69,14 @@ def capacity_view(request: HttpRequest) -> HttpResponse:
                 "help": (
                     f"Pages and jobs together, over the last {KEEP_DAYS} days, by the ddbmodels operation that made "
                     "each call (the outermost one). Calls: times the pattern ran; the last column is capacity units "
-                    "per call, to hold against the cost each pattern states. (no pattern) is everything else."
+                    "per call, held against the cost each pattern states (under its name, from its code). A call "
+                    "counts once it reaches DynamoDB. (no pattern) is everything else."
                 ),
                 "label": "Access pattern",
                 "count_label": "Calls",
                 "per_label": "Units per call",
                 "empty": "No DynamoDB call recorded yet.",
-                "chart": bars(capacity_totals("pattern")),
+                "chart": with_stated_costs(bars(capacity_totals("pattern"))),
             },
             {
                 "id": "jobs",
