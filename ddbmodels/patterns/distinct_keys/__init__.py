@@ -23,12 +23,15 @@ of a table means listing its distinct partition keys. Three ways, with their rea
     per segment for the last Scan, which finds nothing (DynamoDB Local charges it 0). Needs
     nothing prepared in advance; cheapest without an index once collections exceed ~4 KB.
 
-``auto`` reads DescribeTable (free) and picks the cheapest by estimated RCU; the number of
-collections, which only skip-scan's estimate needs, comes from the index's ItemCount when an
-index is named, and otherwise from a probe: a full Scan of ONE of T parallel-scan segments
-(segments split by partition-key hash, so a collection never spans two), distinct keys in it
-× T ≈ collections. On AWS, ItemCount and the size figures are refreshed about every six hours;
-on DynamoDB Local they are live.
+``auto`` reads DescribeTable (free) and picks the cheapest by estimated RCU. The description
+decides alone when it can: no sort key or an empty table (scan), an index named (its ItemCount
+is the number of collections), or a table so small (a scan under 10 collections' first reads,
+≈ 5 RCU of small items) that no probe could pay for itself (scan). Otherwise a probe skip-scans
+ONE of T parallel-scan segments (T = 20, down to 10 when one read is more than 1/20 of a scan;
+segments split by partition-key hash, so a collection never spans two): distinct keys in it × T
+≈ collections; it stops as soon as that makes skip-scan dearer than a scan, so it costs ≈ 1/T
+of the cheaper method (5–10 %). On AWS, ItemCount and the size figures are refreshed about
+every six hours; on DynamoDB Local they are live.
 
 Scan and skip-scan (and gsi) run ``segments`` parallel segments (Segment/TotalSegments) on
 threads; segments partition the table by partition key, so their union is the serial answer.
@@ -44,12 +47,11 @@ from __future__ import annotations
 import time
 
 from ddbmodels.core import capacity
-from ddbmodels.patterns.distinct_keys.estimate import PROBE_ITEMS_PER_SEGMENT, Choice, choose
-from ddbmodels.patterns.distinct_keys.methods import AUTO, GSI, METHODS, SCAN, SKIP_SCAN, ProgressCallback, Tally
+from ddbmodels.patterns.distinct_keys.estimate import Choice, choose
+from ddbmodels.patterns.distinct_keys.methods import AUTO, GSI, METHODS, SCAN, SKIP_SCAN, ProgressCallback
 from ddbmodels.patterns.distinct_keys.report import Report, Result
 from ddbmodels.patterns.distinct_keys.segments import (
     MAX_TOTAL_SEGMENTS,
-    Listing,
     check_index,
     check_segments,
     list_collections,
@@ -108,15 +110,16 @@ def distinct_keys(
     index_name: str | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> Result:
-    """DescribeTable (free), then Scans by ``method`` — the method's RCU (auto: + its probe, ≈ 1/T of a scan).
+    """DescribeTable (free), then Scans by ``method`` — the method's RCU (auto: + its probe, if any, 5–10 %).
 
     scan ≈ TableSizeBytes / 4 KB × 0.5, gsi ≈ index keys / 4 KB × 0.5, skip-scan = 0.5 per
     collection while first items are ≤ 4 KB; the report holds the measured figures.
 
-    ``auto`` picks the cheapest estimate; without an index it first probes one segment of T
-    (about 1/T of a scan, included in the report's RCU). ``segments`` > 1 runs that many
-    parallel segments on threads. ``on_progress(keys_so_far, requests_so_far)`` is called
-    from any thread, one call at a time, at most every 0.1 s and once at the end.
+    ``auto`` picks the cheapest estimate; when DescribeTable cannot decide it first probes one
+    segment of T = 10–20 (≈ 1/T of the cheaper method, included in the report's RCU).
+    ``segments`` > 1 runs that many parallel segments on threads. ``on_progress(keys_so_far,
+    requests_so_far)`` is called from any thread, one call at a time, at most every 0.1 s and
+    once at the end.
     """
     if method not in METHODS:
         raise BadRequest(f"unknown method {method!r} (one of {', '.join(METHODS)})")
@@ -129,26 +132,17 @@ def distinct_keys(
 
     with capacity.access_pattern("distinct_keys.probe"):
         choice = choose(table, index_name) if method == AUTO else Choice(method)
-    found, reason = choice.probe, choice.reason
-    listing: Listing | None = None
-    if found is not None and found.whole_table:
-        # The probe already scanned everything: its keys are the answer, nothing is read twice.
-        listing = Listing(keys=set(found.keys), method=SCAN, segments=1, tally=Tally())
-        small = 2 * PROBE_ITEMS_PER_SEGMENT
-        reason = f"the probe scanned the whole table (ItemCount < {small}): its keys are the answer"
-        if on_progress is not None:
-            on_progress(len(found.keys), found.requests)
-    if listing is None:
-        listing = list_collections(
-            table,
-            choice.method,
-            segments=segments,
-            index_name=index_name if choice.method == GSI else None,
-            on_progress=on_progress,
-            progress_interval=PROGRESS_INTERVAL_S,
-            request_offset=found.requests if found is not None else 0,
-        )
-        reason = listing.reason or reason
+    found = choice.probe
+    listing = list_collections(
+        table,
+        choice.method,
+        segments=segments,
+        index_name=index_name if choice.method == GSI else None,
+        on_progress=on_progress,
+        progress_interval=PROGRESS_INTERVAL_S,
+        request_offset=found.requests if found is not None else 0,
+    )
+    reason = listing.reason or choice.reason
 
     meter = capacity.CapacityMeter()
     meter.add(describe_meter)

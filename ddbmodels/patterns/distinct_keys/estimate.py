@@ -1,25 +1,42 @@
-"""What each method would cost, from DescribeTable and a probe, and which one ``auto`` picks."""
+"""What each method would cost, from DescribeTable and (only when that cannot decide) a probe, and ``auto``'s pick."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ddbmodels.core import capacity
-from ddbmodels.patterns.distinct_keys.methods import GSI, SCAN, SKIP_SCAN, Tally, scan_segment
-from ddbmodels.patterns.distinct_keys.segments import check_segments, run_segments
+from ddbmodels.patterns.distinct_keys.methods import GSI, SCAN, SKIP_SCAN, Tally, skip_scan_segment
+from ddbmodels.patterns.distinct_keys.segments import run_segments
 from ddbmodels.patterns.distinct_keys.table import Key, TableInfo
 
 READ_UNIT_BYTES = 4096
 RCU_PER_UNIT = 0.5  # eventually consistent
-PROBE_ITEMS_PER_SEGMENT = 200  # the probe's T = clamp(ItemCount // 200, 1, 1000)
-PROBE_MAX_SEGMENTS = 1000
+# The probe skip-scans segment 0 of PROBE_SEGMENTS: about 1/20 of the table's collections, so what
+# it reads is ≈ 1/20 (5 %) of skip-scan's cost, and it stops once it has seen enough to know that
+# skip-scan would cost more than a scan — so it never reads more than ≈ 1/20 of a scan either.
+PROBE_SEGMENTS = 20
+MIN_PROBE_SEGMENTS = 10  # fewer would let the probe cost more than 10 % of the method it chooses
+
+
+class _BudgetTally(Tally):
+    """A Tally that stops its segment once ``enough(distinct keys so far)`` says so."""
+
+    def __init__(self, enough: Callable[[int], bool]) -> None:
+        super().__init__()
+        self._enough = enough
+
+    def add(self, keys: Iterable[Key], items: int) -> None:
+        super().add(keys, items)
+        if self._enough(len(self.keys)):
+            self.stop.set()
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One of ``total_segments`` segments scanned in full: its reads, and the collections it implies."""
+    """Segment ``segment`` of ``total_segments`` skip-scanned (perhaps stopped early): the collections it implies."""
 
     total_segments: int
     segment: int
@@ -28,12 +45,9 @@ class Probe:
     requests: int
     rcu: float
     retries: int
+    stopped: bool  # stopped once skip-scan was known to cost more than a scan (distinct is then a lower bound)
     keys: frozenset[Key] = field(repr=False)
     meter: capacity.CapacityMeter = field(repr=False, compare=False)
-
-    @property
-    def whole_table(self) -> bool:
-        return self.total_segments == 1
 
     @property
     def collections(self) -> float:
@@ -48,35 +62,38 @@ class Probe:
             "requests": self.requests,
             "rcu": round(self.rcu, 3),
             "retries": self.retries,
+            "stopped": self.stopped,
             "collections_estimate": self.collections,
         }
 
 
-def probe_segments(item_count: int) -> int:
-    """No DynamoDB call — T for the probe: about 200 items per segment, 1 ≤ T ≤ 1000."""
-    return max(1, min(item_count // PROBE_ITEMS_PER_SEGMENT, PROBE_MAX_SEGMENTS))
+def probe_segments(scan_rcu: float, per_collection: float) -> int:
+    """No DynamoDB call — T for the probe: 20, or fewer when one collection's read is over 1/20 of a scan."""
+    return max(1, min(PROBE_SEGMENTS, math.floor(scan_rcu / per_collection)))
 
 
-def probe(table: TableInfo, *, total_segments: int | None = None, segment: int = 0) -> Probe:
-    """Scan of one segment of T, projecting the partition key — ≈ TableSizeBytes / T / 4 KB × 0.5 RCU.
+def probe(table: TableInfo, *, total_segments: int = PROBE_SEGMENTS, segment: int = 0) -> Probe:
+    """Skip-scan of one segment of T (Limit-1 Scans) — 0.5 RCU per collection in it, at most ≈ a scan's RCU / T.
 
     Segments split the table by partition-key hash, so a collection lies in exactly one of
-    them and distinct keys in the segment × T estimates the number of collections. T defaults
-    to ``probe_segments(ItemCount)`` (about 200 items per segment); T = 1 is a full scan, whose
-    keys are then the exact answer.
+    them and distinct keys in the segment × T estimates the number of collections. The probe
+    stops as soon as that estimate makes skip-scan dearer than a scan (TableSizeBytes), so a
+    table of many small collections costs it ≈ 1/T of a scan, and one of few large collections
+    ≈ 1/T of a skip-scan.
     """
-    total = total_segments or probe_segments(table.item_count)
-    check_segments(total)
-    tally = Tally()
-    run_segments(tally, scan_segment, table, None, [segment], total)
+    scan_rcu = _read_cost(table.size_bytes)
+    per_collection = _read_units_per_item(table)
+    tally = _BudgetTally(lambda distinct: distinct * total_segments * per_collection >= scan_rcu)
+    run_segments(tally, skip_scan_segment, table, None, [segment], total_segments)
     return Probe(
-        total_segments=total,
+        total_segments=total_segments,
         segment=segment,
         items=tally.items,
         distinct=len(tally.keys),
         requests=tally.scans,
         rcu=tally.meter.rcu,
         retries=tally.retries,
+        stopped=tally.stop.is_set(),
         keys=frozenset(tally.keys),
         meter=tally.meter,
     )
@@ -121,28 +138,48 @@ class Choice:
     reason: str | None = None
     estimates: dict[str, float] | None = None  # estimated RCU per candidate method
     collections: float | None = None  # the number of collections skip-scan's estimate used
-    source: str | None = None  # where that number came from: "probe", "index" or "probe (whole table)"
+    source: str | None = None  # where that number came from: "description", "index" or "probe"
     probe: Probe | None = None  # the probe, when there was one
 
 
 def choose(table: TableInfo, index_name: str | None) -> Choice:
-    """``auto``: the cheapest estimate — free with an index (its ItemCount), else a probe of one segment of T.
+    """``auto``: the cheapest estimate — from DescribeTable alone when it can decide, else after a probe.
 
-    A table without a sort key has as many collections as items: skip-scan does not apply.
+    DescribeTable (free; on AWS its ItemCount and TableSizeBytes are refreshed about every six
+    hours, on DynamoDB Local they are live) decides without reading an item when:
+
+    * the table has no sort key (every item is its own collection: scan), or is empty;
+    * an index is named (its ItemCount is the number of collections);
+    * a probe cannot pay for itself: a scan costs less than 10 collections' first reads (a table
+      under ≈ 40 KB of small items), so even the probe's first request would be > 1/10 of a scan.
+
+    Otherwise a probe skip-scans one segment of T (``probe_segments``: 20, fewer when one read is
+    more than 1/20 of a scan), stopping as soon as it knows skip-scan would be dearer than a scan:
+    ≈ 1/T (5–10 %) of the cheaper method's RCU, on top of it.
     """
-    reason: str | None = None
+    source: str | None = "description"
     collections: float | None = None
-    source: str | None = None
     found: Probe | None = None
+    scan_rcu = _read_cost(table.size_bytes)
+    per_collection = _read_units_per_item(table)
     if table.range_key is None:
         reason = "no sort key: every item is its own collection"
+        source = None
     elif index_name is not None:
         collections, source = float(table.indexes[index_name].item_count), "index"
-    elif table.item_count > 0:
-        found = probe(table)
-        collections = found.collections
-        source = "probe (whole table)" if found.whole_table else "probe"
+        reason = f"the index's ItemCount ({table.indexes[index_name].item_count}) is the number of collections"
+    elif table.item_count == 0:
+        reason = "DescribeTable: the table is empty"
+    elif probe_segments(scan_rcu, per_collection) < MIN_PROBE_SEGMENTS:
+        reason = (
+            f"DescribeTable: a scan costs ≈ {scan_rcu:.1f} RCU, under {MIN_PROBE_SEGMENTS} collections' reads: "
+            "a probe could not pay for itself"
+        )
+    else:
+        found = probe(table, total_segments=probe_segments(scan_rcu, per_collection))
+        collections, source = found.collections, "probe"
+        reason = "a probe of one segment"
     estimates = estimate(table, collections=collections, index_name=index_name)
     chosen = cheapest(estimates)
-    reason = reason or f"cheapest estimate: {chosen} ≈ {estimates[chosen]:.1f} RCU"
+    reason = f"cheapest estimate: {chosen} ≈ {estimates[chosen]:.1f} RCU ({reason})"
     return Choice(chosen, reason, estimates, collections, source, found)

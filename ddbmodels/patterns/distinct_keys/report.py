@@ -26,8 +26,8 @@ class Report:
     by_operation: dict[str, int] = field(default_factory=dict)
     estimates: dict[str, float] | None = None  # auto: estimated RCU per candidate method
     collections_estimate: float | None = None  # auto: the number of collections skip-scan's estimate used
-    collections_source: str | None = None  # auto: "probe", "index" or "probe (whole table)"
-    probe: dict[str, Any] | None = None  # auto without an index: the probe's segment count, reads and RCU
+    collections_source: str | None = None  # auto: "description", "index" or "probe"
+    probe: dict[str, Any] | None = None  # auto, when DescribeTable could not decide: the probe
     reason: str | None = None  # why the method used differs from the one requested, or why auto chose it
 
     def as_dict(self) -> dict[str, Any]:

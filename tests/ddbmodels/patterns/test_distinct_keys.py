@@ -218,43 +218,90 @@ def test_the_union_of_the_segments_is_the_serial_result_and_no_key_is_in_two_seg
 # ---------------------------------------------------------------------------------- auto
 
 
-def test_auto_picks_scan_when_collections_are_small(tables: Callable[..., str]) -> None:
+def small_collections(name: str, collections: int) -> None:
+    """``collections`` collections of 2 items of ~100 bytes: a scan is far cheaper than a skip scan."""
+    put_items(
+        name, [item for c in range(collections) for item in collection_items("S", f"c{c:04d}", "N", [1, 2], size=60)]
+    )
+
+
+def large_collections(name: str) -> None:
+    """20 collections of 40 items of ~1 KB (800 KB): a skip scan (10 RCU) is far cheaper than a scan (~100)."""
+    put_items(name, [item for c in range(20) for item in collection_items("S", f"c{c:02d}", "N", range(40), size=1000)])
+
+
+def test_auto_on_a_small_table_decides_from_describe_table_alone_and_reads_it_once(
+    tables: Callable[..., str],
+) -> None:
     name = tables("S", "N")
-    put_items(name, [item for c in range(300) for item in collection_items("S", f"c{c:03d}", "N", [1, 2], size=60)])
-
-    report = probed_choice(dk.distinct_keys(name), keys=300, method="scan")
-
-    assert report.estimates["scan"] < report.estimates["skip-scan"]
-    assert report.probe["total_segments"] > 1  # a real probe: one segment of several, not the whole table
-    assert report.collections_source == "probe"
-
-
-def test_auto_on_a_tiny_table_reads_it_once_the_probe_is_the_scan(tables: Callable[..., str]) -> None:
-    name = tables("S", "N")
-    put_items(name, [item for c in range(30) for item in collection_items("S", f"c{c:02d}", "N", [1, 2, 3])])
+    small_collections(name, 30)  # ~6 KB: a scan is 1 RCU, below what any probe could save
 
     with capacity.measure() as meter:
         result = dk.distinct_keys(name)
 
+    report = result.report
     assert len(result.keys) == 30
-    assert (result.report.method, result.report.collections_source) == ("scan", "probe (whole table)")
-    assert meter.by_operation["Scan"] == 1
-    assert result.report.rcu == meter.rcu
+    assert (report.method, report.collections_source, report.probe) == ("scan", "description", None)
+    assert meter.by_operation == {"DescribeTable": 1, "Scan": 1}
+    assert report.rcu == meter.rcu == 1.0
+    assert "a probe could not pay for itself" in (report.reason or "")
+
+
+def test_auto_probes_when_describe_table_cannot_decide_and_the_probe_stops_once_scan_is_cheaper(
+    tables: Callable[..., str],
+) -> None:
+    name = tables("S", "N")
+    small_collections(name, 600)  # ~100 KB: a scan ≈ 13 RCU, a skip scan 300
+
+    report = probed_choice(dk.distinct_keys(name), keys=600, method="scan")
+    scan_rcu = dk.distinct_keys(name, dk.SCAN).report.rcu
+
+    assert report.collections_source == "probe"
+    assert report.probe["total_segments"] == 20
+    assert report.probe["stopped"] is True  # it saw enough collections to know skip-scan is dearer
+    assert report.probe["requests"] <= 2  # 2 collections × 20 segments × 0.5 RCU ≥ a scan's ≈ 13
+    assert report.rcu == pytest.approx(report.probe["rcu"] + scan_rcu)
+    assert report.rcu <= 1.1 * scan_rcu
 
 
 def test_auto_picks_skip_scan_for_large_collections_and_counts_the_probe_in_its_rcu(
     tables: Callable[..., str],
 ) -> None:
     name = tables("S", "N")
-    put_items(name, [item for c in range(20) for item in collection_items("S", f"c{c:02d}", "N", range(40), size=1000)])
+    large_collections(name)
 
     report = probed_choice(dk.distinct_keys(name, segments=2), keys=20, method="skip-scan")
 
     assert report.estimates["skip-scan"] < report.estimates["scan"]
+    assert report.probe["stopped"] is False  # one segment of 20 holds a collection or two: it ran to its end
     skip_rcu = 20 * 0.5  # one half unit per collection; the last Scan of each segment finds nothing (free on Local)
     assert report.rcu == pytest.approx(report.probe["rcu"] + skip_rcu)
-    assert report.rcu < report.estimates["scan"]  # probe included; the probe alone is about 1/4 of a scan here
+    assert report.probe["rcu"] <= 0.1 * skip_rcu + 0.5  # ≈ 1/20 of the collections, each half a unit
     assert report.by_operation["Scan"] == report.probe["requests"] + 20 + 2
+
+
+def test_auto_with_items_over_4_kb_probes_fewer_segments_and_picks_skip_scan(tables: Callable[..., str]) -> None:
+    name = tables("S", "N")
+    put_items(name, [item for c in range(10) for item in collection_items("S", f"c{c}", "N", range(3), size=5000)])
+
+    report = probed_choice(dk.distinct_keys(name), keys=10, method="skip-scan")
+
+    # A scan is 18.5 RCU and one collection's first read 1 RCU: 18 segments keep the probe near 1/18.
+    assert report.probe["total_segments"] == 18
+    assert report.rcu == pytest.approx(report.probe["rcu"] + 10 * 1.0)  # two read units per first item
+    assert report.rcu < report.estimates["scan"]
+
+
+def test_auto_costs_within_10_percent_of_the_cheaper_method_on_small_and_large_collections(
+    tables: Callable[..., str],
+) -> None:
+    small, large = tables("S", "N"), tables("S", "N")
+    small_collections(small, 600)
+    large_collections(large)
+
+    for name in (small, large):
+        cheapest = min(dk.distinct_keys(name, method).report.rcu for method in (dk.SCAN, dk.SKIP_SCAN))
+        assert dk.distinct_keys(name).report.rcu <= 1.1 * cheapest, name
 
 
 def test_auto_picks_the_index_when_one_is_named_and_it_is_the_cheapest(tables: Callable[..., str]) -> None:
@@ -407,7 +454,10 @@ def test_the_report_is_json_and_says_what_was_asked_used_and_measured(tables: Ca
     # One tiny collection: every method costs its minimum of one request, and a tie goes to scan.
     assert as_dict["estimates"] == {"scan": 0.5, "gsi": 0.5, "skip-scan": 0.5}
     assert as_dict["method"] == "scan"
-    assert as_dict["reason"] == "cheapest estimate: scan ≈ 0.5 RCU"
+    assert as_dict["reason"] == (
+        "cheapest estimate: scan ≈ 0.5 RCU (the index's ItemCount (1) is the number of collections)"
+    )
+    assert (as_dict["collections_source"], as_dict["probe"]) == ("index", None)
     assert as_dict["distinct_keys"] == 1
     assert as_dict["by_operation"]["DescribeTable"] == 1
     for field in ("segments", "requests", "rcu", "retries", "seconds"):
