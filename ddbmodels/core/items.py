@@ -24,7 +24,7 @@ from ddbmodels.core import capacity, connection
 from ddbmodels.core.errors import ChangedSinceRead, DomainError, InvalidInput, Unavailable
 from ddbmodels.core.tables import error_code
 
-PAGE_SIZE = 25
+PAGE_SIZE = 10  # a page staff can read without scrolling far: each item shows every attribute
 
 
 @dataclass
@@ -35,13 +35,43 @@ class Page:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def version_attribute(table: str) -> str | None:
-    """The stored name of the VersionAttribute of the model registered for ``table`` (None if none)."""
+def registered_model(table: str) -> type[Model] | None:
+    """The model registered for the physical table ``table`` (None for a table no model owns)."""
     for base, model in connection.registered().items():
         if connection.table_name(base) == table:
-            found = [a.attr_name for a in model.get_attributes().values() if isinstance(a, VersionAttribute)]
-            return found[0] if found else None
+            return model
     return None
+
+
+def version_attribute(table: str) -> str | None:
+    """The stored name of the VersionAttribute of the model registered for ``table`` (None if none)."""
+    model = registered_model(table)
+    if model is None:
+        return None
+    found = [a.attr_name for a in model.get_attributes().values() if isinstance(a, VersionAttribute)]
+    return found[0] if found else None
+
+
+def field_names(table: str) -> dict[str, str]:
+    """No DynamoDB call — stored attribute name → the model's Python name, for the model registered for ``table``.
+
+    Item kinds (subclasses of a model with a discriminator) are included; a short name that two kinds
+    use for different fields maps to both ("body / description"). {} for a table no model owns.
+    """
+    model = registered_model(table)
+    if model is None:
+        return {}
+    names: dict[str, set[str]] = {}
+    kinds, seen = [model], set()
+    while kinds:
+        kind = kinds.pop()
+        if kind in seen:
+            continue
+        seen.add(kind)
+        kinds.extend(kind.__subclasses__())
+        for python_name, attribute in kind.get_attributes().items():
+            names.setdefault(attribute.attr_name, set()).add(python_name)
+    return {stored: " / ".join(sorted(python)) for stored, python in sorted(names.items())}
 
 
 def item_key(item: Model) -> tuple[str, dict[str, Any]]:

@@ -46,7 +46,7 @@ class BrowsePage:
 
 
 def browse_page(*, request: dict[str, Any], scan: bool, start: dict[str, Any] | None) -> BrowsePage:
-    """One Query or Scan page of 25 items — RCU per 4 KB read. InvalidInput when DynamoDB refuses the request."""
+    """One Query or Scan page of items.PAGE_SIZE (10) items — RCU per 4 KB read. InvalidInput when refused."""
     if start is not None:
         request = {**request, "ExclusiveStartKey": start}
     with capacity.measure() as meter:
@@ -78,6 +78,11 @@ def item_load(*, table: str, token: str | None) -> LoadedItem:
     if item is None:
         raise Http404("No such item (deleted since?).")
     return LoadedItem(table, schema, key, item, items.version_attribute(table))
+
+
+def field_names(*, table: str) -> dict[str, str]:
+    """Stored (short) attribute name → the model's field name, for the table's registered model (no call)."""
+    return items.field_names(table)
 
 
 def item_address(item: Model) -> tuple[str, dict[str, Any]]:

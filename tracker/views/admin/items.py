@@ -1,4 +1,4 @@
-"""Views of the item browser: browse (Query/Scan, 25 a page), item (fields, JSON, edit), delete."""
+"""Views of the item browser: browse (Query/Scan, 10 a page), item (fields, JSON, edit), delete."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
 from tracker import item_json, item_links
 from tracker.error_pages import ITEM_STALE
 from tracker.forms.admin.items import BrowseForm, DeleteItemForm, ItemJsonForm
-from tracker.selectors.admin.items import LoadedItem, browsable, browse_page, item_load
+from tracker.selectors.admin.items import LoadedItem, browsable, browse_page, field_names, item_load
 from tracker.services.admin.items import delete_policy, item_delete, item_save
 from tracker.services.permissions import staff_can_change
 from tracker.views.admin.pages import admin_page, item_url
@@ -23,8 +23,8 @@ STALE = ITEM_STALE  # on the edit form; a stale delete is the same words on a 40
 NO_CHANGE = "Changing DynamoDB data needs the tracker.change_tenant permission."
 
 
-def field_rows(item: dict[str, Any]) -> list[dict[str, str]]:
-    """Attribute → (type, readable value) for the fields table, attributes sorted by name."""
+def field_rows(item: dict[str, Any], names: dict[str, str] | None = None) -> list[dict[str, str]]:
+    """Attribute → (model field name, type, readable value) for the fields table, sorted by stored name."""
     rows = []
     for name in sorted(item):
         ((kind, raw),) = item[name].items()
@@ -32,7 +32,7 @@ def field_rows(item: dict[str, Any]) -> list[dict[str, str]]:
             shown = str(raw)
         else:
             shown = json.dumps(item_json.to_json(raw), ensure_ascii=False, sort_keys=True)
-        rows.append({"name": name, "type": kind, "value": shown})
+        rows.append({"name": name, "field": (names or {}).get(name, ""), "type": kind, "value": shown})
     return rows
 
 
@@ -67,11 +67,12 @@ def browse_view(request: HttpRequest, table: str) -> HttpResponse:
             form.add_error(None, str(error))
         else:
             page, back = read.page, position.back()
+            names = field_names(table=table)
             context.update(
                 items=[
                     {
                         "url": item_url(table, {n: item[n] for n in target.table_schema.names}),
-                        "fields": field_rows(item),
+                        "fields": field_rows(item, names),
                         "json": item_json.dumps(item),
                     }
                     for item in page.items
@@ -97,7 +98,7 @@ def _item_context(loaded: LoadedItem) -> dict[str, Any]:
     return {
         "table": loaded.table,
         "key_json": item_json.dumps(loaded.key, pretty=False),
-        "fields": field_rows(loaded.item),
+        "fields": field_rows(loaded.item, field_names(table=loaded.table)),
         "json": item_json.dumps(loaded.item),
         "delete_allowed": allowed,
         "delete_why": why,
