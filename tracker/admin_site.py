@@ -14,12 +14,22 @@ from typing import Any
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.urls import URLPattern, URLResolver, include, path
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import NoReverseMatch, URLPattern, URLResolver, include, path, reverse
 
 from tracker.services.permissions import staff_can_view
 
 NO_VIEW = "Seeing DynamoDB data needs the tracker.view_tenant permission (or tracker.change_tenant)."
+# The DynamoDB pages in the admin's sidebar, in this order (a page whose URL is not there is left out).
+SIDEBAR_PAGES = (
+    ("ddb_tables", "Tables and items"),
+    ("ddb_jobs", "Maintenance jobs"),
+    ("ddb_capacity", "Capacity"),
+    ("ddb_hot_keys", "Hot partition keys"),
+    ("ddb_tracker", "Tenants"),
+    ("ddb_tracker_orders", "Orders"),
+    ("ddb_tracker_attachments", "Attachments in flight"),
+)
 
 
 def view_permission_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -48,7 +58,33 @@ class TrackerAdminSite(admin.AdminSite):
             path(str(p.pattern), self.admin_view(view_permission_required(p.callback)), name=p.name or "")
             for p in ddb_urls.urlpatterns
         ]
-        return [path("ddb/", include(wrapped)), *super().get_urls()]
+        home = path("ddb/", self.admin_view(self.ddb_home), name="ddb_home")
+        return [home, path("ddb/", include(wrapped)), *super().get_urls()]
+
+    def ddb_home(self, request: HttpRequest) -> HttpResponse:
+        """/admin/ddb/ (the sidebar's DynamoDB heading): the admin index's DynamoDB section."""
+        return HttpResponseRedirect(reverse(f"{self.name}:index") + "#ddb-module")
+
+    def ddb_sidebar_app(self) -> dict[str, Any]:
+        """The DynamoDB pages as one more "application" of the admin's sidebar (links only, no models)."""
+        pages = []
+        for url_name, label in SIDEBAR_PAGES:
+            try:
+                url = reverse(f"{self.name}:{url_name}")
+            except NoReverseMatch:
+                continue
+            pages.append({"name": label, "object_name": url_name, "admin_url": url, "view_only": True, "perms": {}})
+        return {
+            "name": "DynamoDB",
+            "app_label": "ddb",
+            "app_url": reverse(f"{self.name}:ddb_home"),
+            "has_module_perms": True,
+            "models": pages,
+        }
 
     def each_context(self, request: HttpRequest) -> dict[str, Any]:
-        return {**super().each_context(request), "ddb_can_view": staff_can_view(request.user)}
+        context = super().each_context(request)
+        can_view = staff_can_view(request.user)
+        if can_view:  # the sidebar (available_apps) only: the index lists these pages in its own section
+            context["available_apps"] = [*context["available_apps"], self.ddb_sidebar_app()]
+        return {**context, "ddb_can_view": can_view}

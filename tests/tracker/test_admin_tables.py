@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from django.contrib.auth.models import Permission, User
@@ -115,3 +116,31 @@ def test_on_demand_tables_are_explained_without_a_throughput_share(client: Clien
     assert "About 1 for its size (a partition holds about 10 GB)." in section
     assert "On demand: no fixed throughput is shared out" in section
     assert "Burst:" not in section
+
+
+def test_the_sidebar_of_every_admin_page_lists_the_dynamodb_pages(client: Client) -> None:
+    client.force_login(staff("sidebar-reader"))
+    for url in (TABLES_URL, "/admin/ddb/capacity/", "/admin/tracker/tenant/"):
+        page = text(client.get(url))
+        sidebar = page.split('id="nav-sidebar"', 1)[1].split("</nav>", 1)[0]
+        ddb = sidebar.split('class="app-ddb module', 1)[1].split("</table>", 1)[0]
+        assert '<a href="/admin/ddb/" class="section"' in ddb
+        for href, label in (
+            (TABLES_URL, "Tables and items"),
+            ("/admin/ddb/jobs/", "Maintenance jobs"),
+            ("/admin/ddb/capacity/", "Capacity"),
+            ("/admin/ddb/tracker/", "Tenants"),
+            ("/admin/ddb/tracker/orders/", "Orders"),
+            ("/admin/ddb/tracker/attachments/", "Attachments in flight"),
+        ):
+            assert re.search(rf'<a href="{re.escape(href)}"[^>]*>{label}</a>', ddb), (url, label)
+    assert client.get("/admin/ddb/")["Location"] == "/admin/#ddb-module"
+
+
+def test_staff_who_may_not_see_dynamodb_data_get_no_dynamodb_sidebar(client: Client) -> None:
+    user = User.objects.create_user("sidebar-none", password="pw-for-tests", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_user"))
+    client.force_login(user)
+    page = text(client.get("/admin/auth/user/"))
+    assert 'id="nav-sidebar"' in page
+    assert "app-ddb" not in page
