@@ -103,3 +103,28 @@ def test_staff_browse_a_project_partition_edit_an_issue_and_have_a_stale_edit_re
     assert stored.title == "Changed behind the page's back"
     assert stored.priority == "high"
     assert stored.version == second.version + 1  # only the behind-the-back update was written
+
+
+def test_the_item_browser_pages_at_a_readable_height_and_the_sidebar_leads_to_the_dynamodb_pages(
+    page: Page, world: World
+) -> None:
+    staff_user("ops-reader", perms=("view_tenant",))
+    for n in range(12):
+        new_issue(world, f"Readable {n + 1} " + "long words " * 30)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    admin_login(page, "ops-reader", next_url="/admin/ddb/tables/")
+    sidebar = page.locator("#nav-sidebar .app-ddb")
+    expect(sidebar.get_by_role("link", name="Capacity")).to_be_visible()
+    sidebar.get_by_role("link", name="Tables and items").click()
+    page.locator(f"[id='table-{connection.table_name('issues')}'] caption a").click()
+    page.select_option("#id_mode", "query")
+    page.fill("#id_pk", f"{world.slug}#WEB")
+    page.click("#browse-form [type=submit]")
+    expect(page.locator("#page-info")).to_contain_text("Page 1: 10 items")
+    expect(page.locator(".ddb-item")).to_have_count(10)
+    boxes = page.locator(".ddb-fields-box")
+    heights = [boxes.nth(n).evaluate("box => box.getBoundingClientRect().height") for n in range(10)]
+    font = page.locator(".ddb-fields-box").first.evaluate("box => parseFloat(getComputedStyle(box).fontSize)")
+    assert max(heights) <= 18 * font + 1  # each item's fields scroll inside an 18em box
+    expect(page.locator(".ddb-field-name").first).to_be_visible()
+    shot(page, "admin-browse-readable")
