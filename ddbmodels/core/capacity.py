@@ -171,7 +171,8 @@ def measure() -> Iterator[CapacityMeter]:
 class access_pattern(ContextDecorator):
     """File the DynamoDB calls made inside under ``name`` (unless an outer pattern is already set).
 
-    Entering counts one call of the pattern on every open meter. Not for generator functions:
+    An entry counts one call of the pattern on every meter open at entry, once its first DynamoDB
+    request is made (an entry that makes none is no call). Not for generator functions:
     their body runs after the decorator has returned; wrap the consuming code instead.
     """
 
