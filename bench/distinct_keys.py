@@ -23,6 +23,17 @@ its position in the table there, so a serial skip scan is quadratic on Local (2,
 ~40 items: 140 s) and segments cut it sharply; AWS seeks in constant time. Compare the seconds
 with each other, not with production.
 
+auto must spend (its probe included) at most 110 % of the cheapest serial method measured on each
+shape (auto+gsi: gsi among them); it decides from DescribeTable when it can and otherwise probes one
+segment of 10–20 by skip-scan, and each auto row prints its choice and reason.
+
+The command line (``--cli-shape``, default ``600x10x100``): ``python -m ddbmodels distinct-keys
+--help`` is timed 5 times (goal: median ≤ 0.3 s; ``-X importtime`` gives the imports' share), then
+whole runs on one table — ``python -m ddbmodels distinct-keys`` (serial and ``--segments 4``),
+``manage.py distinct_keys`` and AWS's sample printer (``bench/aws_sample_distinct_pks.py``, serial
+skip-scan) — each checked to print the P keys; goal: the faster ddbmodels run ≤ 0.1 × the sample's.
+Wall times on a shared machine vary with its load: compare them with each other.
+
 Printed on stdout: a table per shape, the notes on the floors, where the chart went (one PNG: RCU
 by method, measured and DynamoDB's floor, ``bench/out/distinct_keys.png``), and last exactly one
 line of JSON with every figure. Exit status: 0 when every method found exactly the keys written
@@ -34,6 +45,9 @@ and every figure is its floor or explained, 1 when not, 2 when refused.
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -53,6 +67,10 @@ INDEX_KEY = "spk"
 FILL_THREADS = 4
 CHART = ROOT / "bench" / "out" / "distinct_keys.png"
 AWS_INDEX_OVERHEAD_BYTES = 100  # an index entry: its attributes' names and values, plus 100 bytes
+AUTO_WITHIN = 1.10  # auto's RCU (its probe included) ≤ 110 % of the cheapest method's, per shape
+STARTUP_GOAL_S = 0.3  # python -m ddbmodels: interpreter, imports and argument parsing
+CLI_GOAL = 0.1  # the whole run on the command-line shape ≤ 0.1 × AWS's sample printer's
+AWS_SAMPLE = ROOT / "bench" / "aws_sample_distinct_pks.py"
 
 
 @dataclass(frozen=True)
@@ -86,6 +104,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="P collections × M items × S payload bytes; repeatable (default: 300x20x1000 and 1000x10x100)",
     )
     bench.levels(parser, "--segments", [1, 4, 16], "segment counts for scan and skip-scan", dk.MAX_TOTAL_SEGMENTS)
+    parser.add_argument(
+        "--cli-shape",
+        type=parse_shape,
+        default=Shape(600, 10, 100),
+        metavar="PxMxS",
+        help="the table python -m ddbmodels and AWS's sample printer list, timed (default: 600x10x100)",
+    )
     args = parser.parse_args(argv)
     args.shape = args.shape or [Shape(300, 20, 1000), Shape(1000, 10, 100)]
     return args
@@ -204,9 +229,7 @@ def listing(run: bench.Run, name: str, method: str, segments: int, floors: Floor
             (floors.of(m, 1)[0] for m in ("scan", "skip-scan", *(["gsi"] if index else []))), key=lambda c: c.rcu
         )
         if cheapest.rcu < floor.rcu:
-            whole = report.probe is not None and report.probe["total_segments"] == 1
-            why = "its probe scanned the whole table (a small one): the keys it found are the answer" if whole else ""
-            why = why or f"it chose {used} by its estimate from DescribeTable"
+            why = f"it chose {used} by its estimate ({report.collections_source or 'no sort key'})"
             extras.append(
                 bench.Difference(f"{why}; the cheapest method's floor is lower", bench.Cost(floor.rcu - cheapest.rcu))
             )
@@ -216,7 +239,7 @@ def listing(run: bench.Run, name: str, method: str, segments: int, floors: Floor
             bench.check(probe["rcu"] <= floors.of("scan", 1)[0].rcu + 0.5, f"{label}: the probe read more than a scan")
             extras.append(
                 bench.Difference(
-                    f"its probe: segment 0 of {probe['total_segments']} scanned, measured on its own",
+                    f"its probe: segment 0 of {probe['total_segments']} skip-scanned, measured on its own",
                     bench.Cost(probe["rcu"], 0, probe["requests"]),
                 )
             )
@@ -232,9 +255,27 @@ def listing(run: bench.Run, name: str, method: str, segments: int, floors: Floor
         "keys": report.distinct_keys,
         "retries": report.retries,
         "seconds": round(report.seconds, 3),
-        **({"estimates": report.as_dict()["estimates"], "probe": report.probe} if method.startswith("auto") else {}),
+        **(
+            {"estimates": report.as_dict()["estimates"], "probe": report.probe, "reason": report.reason}
+            if method.startswith("auto")
+            else {}
+        ),
         **verdict.cells(),
     }
+
+
+def check_auto(rows: list[dict[str, Any]], label: str) -> None:
+    """auto (probe included) within AUTO_WITHIN of the cheapest serial method measured (auto+gsi: gsi too)."""
+    measured = {row["method"]: row["m_rcu"] for row in rows if row["segments"] == 1}
+    for auto, candidates in (("auto", ("scan", "skip-scan")), ("auto+gsi", ("scan", "skip-scan", "gsi"))):
+        row = next(row for row in rows if row["method"] == auto)
+        cheapest = min(candidates, key=measured.__getitem__)
+        row["cheapest"] = cheapest
+        row["x_cheapest"] = round(row["m_rcu"] / measured[cheapest], 3) if measured[cheapest] else 1.0
+        bench.check(
+            row["m_rcu"] <= AUTO_WITHIN * measured[cheapest],
+            f"{label}: {auto} spent {row['m_rcu']} RCU, over {AUTO_WITHIN:.0%} of {cheapest}'s {measured[cheapest]}",
+        )
 
 
 def bench_shape(run: bench.Run, shape: Shape) -> None:
@@ -262,6 +303,7 @@ def bench_shape(run: bench.Run, shape: Shape) -> None:
         for n in run.args.segments
     ]
     rows += [listing(run, name, method, 1, floors, shape.label) for method in ("gsi", "auto", "auto+gsi")]
+    check_auto(rows, shape.label)
     run.figures["shapes"].append(
         {
             "shape": shape.label,
@@ -278,10 +320,73 @@ def bench_shape(run: bench.Run, shape: Shape) -> None:
     )
 
 
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    began = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+    return time.perf_counter() - began, done
+
+
+def command_line(run: bench.Run, shape: Shape) -> None:
+    """python -m ddbmodels: its start (``--help``), then a whole run beside manage.py's and AWS's sample's."""
+    name = f"{run.target.prefix}cli-{shape.label.lower()}"
+    create_table(name)
+    fill(name, items_of(shape), f"cli {shape.label}")
+    settings = connection.current()
+    env = {
+        **os.environ,
+        "DYNAMODB_ENDPOINT_URL": settings.endpoint_url or "",
+        "AWS_ENDPOINT_URL_DYNAMODB": settings.endpoint_url or "",  # the sample's boto3 reads this one
+        "AWS_DEFAULT_REGION": settings.region,
+        "DJANGO_SETTINGS_MODULE": "tracker.settings.local",
+    }
+    if not settings.endpoint_url:
+        for variable in ("DYNAMODB_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
+            env.pop(variable)
+    python = sys.executable
+    starts = [timed([python, "-m", "ddbmodels", "distinct-keys", "--help"], env)[0] for _ in range(5)]
+    imports = timed([python, "-X", "importtime", "-m", "ddbmodels", "distinct-keys", "--help"], env)[1].stderr
+    # -X importtime: "import time: self | cumulative | name"; the top-level packages' cumulative times.
+    import_us = sum(
+        int(line.split("|")[1])
+        for line in imports.splitlines()
+        if line.startswith("import time:")
+        and line.count("|") == 2
+        and not line.split("|")[2].startswith("  ")
+        and line.split("|")[1].strip().isdigit()
+    )
+    expected = [partition_key(p) for p in range(shape.partitions)]
+    runs: dict[str, float] = {}
+    for label, command in (
+        ("python -m ddbmodels distinct-keys", [python, "-m", "ddbmodels", "distinct-keys", name]),
+        ("… --segments 4", [python, "-m", "ddbmodels", "distinct-keys", name, "--segments", "4"]),
+        ("manage.py distinct_keys", [python, "manage.py", "distinct_keys", name]),
+        ("AWS's sample", [python, str(AWS_SAMPLE), "--region", settings.region, "--table-name", name]),
+    ):
+        seconds, done = timed(command, env)
+        bench.check(done.returncode == 0, f"{label} failed: {done.stderr.strip()[-300:]}")
+        bench.check(sorted(done.stdout.split()) == expected, f"{label} did not print the {shape.partitions} keys")
+        runs[label] = round(seconds, 3)
+    start = statistics.median(starts)
+    sample = runs["AWS's sample"]
+    # The command's own options count: the sample is serial by design, parallel segments are ours.
+    ratio = min(runs["python -m ddbmodels distinct-keys"], runs["… --segments 4"]) / sample
+    run.figures["command_line"] = {
+        "shape": shape.label,
+        "start_seconds_median": round(start, 3),
+        "start_seconds": [round(x, 3) for x in starts],
+        "import_seconds": round(import_us / 1e6, 3),
+        "runs_seconds": runs,
+        "ddbmodels_over_sample": round(ratio, 3),
+    }
+    bench.check(start <= STARTUP_GOAL_S, f"python -m ddbmodels started in {start:.2f} s (goal ≤ {STARTUP_GOAL_S} s)")
+    bench.check(ratio <= CLI_GOAL, f"python -m ddbmodels took {ratio:.2f}× AWS's sample (goal ≤ {CLI_GOAL}×)")
+
+
 def measure(run: bench.Run) -> None:
     run.figures.update(segments=run.args.segments, shapes=[])
     for shape in run.args.shape:
         bench_shape(run, shape)
+    command_line(run, run.args.cli_shape)
 
 
 COLUMNS = bench.columns(
@@ -335,7 +440,18 @@ def show(run: bench.Run) -> None:
         for auto in (row for row in shape["results"] if row["method"].startswith("auto")):
             probe = auto.get("probe")
             probed = f"probe: segment 0 of {probe['total_segments']}, {probe['rcu']} RCU" if probe else "no probe"
-            print(f"{auto['method']} chose {auto['method_used']}; estimates {auto['estimates']}; {probed}")
+            print(
+                f"{auto['method']} chose {auto['method_used']} ({auto.get('reason')}); estimates {auto['estimates']}; "
+                f"{probed}; {auto.get('x_cheapest')}× the cheapest ({auto.get('cheapest')})"
+            )
+    cli = run.figures.get("command_line")
+    if cli:
+        print(
+            f"\ncommand line on {cli['shape']}: python -m ddbmodels starts in {cli['start_seconds_median']:.2f} s "
+            f"(median of 5; imports {cli['import_seconds']:.2f} s); whole runs: "
+            + ", ".join(f"{label} {seconds:.2f} s" for label, seconds in cli["runs_seconds"].items())
+            + f"; python -m ddbmodels / AWS's sample = {cli['ddbmodels_over_sample']:.3f}"
+        )
     if shapes:
         bench.draw(chart, shapes, CHART, run.figures, str(CHART.relative_to(ROOT)))
 
