@@ -9,20 +9,29 @@ DDB_VERSION := 10.3.0
 DDB_DIR     := .local/ddb
 DDB_STAMP   := $(DDB_DIR)/.installed-$(DDB_VERSION)
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-REQS        := requirements/base.txt requirements/dev.txt
+RUN_REQS    := requirements/base.txt requirements/run.txt
+TEST_REQS   := $(RUN_REQS) requirements/dev.txt
 
 # `make run` talks to its own DynamoDB Local and Redis (a .env may say otherwise).
 export DYNAMODB_ENDPOINT_URL ?= http://127.0.0.1:8001
 export REDIS_URL ?= redis://127.0.0.1:6380/0
 
-.PHONY: help deps run test lint format bench clean-data
+.PHONY: help deps deps-test run test lint format bench clean-data
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
-$(VENV)/.installed: $(REQS)
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+# `make run` installs only what running uses (the runtime and honcho); `make test` adds the
+# test and lint tools (pytest, playwright, moto, ruff, mypy, matplotlib) and Chromium.
+$(VENV)/.installed-run: $(RUN_REQS)
+	@test -x $(PY) || { $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
+	  echo "Python 3.11 is required ($(PYTHON) is $$($(PYTHON) --version 2>&1)); try: make PYTHON=python3.11" >&2; \
+	  exit 1; }; $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements/run.txt
+	@touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed-run $(TEST_REQS)
 	$(PY) -m pip install --quiet -r requirements/dev.txt
 	@touch $@
 
@@ -44,7 +53,9 @@ chromium:
 	  echo "Installing Debian's chromium (for the browser tests)"; \
 	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
 
-deps: $(VENV)/.installed $(DDB_STAMP) redis-server chromium  ## install what is missing (venv, DynamoDB Local, Redis, Chromium)
+deps: $(VENV)/.installed-run $(DDB_STAMP) redis-server  ## install what `make run` needs (venv with the runtime, DynamoDB Local, Redis)
+
+deps-test: deps $(VENV)/.installed-test chromium  ## also what `make test` needs (test and lint tools, Chromium)
 
 .env:
 	@sed "s/^SECRET_KEY=.*/SECRET_KEY=$$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 50)/" .env.example > $@
@@ -54,20 +65,20 @@ run: deps .env  ## start everything (DynamoDB Local, Redis, worker, beat, web) o
 	@mkdir -p var/run && rm -f var/run/ready
 	$(VENV)/bin/honcho start -f Procfile
 
-lint:  ## ruff lint and format check, mypy
+lint: $(VENV)/.installed-test  ## ruff lint and format check, mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy ddbmodels tracker devtools bench
 
-format:  ## apply ruff's fixes and formatting
+format: $(VENV)/.installed-test  ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: deps  ## lint, then the whole suite (starts its own DynamoDB Local and Redis on free ports)
+test: deps-test  ## lint, then the whole suite (starts its own DynamoDB Local and Redis on free ports)
 	$(MAKE) --no-print-directory lint
 	env -u DYNAMODB_ENDPOINT_URL -u REDIS_URL $(PY) -m pytest
 
-bench: deps  ## run the benchmarks against a fresh DynamoDB Local and print their figures
+bench: deps-test  ## run the benchmarks against a fresh DynamoDB Local and print their figures
 	@for script in bench/*.py; do \
 	  echo "== $$script"; \
 	  env -u DYNAMODB_ENDPOINT_URL $(PY) -m devtools.services run -- $(PY) $$script || exit 1; \

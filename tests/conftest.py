@@ -31,6 +31,9 @@ from ddbmodels.core import connection, keys
 from ddbmodels.core import tables as model_tables
 from devtools import services
 from tests import dynamodb_faults, raw_tables  # before any botocore session exists: every session gets its hook
+from tests.aws_operations import (
+    pytest_sessionfinish,  # noqa: F401  (the AWS operations the run made, against docs/iam-policy.json)
+)
 
 
 @pytest.fixture(scope="session")
