@@ -317,6 +317,9 @@ def project_create(*, tenant: str, key: str, name: str, description: str = "", c
         updated_at=now,
         gsi_tenant=tenant,
         gsi_project_key=key,
+        # A new project has no issues: counted as such at once, not "not counted yet" until the job runs
+        issue_counts=dict.fromkeys(STATUSES, 0),
+        counted_at=now,
     )
     try:
         project.save(condition=ProjectItem.pk.does_not_exist())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from django.contrib import messages
@@ -48,10 +49,13 @@ def jobs_view(request: HttpRequest) -> HttpResponse:
 def job_view(request: HttpRequest, task_id: uuid.UUID) -> HttpResponse:
     """One run: a progress bar polled from status.json (or refreshed by hand), then its result."""
     status = job_status(task_id=task_id)
+    result = status.get("result") if isinstance(status.get("result"), dict) else None
     context = {
         "task_name": job_task_name(task_id=task_id),
         "status": status,
-        "result": status.get("result") if isinstance(status.get("result"), dict) else None,
+        "result": result,
+        # the same JSON the page's script shows once it polls (not a Python repr until then)
+        "result_json": json.dumps(result, indent=2, ensure_ascii=False, default=str) if result else "",
     }
     return admin_page(request, "admin/ddb/job.html", f"Job {task_id}", context)
 
