@@ -99,3 +99,8 @@ def test_the_dev_redis_does_not_log_every_save() -> None:
 
     command = redis_command(6380, Path("var/redis"))
     assert command[command.index("--loglevel") + 1] == "warning"
+
+
+def test_routine_login_bookkeeping_stays_out_of_the_log() -> None:
+    """django-axes says three INFO lines per login; its failures and lock-outs are WARNINGs."""
+    assert logging.getLogger("axes.handlers.database").getEffectiveLevel() == logging.WARNING

@@ -308,8 +308,9 @@ LOGGING = {
         # every request warning would print twice. No handler here: it propagates to the root once.
         "django": {"handlers": [], "level": env("LOG_LEVEL", default="INFO"), "propagate": True},
         # PynamoDB announces at INFO that it found no global settings file, and django-axes its
-        # version and settings, on every start.
+        # version and settings on every start, then three lines per login (clean-up, reset, success);
+        # failed logins and lock-outs are WARNINGs and still show.
         "pynamodb": {"level": "WARNING"},
-        "axes.apps": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
     },
 }
