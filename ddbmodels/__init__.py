@@ -16,7 +16,7 @@ and installs the capacity meter's botocore hook.
 """
 
 from ddbmodels import attachments, comments, counters, events, idempotency, inbox, issues, jobs, orders, scores, terms
-from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core import capacity, connection, hot_keys, tables
 from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
 from ddbmodels.core.errors import (
     AlreadyExists,
@@ -56,6 +56,7 @@ __all__ = [
     "counters",
     "current",
     "events",
+    "hot_keys",
     "idempotency",
     "inbox",
     "issues",

@@ -25,6 +25,9 @@ class TrackerConfig(AppConfig):
             read_timeout=settings.DYNAMODB_READ_TIMEOUT,
             max_attempts=settings.DYNAMODB_MAX_ATTEMPTS,
         )
+        from tracker import hot_key_stats
+
+        hot_key_stats.install()  # sampled partition keys of DynamoDB calls → Redis (the hot-keys page)
         # After every migrate (the beat tables exist by then): add the default schedules that are missing.
         post_migrate.connect(install_defaults, sender=self, dispatch_uid="tracker.install_default_schedules")
 

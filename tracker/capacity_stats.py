@@ -24,6 +24,7 @@ from typing import Literal
 import redis
 from django.conf import settings
 
+from ddbmodels.core import hot_keys
 from ddbmodels.core.capacity import CapacityMeter
 from tracker import optional_redis
 
@@ -76,6 +77,7 @@ def _add(pipe: redis.client.Pipeline, key: str, label: str, rcu: float, wcu: flo
 
 def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
     """Add ``meter`` under ``label`` (kind page or job), and its per-pattern totals under pattern."""
+    hot_keys.flush()  # this process's sampled partition keys, when the flush interval has passed
     if optional_redis.paused():
         return
     now = datetime.now(UTC)

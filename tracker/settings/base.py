@@ -190,6 +190,10 @@ DYNAMODB_BILLING_MODE = env("DYNAMODB_BILLING_MODE", default="PAY_PER_REQUEST")
 DYNAMODB_CONNECT_TIMEOUT = env.float("DYNAMODB_CONNECT_TIMEOUT", default=1.0)
 DYNAMODB_READ_TIMEOUT = env.float("DYNAMODB_READ_TIMEOUT", default=2.0)
 DYNAMODB_MAX_ATTEMPTS = env.int("DYNAMODB_MAX_ATTEMPTS", default=3)
+# Hot keys (admin page /admin/ddb/hot-keys/): the share of DynamoDB requests whose partition keys
+# are counted (0-1; each counts 1/rate), and how often a process ships its counts to Redis.
+DYNAMODB_HOT_KEYS_SAMPLE_RATE = env.float("DYNAMODB_HOT_KEYS_SAMPLE_RATE", default=0.1)
+DYNAMODB_HOT_KEYS_FLUSH_SECONDS = env.float("DYNAMODB_HOT_KEYS_FLUSH_SECONDS", default=5.0)
 
 # Activity events: one table per period (<prefix>events-2026-11 for months), rotated and archived.
 EVENTS_PERIOD = env("EVENTS_PERIOD", default="month")  # day | week | month

@@ -2,13 +2,14 @@
 
 from django.urls import URLPattern, path
 
-from tracker.views.admin import capacity, items, jobs, staff, tables
+from tracker.views.admin import capacity, hot_keys, items, jobs, staff, tables
 
 urlpatterns: list[URLPattern] = [
     path("jobs/", jobs.jobs_view, name="ddb_jobs"),
     path("jobs/<uuid:task_id>/", jobs.job_view, name="ddb_job"),
     path("jobs/<uuid:task_id>/status.json", jobs.job_status_view, name="ddb_job_status"),
     path("capacity/", capacity.capacity_view, name="ddb_capacity"),
+    path("hot-keys/", hot_keys.hot_keys_view, name="ddb_hot_keys"),
     # Tables and the item browser.
     path("tables/", tables.tables_view, name="ddb_tables"),
     path("tables/<str:table>/", items.browse_view, name="ddb_browse"),
