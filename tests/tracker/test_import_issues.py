@@ -1,0 +1,250 @@
+"""import_issues: three GitHub exports (pull requests among them) in one command, on DynamoDB Local."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ddbmodels import comments as ddb_comments
+from ddbmodels import issues as ddb_issues
+from ddbmodels.core import batch, capacity
+from tests.tracker.conftest import World
+from tracker.imports import parse
+
+pytestmark = pytest.mark.ddblocal
+BASE = datetime(2026, 3, 1, tzinfo=UTC)
+KEYS = ("ALPHA", "BETA", "GAMMA")
+BUDGET = 150.0
+
+
+def github_export(count: int, *, offset: int) -> list[dict[str, Any]]:
+    """``count`` entries numbered 1…count; every 4th a pull request; issues with labels, people and comments."""
+    entries: list[dict[str, Any]] = []
+    for n in range(1, count + 1):
+        created = BASE + timedelta(hours=n + offset)
+        entry: dict[str, Any] = {
+            "number": n,
+            "title": f"Imported widget {n} needs {['paint', 'glue', 'screws'][n % 3]}",
+            "body": f"Body of {n}",
+            "state": "closed" if n % 5 == 0 else "open",
+            "labels": [{"name": "bug"}] if n % 2 else [{"name": "Good First Issue"}],
+            "assignee": {"login": "someone-outside"} if n % 3 == 0 else None,
+            "user": {"login": "octocat"},
+            "created_at": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "closed_at": (created + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ") if n % 5 == 0 else None,
+            "comments": [
+                {
+                    "user": {"login": "hubot"},
+                    "body": f"comment {c}",
+                    "created_at": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+                for c in range(n % 3)
+            ],
+        }
+        if n % 4 == 0:
+            entry["pull_request"] = {"url": f"https://example.invalid/pulls/{n}"}
+        entries.append(entry)
+    return entries
+
+
+@pytest.fixture
+def exports(tmp_path: Path) -> dict[str, Path]:
+    paths = {}
+    for i, (key, count) in enumerate(zip(KEYS, (22, 18, 14), strict=True)):
+        path = tmp_path / f"{key.lower()}.json"
+        path.write_text(json.dumps(github_export(count, offset=i * 100)))
+        paths[key] = path
+    return paths
+
+
+def run(world: World, exports: dict[str, Path], *extra: str) -> str:
+    out = io.StringIO()
+    args = [f"{key}={path}" for key, path in exports.items()]
+    call_command(
+        "import_issues",
+        world.slug,
+        "--format",
+        "github",
+        *[a for p in args for a in ("--project", p)],
+        *extra,
+        stdout=out,
+    )
+    return out.getvalue()
+
+
+def expected_numbers(count: int) -> list[int]:
+    return [n for n in range(1, count + 1) if n % 4]
+
+
+Recorder = Callable[[], list[list[batch.Request]]]
+
+
+@pytest.fixture
+def chunks(monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    """Every BatchWriteItem the code sends (what it held), in order."""
+    sent: list[list[batch.Request]] = []
+    real = batch._send_measured
+
+    def record(chunk: Sequence[batch.Request], backoff: Any) -> float:
+        sent.append(list(chunk))
+        return real(chunk, backoff)
+
+    monkeypatch.setattr(batch, "_send_measured", record)
+    return lambda: sent
+
+
+def project_of(tenant: str, request: batch.Request) -> str:
+    item = request[1]["PutRequest"]["Item"]
+    if "pk" in item:  # the issue
+        return item["pk"]["S"].split("#")[1]
+    if "tn" in item:  # its label/word entries: "…#<PROJECT>#<number>" at the end of the sort key
+        return re.split(r"#", item["s"]["S"])[-2]
+    return item["s"]["S"].split("#")[1]  # its comments' stream
+
+
+def test_three_exports_import_in_one_command_interleaved_under_the_budget(
+    world: World, exports: dict[str, Path], chunks: Recorder
+) -> None:
+    began = time.monotonic()
+    with capacity.measure() as meter:
+        out = run(world, exports, "--max-wcu", str(BUDGET))
+    elapsed = time.monotonic() - began
+
+    for key, count in zip(KEYS, (22, 18, 14), strict=True):
+        assert ddb_issues.issue_numbers(tenant=world.slug, project_key=key) == expected_numbers(count)
+    issue = ddb_issues.issue_get(tenant=world.slug, project_key="ALPHA", number=15)
+    assert issue is not None
+    assert (issue.title, issue.status, issue.assignee, issue.reporter) == (
+        "Imported widget 15 needs paint",
+        "closed",
+        "someone-outside",
+        "octocat",
+    )
+    assert issue.labels == {"bug"}
+    assert issue.created_at == BASE + timedelta(hours=15)
+    assert ddb_issues.issue_get(tenant=world.slug, project_key="ALPHA", number=16) is None  # a pull request
+    page = ddb_comments.comment_page(stream=ddb_comments.issue_stream(world.slug, "BETA", 14))
+    assert [c.body for c in page.comments] == ["comment 0", "comment 1"]
+
+    sent = chunks()
+    assert len(sent) >= 10
+    for chunk in sent:
+        assert {project_of(world.slug, r) for r in chunk} == set(KEYS)
+    wcu = meter.by_pattern["issues.import"].wcu
+    assert wcu > 300
+    assert wcu / elapsed <= BUDGET
+    rate = float(re.search(r"([0-9.]+) WCU/s under a budget of 150 WCU/s", out)[1])  # type: ignore[index]
+    assert rate <= BUDGET
+    assert re.search(r"WCU against a minimum of \d+", out)
+
+
+def test_the_next_issue_after_an_import_gets_the_highest_number_plus_one(
+    world: World, exports: dict[str, Path]
+) -> None:
+    run(world, exports)
+    created = ddb_issues.issue_create(tenant=world.slug, project_key="ALPHA", title="New after import", reporter="x")
+    assert created.number == 23  # numbers 1…22, pull requests 4, 8 … 20 skipped: 22 is the highest
+    assert ddb_issues.issue_create(tenant=world.slug, project_key="GAMMA", title="Next", reporter="x").number == 15
+
+
+def test_a_rerun_writes_nothing_and_a_restart_adds_nothing(
+    world: World, exports: dict[str, Path], chunks: Recorder
+) -> None:
+    run(world, exports)
+    first = len(chunks())
+    out = run(world, exports)
+    assert "nothing written" in out
+    assert len(chunks()) == first
+    run(world, exports, "--restart")
+    assert len(chunks()) == 2 * first
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="BETA") == expected_numbers(18)
+    page = ddb_comments.comment_page(stream=ddb_comments.issue_stream(world.slug, "BETA", 14))
+    assert len(page.comments) == 2
+
+
+def test_a_killed_run_resumes_after_its_last_written_chunk(
+    world: World, exports: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = batch._send_measured
+    sent: list[int] = []
+
+    def dies_after_three(chunk: Sequence[batch.Request], backoff: Any) -> float:
+        if len(sent) == 3:
+            raise KeyboardInterrupt
+        sent.append(len(chunk))
+        return real(chunk, backoff)
+
+    monkeypatch.setattr(batch, "_send_measured", dies_after_three)
+    with pytest.raises(KeyboardInterrupt):
+        run(world, exports)
+    monkeypatch.setattr(batch, "_send_measured", real)
+    out = run(world, exports)
+    assert "(resumed after 75)" in out
+    for key, count in zip(KEYS, (22, 18, 14), strict=True):
+        assert ddb_issues.issue_numbers(tenant=world.slug, project_key=key) == expected_numbers(count)
+
+
+def test_lists_labels_and_search_find_imported_issues(world: World, exports: dict[str, Path]) -> None:
+    run(world, exports)
+    open_alpha = ddb_issues.status_list(tenant=world.slug, status="open", project_key="ALPHA", size=50)
+    assert sorted(int(i.number) for i in open_alpha.issues) == [n for n in expected_numbers(22) if n % 5]
+    mine = ddb_issues.status_list(tenant=world.slug, status="open", assignee="someone-outside", size=50)
+    assert {i.reference for i in mine.issues} >= {"ALPHA-3", "BETA-6", "GAMMA-9"}
+    labelled = ddb_issues.label_list(tenant=world.slug, label="good-first-issue", status="open", project_key="GAMMA")
+    assert sorted(int(i.number) for i in labelled.issues) == [2, 6, 14]
+    found = ddb_issues.search(tenant=world.slug, text="widget glue", project_key="BETA")
+    assert sorted(int(i.number) for i in found.issues) == [1, 7, 10, 13]
+
+
+def test_a_dry_run_reports_and_writes_nothing(world: World, exports: dict[str, Path], chunks: Recorder) -> None:
+    out = run(world, exports, "--dry-run")
+    assert "ALPHA: 17 issues (numbers up to 22, 5 gaps)" in out
+    assert "dry run: nothing written" in out
+    assert chunks() == []
+    assert ddb_issues.project_get(tenant=world.slug, key="ALPHA") is None
+
+
+def test_bad_input_is_a_clear_error_and_writes_nothing(world: World, tmp_path: Path, chunks: Recorder) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a list"}')
+    with pytest.raises(CommandError, match="not a github export"):
+        run(world, {"ALPHA": bad})
+    with pytest.raises(CommandError, match="no team"):
+        call_command("import_issues", "no-such-team", "--format", "github", "--project", f"ALPHA={bad}")
+    assert chunks() == []
+    assert ddb_issues.project_get(tenant=world.slug, key="ALPHA") is None
+
+
+def test_jira_and_plain_csv_exports_parse_to_the_same_records(tmp_path: Path) -> None:
+    jira = tmp_path / "jira.csv"
+    jira.write_text(
+        "Summary,Issue key,Status,Assignee,Reporter,Created,Resolved,Description,Labels,Labels,Comment\n"
+        'Fix login,WEB-7,Done,ann,bob,02/Nov/26 9:30 AM,03/Nov/26 1:00 PM,"Multi\nline",auth,urgent,'
+        "02/Nov/26 10:00 AM;carl;Looks right\n"
+    )
+    plain = tmp_path / "plain.csv"
+    plain.write_text(
+        "number,title,body,state,labels,assignee,reporter,created,closed\n"
+        '7,Fix login,"Multi\nline",resolved,auth urgent,ann,bob,2026-11-02T09:30:00Z,2026-11-03T13:00:00Z\n'
+    )
+    (j,) = parse("jira", jira)
+    (p,) = parse("csv", plain)
+    assert j.comments[0].author == "carl"
+    assert j.comments[0].created == datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+    j.comments = []
+    assert j == p
+    assert (p.number, p.state, p.labels, p.closed) == (
+        7,
+        "resolved",
+        ["auth", "urgent"],
+        datetime(2026, 11, 3, 13, tzinfo=UTC),
+    )

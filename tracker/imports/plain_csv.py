@@ -1,0 +1,56 @@
+"""A plain CSV any tool can write: one row per issue, a header row naming the columns.
+
+    number,title,body,state,labels,assignee,reporter,created,closed
+
+``number`` and ``title`` are required; ``state`` one of open, in_progress, resolved, closed
+(default open); ``labels`` separated by spaces; ``created``/``closed`` ISO-8601 (UTC when no
+offset is given). Comments are not part of this format.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+
+from tracker.imports.records import Record, when
+
+COLUMNS = ["number", "title", "body", "state", "labels", "assignee", "reporter", "created", "closed"]
+
+
+def parse(text: str) -> list[Record]:
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames or not {"number", "title"} <= set(reader.fieldnames):
+        raise ValueError("the header must name at least 'number' and 'title'")
+    return [
+        Record(
+            number=int(row["number"]),
+            title=row["title"] or "",
+            body=row.get("body") or "",
+            state=(row.get("state") or "open").strip().lower(),
+            labels=(row.get("labels") or "").split(),
+            assignee=row.get("assignee") or None,
+            reporter=row.get("reporter") or "imported",
+            created=when(row.get("created")) or datetime.now(UTC),
+            closed=when(row.get("closed")),
+        )
+        for row in reader
+        if (row.get("number") or "").strip()
+    ]
+
+
+def row(record: Record) -> dict[str, str]:
+    def stamp(moment: datetime | None) -> str:
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment else ""
+
+    return {
+        "number": str(record.number),
+        "title": record.title,
+        "body": record.body,
+        "state": record.state,
+        "labels": " ".join(record.labels),
+        "assignee": record.assignee or "",
+        "reporter": record.reporter,
+        "created": stamp(record.created),
+        "closed": stamp(record.closed),
+    }

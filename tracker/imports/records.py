@@ -1,0 +1,95 @@
+"""The neutral record every import format becomes, and how it is made fit for an issue."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ddbmodels.core.errors import InvalidInput
+from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, STATUSES, TITLE_MAX
+
+FORMATS = ("github", "jira", "csv")
+LABEL_UNFIT = re.compile(r"[^\w.-]+")
+
+
+@dataclass(frozen=True)
+class Note:
+    """One comment of an imported issue."""
+
+    author: str
+    body: str
+    created: datetime
+
+
+@dataclass
+class Record:
+    """One issue as an export describes it; people are kept as the text the export names them by."""
+
+    number: int
+    title: str
+    body: str = ""
+    state: str = "open"  # one of ddbmodels.issues.STATUSES
+    labels: list[str] = field(default_factory=list)
+    assignee: str | None = None
+    reporter: str = "imported"
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+    closed: datetime | None = None
+    comments: list[Note] = field(default_factory=list)
+
+    def fit(self) -> Record:
+        """The record within the issue's limits: title and body cut, labels made label-shaped, at most 10."""
+        if self.number < 1:
+            raise InvalidInput("issue numbers start at 1", number=self.number)
+        if self.state not in STATUSES:
+            raise InvalidInput("unknown state", state=self.state)
+        labels = sorted({LABEL_UNFIT.sub("-", label.strip().lower()).strip("-")[:LABEL_MAX] for label in self.labels})
+        self.title = (self.title.strip() or f"Issue {self.number}")[:TITLE_MAX]
+        self.body = self.body[:DESCRIPTION_MAX]
+        self.labels = [label for label in labels if label][:LABELS_MAX]
+        self.assignee = (self.assignee or "").strip() or None
+        self.reporter = self.reporter.strip() or "imported"
+        return self
+
+
+def when(text: str | None) -> datetime | None:
+    """An ISO-8601 time (``2026-11-02T09:30:00Z``, with or without offset) as aware UTC; None when empty."""
+    if not text:
+        return None
+    value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def at(text: str | None) -> datetime:
+    """``when`` for a time that must be there (ValueError when it is missing)."""
+    value = when(text)
+    if value is None:
+        raise ValueError("a time is missing")
+    return value
+
+
+def parse(fmt: str, path: Path) -> list[Record]:
+    """The issues of one export file, in number order; InvalidInput for an unknown format or a bad file."""
+    from tracker.imports import github, jira, plain_csv
+
+    parsers: dict[str, Callable[[str], list[Record]]] = {
+        "github": github.parse,
+        "jira": jira.parse,
+        "csv": plain_csv.parse,
+    }
+    if fmt not in parsers:
+        raise InvalidInput("unknown format", format=fmt)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise InvalidInput(f"cannot read {path}: {error.strerror}", path=str(path)) from error
+    try:
+        records = [record.fit() for record in parsers[fmt](text)]
+    except (KeyError, ValueError, TypeError) as error:
+        raise InvalidInput(f"{path} is not a {fmt} export: {error!r}", path=str(path)) from error
+    numbers = [r.number for r in records]
+    if len(numbers) != len(set(numbers)):
+        raise InvalidInput(f"{path} names an issue number twice", path=str(path))
+    return sorted(records, key=lambda r: r.number)
