@@ -248,3 +248,32 @@ def test_jira_and_plain_csv_exports_parse_to_the_same_records(tmp_path: Path) ->
         ["auth", "urgent"],
         datetime(2026, 11, 3, 13, tzinfo=UTC),
     )
+
+
+@pytest.mark.parametrize("fmt", ["github", "jira", "csv"])
+def test_an_export_imports_back_into_a_new_project_the_same(
+    world: World, exports: dict[str, Path], tmp_path: Path, fmt: str
+) -> None:
+    run(world, {"BETA": exports["BETA"]})
+    out = tmp_path / f"beta.{fmt}"
+    call_command("export_issues", world.slug, "--format", fmt, "--project", "BETA", "--out", str(out))
+    call_command("import_issues", world.slug, "--format", fmt, "--project", f"COPY={out}", stdout=io.StringIO())
+    original = sorted(parse("github", exports["BETA"]), key=lambda r: r.number)
+    copied = sorted(parse(fmt, out), key=lambda r: r.number)
+    if fmt == "csv":  # the plain CSV has no comments
+        for record in original:
+            record.comments = []
+    assert [r.number for r in copied] == expected_numbers(18)
+    assert copied == original
+    for number in expected_numbers(18):
+        a = ddb_issues.issue_get(tenant=world.slug, project_key="BETA", number=number)
+        b = ddb_issues.issue_get(tenant=world.slug, project_key="COPY", number=number)
+        assert a is not None
+        assert b is not None
+        assert (a.title, a.status, a.labels, a.assignee, a.created_at) == (
+            b.title,
+            b.status,
+            b.labels,
+            b.assignee,
+            b.created_at,
+        )
