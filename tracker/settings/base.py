@@ -316,5 +316,8 @@ LOGGING = {
         # failed logins and lock-outs are WARNINGs and still show.
         "pynamodb": {"level": "WARNING"},
         "axes": {"level": "WARNING"},
+        # botocore says at INFO where it found credentials, once per new client (every process,
+        # every thread's first call): one line of noise per client, nothing an operator acts on.
+        "botocore": {"level": "WARNING"},
     },
 }
