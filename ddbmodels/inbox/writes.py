@@ -9,7 +9,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels.core import capacity, connection, retry
+from ddbmodels.core import batch, capacity, connection, retry
 from ddbmodels.core.errors import Unavailable
 from ddbmodels.core.keys import as_utc, time_key, utcnow
 from ddbmodels.core.tables import error_code
@@ -27,7 +27,6 @@ from ddbmodels.inbox.model import (
     watcher_sk,
 )
 
-BATCH_SIZE = 25  # BatchWriteItem's maximum
 RECIPIENTS_PER_TRANSACTION = 50  # two actions each, TransactWriteItems takes 100
 BACKOFF = retry.Backoff(attempts=8, base_s=0.05, cap_s=2.0)
 RETRY_REASONS = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
@@ -55,23 +54,11 @@ def watchers_add(*, tenant: str, project_key: str, number: int, usernames: Itera
     Idempotent like ``watch`` (a Put of the same item again); for the watchers an event implies.
     """
     pk = issue_key(tenant, project_key, number)
-    puts = [
-        {"PutRequest": {"Item": {"pk": {"S": pk}, "sk": {"S": watcher_sk(name)}, "tn": {"S": tenant}}}}
+    table = InboxItem.Meta.table_name
+    batch.batch_write(
+        batch.put(table, {"pk": {"S": pk}, "sk": {"S": watcher_sk(name)}, "tn": {"S": tenant}})
         for name in sorted(set(usernames))
-    ]
-    for start in range(0, len(puts), BATCH_SIZE):
-        _batch_write(puts[start : start + BATCH_SIZE])
-
-
-def _batch_write(requests: list[dict[str, Any]]) -> None:
-    client, table = connection.client(), InboxItem.Meta.table_name
-    pending: dict[str, Any] = {table: requests}
-    for _ in retry.attempts(BACKOFF):
-        answer = client.batch_write_item(RequestItems=pending, ReturnConsumedCapacity="TOTAL")
-        pending = answer.get("UnprocessedItems") or {}
-        if not pending:
-            return
-    raise Unavailable(f"BatchWriteItem left {len(pending.get(table, []))} writes unprocessed", table=table)
+    )
 
 
 @dataclass(frozen=True)
