@@ -172,3 +172,25 @@ def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
             countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
             raise self.retry(exc=error, countdown=countdown) from error
         raise
+
+
+@shared_task(**JOB_OPTIONS)
+def import_github_export(self: Task, tenant: str, import_id: str) -> dict:
+    """An owner's uploaded GitHub export into its new project (the file waits in the imports storage)."""
+    from celery.exceptions import Retry
+
+    from ddbmodels.jobs import FencedOut
+    from tracker.selectors.imports import import_job_name
+    from tracker.services import imports  # here, not at the top: the import block is shared
+
+    try:
+        return _run(
+            self,
+            import_job_name(tenant, import_id),
+            lambda run: imports.import_run_job(run, tenant=tenant, import_id=import_id),
+        )
+    except (Retry, FencedOut):  # retried later, or a newer run of the same import carries on
+        raise
+    except Exception as error:  # failed for good (or out of retries): the progress page says so
+        imports.import_stopped(tenant=tenant, import_id=import_id, error=error)
+        raise

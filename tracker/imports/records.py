@@ -72,6 +72,15 @@ def at(text: str | None) -> datetime:
 
 def parse(fmt: str, path: Path) -> list[Record]:
     """The issues of one export file, in number order; InvalidInput for an unknown format or a bad file."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise InvalidInput(f"cannot read {path}: {error.strerror}", path=str(path)) from error
+    return parse_text(fmt, text, name=str(path))
+
+
+def parse_text(fmt: str, text: str, *, name: str) -> list[Record]:
+    """``parse`` of an export already read (an upload); ``name`` says which file in the errors."""
     from tracker.imports import github, jira, plain_csv
 
     parsers: dict[str, Callable[[str], list[Record]]] = {
@@ -82,14 +91,10 @@ def parse(fmt: str, path: Path) -> list[Record]:
     if fmt not in parsers:
         raise InvalidInput("unknown format", format=fmt)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InvalidInput(f"cannot read {path}: {error.strerror}", path=str(path)) from error
-    try:
         records = [record.fit() for record in parsers[fmt](text)]
-    except (KeyError, ValueError, TypeError) as error:
-        raise InvalidInput(f"{path} is not a {fmt} export: {error!r}", path=str(path)) from error
+    except (KeyError, ValueError, TypeError, AttributeError) as error:
+        raise InvalidInput(f"{name} is not a {fmt} export: {error!r}", path=name) from error
     numbers = [r.number for r in records]
     if len(numbers) != len(set(numbers)):
-        raise InvalidInput(f"{path} names an issue number twice", path=str(path))
+        raise InvalidInput(f"{name} names an issue number twice", path=name)
     return sorted(records, key=lambda r: r.number)

@@ -146,6 +146,25 @@ else:
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": env("ARCHIVE_DIR", default=str(ROOT / "var" / "archive")), "allow_overwrite": True},
     }
+# Uploaded GitHub exports waiting for their import job ("imports"): where every worker can read them
+# (the archive's S3 bucket under <prefix>/imports when it is set, a folder otherwise); each file is
+# deleted once its import has finished.
+if ARCHIVE_S3_BUCKET:
+    _imports_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": ARCHIVE_S3_BUCKET,
+            "location": env("ARCHIVE_S3_PREFIX", default="tracker-archive") + "/imports",
+            "endpoint_url": env("ARCHIVE_S3_ENDPOINT_URL", default=None) or None,
+            "file_overwrite": True,
+            "default_acl": None,
+        },
+    }
+else:
+    _imports_storage = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": env("IMPORTS_DIR", default=str(ROOT / "var" / "imports"))},
+    }
 STORAGES = {
     "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -153,6 +172,7 @@ STORAGES = {
     },
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     "archive": _archive_storage,
+    "imports": _imports_storage,
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -278,6 +298,19 @@ if ATTACHMENT_MAX_BYTES < 1 or ATTACHMENT_STUCK_SECONDS < 1:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("ATTACHMENT_MAX_BYTES and ATTACHMENT_STUCK_SECONDS must be at least 1")
+# ---------------------------------------------------------------------------------------------
+# Imports: an owner uploads a GitHub issues export for a new project (tracker/views/imports.py)
+# ---------------------------------------------------------------------------------------------
+# Largest export accepted; a bigger file is cut off while the upload is parsed (never spooled) and
+# refused with a form error. Django's DATA_UPLOAD_MAX_MEMORY_SIZE does not count file parts.
+IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
+# WCU per second the import job may write (a token bucket): a fifth of one partition's 1,000 WCU/s,
+# so a team moving in leaves the tables room for everyone's own writes.
+IMPORT_MAX_WCU = env.float("IMPORT_MAX_WCU", default=200.0)
+if IMPORT_MAX_BYTES < 1 or IMPORT_MAX_WCU <= 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("IMPORT_MAX_BYTES must be at least 1 and IMPORT_MAX_WCU above 0")
 # ---------------------------------------------------------------------------------------------
 # Inbox: notifications of watched issues, e-mailed through Django's mail backend
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ urlpatterns = [
     path("t/<slug:tenant>/p/<pkey:project>/<num:number>/comments/", include("tracker.urls.comments")),
     path("t/<slug:tenant>/p/<pkey:project>/", include("tracker.urls.issues")),
     path("t/<slug:tenant>/team/", include("tracker.urls.team")),
+    path("t/<slug:tenant>/imports/", include("tracker.urls.imports")),
     path("t/<slug:tenant>/", include("tracker.urls.inbox")),
     path("t/<slug:tenant>/", include("tracker.urls.projects")),
 ]

@@ -1,0 +1,317 @@
+"""An owner uploads a GitHub export for a new project: the form, its refusals, one queued job, the job, its progress."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import kombu.exceptions
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from pytest_django.fixtures import SettingsWrapper
+
+from ddbmodels import comments as ddb_comments
+from ddbmodels import issues as ddb_issues
+from ddbmodels import jobs
+from ddbmodels.core import capacity
+from tests.tracker.conftest import World
+from tests.tracker.helpers import NOT_FOUND_TEXT, hidden_value, text
+from tests.tracker.import_helpers import expected_numbers, export_bytes, imports_storage, stored_files
+from tracker import tasks
+from tracker.selectors.imports import import_get, import_job_name
+
+pytestmark = pytest.mark.ddblocal
+COUNT = 24  # 24 entries: 6 pull requests (4, 8, …, 24, the last one too), 18 issues, 6 with a comment
+ISSUES = expected_numbers(COUNT)
+Queued = list[dict[str, Any]]
+
+
+@pytest.fixture
+def imports_dir(settings: SettingsWrapper, tmp_path: Path) -> Path:
+    return imports_storage(settings, tmp_path / "imports")
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> Queued:
+    """Every import the pages queue (not sent to the broker: the tests run the task themselves)."""
+    calls: Queued = []
+
+    def record(*, args: list[Any], task_id: str, **_: Any) -> None:
+        calls.append({"args": args, "task_id": task_id})
+
+    monkeypatch.setattr(tasks.import_github_export, "apply_async", record)
+    return calls
+
+
+def form_data(client: Client, world: World, *, key: str = "MOVED", data: bytes | None = None) -> dict[str, Any]:
+    """The form as its page renders it (with its idempotency key), filled in."""
+    page = client.get(world.url("imports/new/"))
+    assert page.status_code == 200
+    return {
+        "idempotency_key": hidden_value(page, "idempotency_key"),
+        "key": key,
+        "name": "Moved in",
+        "file": SimpleUploadedFile("issues.json", export_bytes(COUNT) if data is None else data),
+    }
+
+
+def post(client: Client, world: World, fields: dict[str, Any]) -> Any:
+    upload = fields["file"]
+    upload.seek(0)
+    return client.post(world.url("imports/new/"), fields)
+
+
+def import_id_of(response: Any, world: World) -> str:
+    assert response.status_code == 302, text(response)[:2000]
+    match = re.fullmatch(rf"/t/{world.slug}/imports/([0-9A-Z]{{26}})/", response["Location"])
+    assert match, response["Location"]
+    return match.group(1)
+
+
+def run_task(world: World, import_id: str) -> dict[str, Any]:
+    state = import_get(tenant=world.slug, import_id=import_id)
+    assert state is not None
+    outcome = tasks.import_github_export.apply(args=[world.slug, import_id], task_id=state.task_id)
+    assert outcome.successful(), outcome.traceback
+    result: dict[str, Any] = outcome.get()
+    return result
+
+
+def assert_refused(response: Any, message: str, *, status: int = 200) -> None:
+    assert response.status_code == status
+    assert message in text(response)
+
+
+# ------------------------------------------------------------------------------ who may import
+
+
+def test_only_owners_see_the_link_on_the_project_list(world: World) -> None:
+    link = world.url("imports/new/")
+    assert link in text(world.client_for(world.owner).get(world.url()))
+    for person in (world.member, world.viewer):
+        assert link not in text(world.client_for(person).get(world.url()))
+
+
+def test_members_and_viewers_get_403_on_get_and_post(world: World, imports_dir: Path, queued: Queued) -> None:
+    owner_form = form_data(world.client_for(world.owner), world)
+    for person in (world.member, world.viewer):
+        client = world.client_for(person)
+        assert client.get(world.url("imports/new/")).status_code == 403
+        assert post(client, world, owner_form).status_code == 403
+    assert queued == []
+    assert stored_files(imports_dir) == []
+    assert ddb_issues.project_get(tenant=world.slug, key="MOVED") is None
+
+
+def test_another_teams_import_is_a_404(world: World, other_world: World, imports_dir: Path, queued: Queued) -> None:
+    owner = world.client_for(world.owner)
+    import_id = import_id_of(post(owner, world, form_data(owner, world)), world)
+    stranger = other_world.client_for(other_world.owner)
+    for suffix in (f"imports/{import_id}/", f"imports/{import_id}/status.json"):
+        assert stranger.get(world.url(suffix)).status_code == 404  # not a member of the team
+        mine = stranger.get(other_world.url(suffix))  # the same id under the stranger's own team
+        assert mine.status_code == 404
+    assert NOT_FOUND_TEXT in text(stranger.get(other_world.url(f"imports/{import_id}/")))
+    assert owner.get(world.url("imports/NOT-A-ULID/")).status_code == 404
+
+
+# ------------------------------------------------------------------------------ what the form refuses
+
+
+def test_a_file_over_the_limit_is_a_form_error_and_nothing_is_kept(
+    world: World, imports_dir: Path, queued: Queued, settings: SettingsWrapper
+) -> None:
+    settings.IMPORT_MAX_BYTES = 1024
+    client = world.client_for(world.owner)
+    response = post(client, world, form_data(client, world))  # ≈ 7 KB
+    assert_refused(response, "The file is larger than 1.0\xa0KB, the limit; nothing was imported.", status=413)
+    assert queued == []
+    assert stored_files(imports_dir) == []
+    assert ddb_issues.project_get(tenant=world.slug, key="MOVED") is None
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b"{not json", "is not JSON"),
+        (b'{"number": 1}', "is not a list of issues"),
+        (b'[{"title": "no number"}]', "This is not a GitHub issues export we can read, so nothing was imported"),
+        (b'[{"number": 1, "title": "x", "created_at": "yesterday"}]', "is not a github export"),
+        (b'[{"number": 1, "pull_request": {}}]', "The file holds no issues"),
+        (b"\xff\xfe\x00", "is not JSON"),
+    ],
+)
+def test_a_malformed_file_is_a_form_error_and_nothing_is_written(
+    world: World, imports_dir: Path, queued: Queued, data: bytes, says: str
+) -> None:
+    client = world.client_for(world.owner)
+    fields = form_data(client, world, data=data)
+    with capacity.measure() as meter:
+        response = post(client, world, fields)
+    assert_refused(response, says)
+    assert response.context["form"].errors["file"]
+    assert sum(n for op, n in meter.by_operation.items() if op in capacity.WRITE_OPERATIONS) == 0
+    assert queued == []
+    assert stored_files(imports_dir) == []
+
+
+def test_a_key_the_team_already_has_is_a_form_error(world: World, imports_dir: Path, queued: Queued) -> None:
+    client = world.client_for(world.owner)
+    response = post(client, world, form_data(client, world, key="web"))
+    assert_refused(response, "already has a project with this key; choose a new one.")
+    assert response.context["form"].errors["key"]
+    assert queued == []
+    assert stored_files(imports_dir) == []
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="WEB") == []
+
+
+# ------------------------------------------------------------------------------ one import per form
+
+
+def test_a_double_submit_queues_one_import(world: World, imports_dir: Path, queued: Queued) -> None:
+    client = world.client_for(world.owner)
+    fields = form_data(client, world)
+    first = import_id_of(post(client, world, fields), world)
+    again = post(client, world, fields)
+    assert import_id_of(again, world) == first
+    assert len(queued) == 1
+    assert queued[0]["args"] == [world.slug, first]
+    assert stored_files(imports_dir) == [f"{world.slug}/{first}.json"]
+    page = client.get(again["Location"])
+    assert "This form was already submitted: here is its import." in text(page)
+
+
+def test_a_queue_that_does_not_answer_is_a_503_and_the_retry_says_it_did_not_start(
+    world: World, imports_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def down(**_: Any) -> None:
+        raise kombu.exceptions.OperationalError("Redis is gone")
+
+    monkeypatch.setattr(tasks.import_github_export, "apply_async", down)
+    client = world.client_for(world.owner)
+    fields = form_data(client, world)
+    assert post(client, world, fields).status_code == 503
+    assert stored_files(imports_dir) == []
+    retry = post(client, world, fields)
+    page = client.get(f"/t/{world.slug}/imports/{import_id_of(retry, world)}/")
+    assert "The job queue was not answering, so the import did not start; nothing was imported." in text(page)
+    assert ddb_issues.project_get(tenant=world.slug, key="MOVED") is None
+
+
+# ------------------------------------------------------------------------------ the job and its progress
+
+
+def test_the_progress_page_and_its_json_before_the_job_starts(world: World, imports_dir: Path, queued: Queued) -> None:
+    client = world.client_for(world.owner)
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+    status = client.get(world.url(f"imports/{import_id}/status.json"))
+    assert status.json() == {
+        "status": "queued",
+        "finished": False,
+        "stage": "",
+        "done": 0,
+        "total": 0,
+        "percent": 0,
+        "error": "",
+        "summary": {},
+    }
+    page = text(client.get(world.url(f"imports/{import_id}/")))
+    assert "<strong>18</strong> issues" in page
+    assert "<strong>6</strong> pull requests skipped" in page
+    assert "<strong>6</strong> comments" in page
+    assert "Waiting for a worker to start the import" in page
+    assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page
+    assert "tracker/import.js" in page
+    assert "<script>" not in page
+    assert " onclick=" not in page
+
+
+def test_the_job_imports_the_export_numbered_as_in_it_and_deletes_the_file(
+    world: World, imports_dir: Path, queued: Queued
+) -> None:
+    client = world.client_for(world.owner)
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+    assert len(stored_files(imports_dir)) == 1
+    result = run_task(world, import_id)
+
+    summary = result["result"]["summary"]
+    assert result["status"] == "done"
+    assert result["result"]["status"] == "done"
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="MOVED") == ISSUES  # numbers kept, PRs skipped
+    assert (summary["issues"], summary["pull_requests"], summary["comments"]) == (18, 6, 6)
+    assert summary["written"] == summary["items"]
+    assert summary["wcu"] == summary["minimum_wcu"] > 0  # DynamoDB Local charges the floor exactly
+    assert summary["next_number"] == 24
+    assert stored_files(imports_dir) == []
+
+    project = ddb_issues.project_get(tenant=world.slug, key="MOVED")
+    assert project is not None
+    assert project.name == "Moved in"
+    assert project.created_by == world.owner.username
+    assert project.issue_counts is not None
+    assert project.issue_counts.as_dict() == {"open": 15, "in_progress": 0, "resolved": 0, "closed": 3}
+    third = ddb_issues.issue_get(tenant=world.slug, project_key="MOVED", number=3)
+    assert third is not None
+    assert third.title == "Moved widget 3"
+    assert third.assignee == "someone-outside"
+    stream = ddb_comments.issue_stream(world.slug, "MOVED", 3)
+    assert [c.body for c in ddb_comments.comment_page(stream=stream, size=10).comments] == ["seen"]
+    created = ddb_issues.issue_create(tenant=world.slug, project_key="MOVED", title="After", reporter="x")
+    assert created.item.number == 24  # the top imported issue is 23 (24 was a pull request): max + 1
+
+    status = client.get(world.url(f"imports/{import_id}/status.json")).json()
+    assert status["status"] == "done"
+    assert status["finished"] is True
+    assert status["done"] == status["total"] == summary["items"]
+    assert status["percent"] == 100
+    page = text(client.get(world.url(f"imports/{import_id}/")))
+    assert f'href="/t/{world.slug}/p/MOVED/"' in page
+    assert f"{summary['wcu']} WCU used; the least it could take is {summary['minimum_wcu']}" in page
+    assert "MOVED-24" in page
+    assert "tracker/import.js" not in page
+    assert "http-equiv" not in page
+
+
+def test_a_retried_job_writes_nothing_twice(world: World, imports_dir: Path, queued: Queued) -> None:
+    client = world.client_for(world.owner)
+    fields = form_data(client, world)
+    import_id = import_id_of(post(client, world, fields), world)
+    upload = fields["file"]
+    upload.seek(0)
+    data = upload.read()
+    run_task(world, import_id)
+    # As a worker killed after the last batch but before recording "done" leaves it: running, file still there.
+    state = import_get(tenant=world.slug, import_id=import_id)
+    assert state is not None
+    state.status, state.stage, state.summary = "running", "writing", {}
+    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    (imports_dir / state.upload).parent.mkdir(parents=True, exist_ok=True)
+    (imports_dir / state.upload).write_bytes(data)
+
+    with capacity.measure() as meter:
+        again = run_task(world, import_id)["result"]["summary"]
+    assert meter.by_operation.get("BatchWriteItem", 0) == 0
+    assert (again["written"], again["resumed_after"]) == (0, again["items"])
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="MOVED") == ISSUES
+    assert stored_files(imports_dir) == []
+    # and once done, another delivery of the task only makes sure the file is gone
+    with capacity.measure() as meter:
+        run_task(world, import_id)
+    assert meter.by_operation.get("BatchWriteItem", 0) == 0
+
+
+def test_a_project_taken_meanwhile_stops_the_job_with_a_true_message(
+    world: World, imports_dir: Path, queued: Queued
+) -> None:
+    client = world.client_for(world.owner)
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+    ddb_issues.project_create(tenant=world.slug, key="MOVED", name="Mine", created_by=world.member.username)
+    result = run_task(world, import_id)["result"]
+    assert result["status"] == "failed"
+    assert result["error"] == "A project MOVED was created by someone else meanwhile; nothing was imported."
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="MOVED") == []
+    assert stored_files(imports_dir) == []
+    page = text(client.get(world.url(f"imports/{import_id}/")))
+    assert "A project MOVED was created by someone else meanwhile; nothing was imported." in page

@@ -1,0 +1,293 @@
+"""An owner's upload of a GitHub issues export into a new project: checked, kept in storage, imported by a job.
+
+The import's record is an item of the ``jobs`` table, ``import_upload:<tenant>:<id>`` (the id is
+the form's idempotency key, a ULID): its checkpoint holds the import as JSON (project, file, what
+it will import, status, summary), written under the item's fencing token — token 1 by the page
+that queued it, the next ones by the job's runs (``tracker.jobs.run_job``). A second submit of
+the same form is told apart by a claim, ``import_claim:<tenant>:<id>``: an atomic ``ADD 1`` whose
+first caller gets 1; every later one leads to the first one's progress page and queues nothing.
+
+The file goes to the ``imports`` storage (a folder, or S3 in production), never into the Celery
+message: the task carries the team and the id. The job creates the project, writes the issues
+and comments with ``tracker.imports.load`` (BatchWriteItem under ``IMPORT_MAX_WCU``, checkpointed,
+so a retried task writes nothing twice), refreshes the project's counts, records the summary and
+deletes the file. Costs: queueing 1 RCU (is the id taken?) + 3 WCU (claim, token, record), plus
+the project check (0.5 RCU, or the cache); the job 1 WCU per state change and the load's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import kombu.exceptions
+import redis
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import Storage, storages
+from pynamodb.exceptions import PynamoDBException
+
+from ddbmodels import issues as ddb_issues
+from ddbmodels import jobs
+from ddbmodels.attachments import new_attachment_id
+from ddbmodels.core.errors import AlreadyExists, DomainError, InvalidInput, Unavailable
+from ddbmodels.issues import ProjectItem
+from tracker.cache import invalidate
+from tracker.imports import load
+from tracker.imports.records import Record, parse_text
+from tracker.jobs import JobRun
+from tracker.models import Membership
+from tracker.selectors.imports import ImportState, import_get, import_job_name
+from tracker.selectors.projects import project_cache_key, project_list_cache_key
+from tracker.services.permissions import require_role
+from tracker.services.projects import project_counts_refresh
+
+log = logging.getLogger(__name__)
+FORMAT = "github"
+QUEUE_DOWN = "The job queue was not answering, so the import did not start; nothing was imported."
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What an export holds: the issues to import, the pull requests skipped, their comments."""
+
+    records: list[Record]
+    pull_requests: int
+
+    @property
+    def issues(self) -> int:
+        return len(self.records)
+
+    @property
+    def comments(self) -> int:
+        return sum(len(r.comments) for r in self.records)
+
+    @property
+    def top(self) -> int:
+        return max((r.number for r in self.records), default=0)
+
+
+def import_preview(*, data: bytes, name: str) -> Preview:
+    """Parse an uploaded GitHub export (nothing written). InvalidInput says what is wrong with it."""
+    try:
+        text = data.decode("utf-8-sig")
+        entries = json.loads(text)
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError alike
+        raise InvalidInput(f"{name} is not JSON: {error}", path=name) from error
+    if not isinstance(entries, list):
+        raise InvalidInput(f"{name} is not a list of issues (GitHub's issues export is a JSON array).", path=name)
+    pull_requests = sum(1 for e in entries if isinstance(e, dict) and "pull_request" in e)
+    return Preview(records=parse_text(FORMAT, text, name=name), pull_requests=pull_requests)
+
+
+def _storage() -> Storage:
+    return storages["imports"]
+
+
+def _upload_name(tenant: str, import_id: str) -> str:
+    return f"{tenant}/{import_id}.json"
+
+
+def claim_name(tenant: str, import_id: str) -> str:
+    return f"import_claim:{tenant}:{import_id}"
+
+
+@dataclass(frozen=True)
+class Queued:
+    import_id: str
+    first: bool  # False: this form was submitted before; nothing new was queued
+
+
+def import_queue(
+    *,
+    membership: Membership,
+    key: str,
+    name: str,
+    data: bytes,
+    filename: str,
+    preview: Preview,
+    idempotency_key: str | None = None,
+) -> Queued:
+    """Keep the upload and queue its import (owners only); the same ``idempotency_key`` again queues nothing.
+
+    Raises AlreadyExists when the team has a project ``key`` (and this form queued nothing
+    before), Unavailable when storage or the job queue refused (the import is then recorded as
+    not started, so a retry of the same form says so instead of waiting forever).
+    """
+    from tracker import tasks  # here: tasks imports this module's job
+
+    require_role(membership, "owner")
+    tenant = membership.tenant.slug
+    import_id = idempotency_key or new_attachment_id()
+    if import_get(tenant=tenant, import_id=import_id) is not None:
+        return Queued(import_id, first=False)
+    if ddb_issues.project_get(tenant=tenant, key=key) is not None:
+        raise AlreadyExists(f"project {key} already exists", tenant=tenant, key=key)
+    if jobs.fence_acquire(claim_name(tenant, import_id), membership.user.get_username()) > 1:
+        return Queued(import_id, first=False)  # a double submit racing this one's twin
+    job = import_job_name(tenant, import_id)
+    token = jobs.fence_acquire(job, "web")
+    state = ImportState(
+        import_id=import_id,
+        tenant=tenant,
+        token=token,
+        status="queued",
+        project=key,
+        name=name,
+        file=filename,
+        size=len(data),
+        issues=preview.issues,
+        pull_requests=preview.pull_requests,
+        comments=preview.comments,
+        top=preview.top,
+        owner=membership.user.get_username(),
+        queued_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        task_id=str(uuid.uuid4()),
+        upload=_upload_name(tenant, import_id),
+    )
+    try:
+        saved = _storage().save(state.upload, ContentFile(data, name=state.upload))
+    except OSError as error:
+        _give_up(state, "The file could not be stored, so the import did not start; nothing was imported.")
+        raise Unavailable("the upload could not be stored") from error
+    state.upload = saved  # the storage's own name for it (a folder may have picked another)
+    jobs.checkpoint_save(job, token, state.dump())
+    try:
+        tasks.import_github_export.apply_async(args=[tenant, import_id], task_id=state.task_id)
+    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
+        _give_up(state, QUEUE_DOWN)
+        raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error
+    return Queued(import_id, first=True)
+
+
+def _give_up(state: ImportState, message: str) -> None:
+    """Record that the import never started and drop its file (a job that was queued after all stops)."""
+    state.status, state.error = "not_started", message
+    try:
+        jobs.checkpoint_save(import_job_name(state.tenant, state.import_id), state.token, state.dump())
+    finally:
+        _delete_upload(state)
+
+
+def _delete_upload(state: ImportState) -> None:
+    try:
+        _storage().delete(state.upload)
+    except OSError as error:  # the import's outcome stands; the operator sees the leftover in the log
+        log.warning("import %s: upload %s not deleted: %s", state.import_id, state.upload, error)
+
+
+def _save(run: JobRun, state: ImportState) -> None:
+    state.token = run.token
+    run.save_checkpoint(state.dump())
+
+
+def _fingerprint(tenant: str, key: str, data: bytes) -> str:
+    """The one ``manage.py import_issues`` computes for the same team, format, key and file: one checkpoint."""
+    digest = hashlib.sha256(f"{tenant}\n{FORMAT}".encode())
+    digest.update(f"\n{key}\n".encode() + data)
+    return digest.hexdigest()
+
+
+def _project(state: ImportState, *, tried_before: bool) -> ProjectItem | None:
+    """Create the project; None when the key was taken by someone else meanwhile.
+
+    ``tried_before``: an earlier run of this import got as far as creating it, so a project with
+    the key is this import's own.
+    """
+    try:
+        project = ddb_issues.project_create(
+            tenant=state.tenant, key=state.project, name=state.name, created_by=state.owner
+        )
+    except AlreadyExists:
+        return ddb_issues.project_get(tenant=state.tenant, key=state.project) if tried_before else None
+    invalidate(project_cache_key(state.tenant, state.project), project_list_cache_key(state.tenant))
+    return project
+
+
+def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any]:
+    """The job: create the project, write the export, refresh the counts, record the summary, drop the file.
+
+    Runs again after a crash or a retry without writing anything twice: the load resumes from its
+    checkpoint, and a finished (or never started) import only makes sure its file is gone.
+    """
+    state = import_get(tenant=tenant, import_id=import_id)
+    if state is None:
+        raise InvalidInput("no such import", tenant=tenant, import_id=import_id)
+    if state.status in ("done", "failed", "not_started"):
+        _delete_upload(state)
+        return state.result()
+    state.status = "running"
+    try:
+        with _storage().open(state.upload, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return _fail(run, state, "The uploaded file is gone from storage, so nothing more can be imported.")
+    preview = import_preview(data=data, name=state.file)
+    tried_before = bool(state.stage)  # an earlier run got as far as the project (every stage comes after it)
+    state.stage = "creating the project"
+    _save(run, state)
+    if _project(state, tried_before=tried_before) is None:
+        taken = f"A project {state.project} was created by someone else meanwhile; nothing was imported."
+        return _fail(run, state, taken)
+    plan = load.plan(tenant, {state.project: preview.records}, fingerprint=_fingerprint(tenant, state.project, data))
+    earlier = jobs.job_state(plan.job)
+    done = int(earlier.checkpoint) if earlier is not None and earlier.checkpoint else 0
+    state.stage, state.total, state.minimum_wcu = "writing", len(plan.requests), plan.minimum_wcu
+    _save(run, state)
+    run.progress(stage=state.stage, done=done, total=state.total)
+
+    def wrote(count: int) -> None:
+        nonlocal done
+        done += count
+        run.progress(stage="writing", done=done, total=state.total)
+
+    loaded = load.run(plan, max_wcu=settings.IMPORT_MAX_WCU, on_batch=wrote)
+    project_counts_refresh(tenant=tenant, key=state.project)
+    state.status, state.stage = "done", "done"
+    state.summary = {
+        "issues": preview.issues,
+        "pull_requests": preview.pull_requests,
+        "comments": preview.comments,
+        "items": len(plan.requests),
+        "written": loaded.written,
+        "resumed_after": loaded.skipped,
+        "wcu": round(loaded.wcu, 1),
+        "minimum_wcu": plan.minimum_wcu,
+        "seconds": round(loaded.seconds, 2),
+        "wcu_per_second": round(loaded.rate, 1),
+        "max_wcu": settings.IMPORT_MAX_WCU,
+        "next_number": preview.top + 1,
+    }
+    _save(run, state)
+    _delete_upload(state)
+    return state.result()
+
+
+def _fail(run: JobRun, state: ImportState, message: str) -> dict[str, Any]:
+    state.status, state.error = "failed", message
+    _save(run, state)
+    _delete_upload(state)
+    return state.result()
+
+
+def import_stopped(*, tenant: str, import_id: str, error: BaseException) -> None:
+    """After the task failed for good: record a truthful message and drop the file (best effort)."""
+    state = import_get(tenant=tenant, import_id=import_id)
+    if state is None or state.status in ("done", "failed", "not_started"):
+        return
+    what = str(error) if isinstance(error, DomainError) else f"an unexpected error ({type(error).__name__})"
+    state.status = "failed"
+    state.error = (
+        f"The import stopped before it finished: {what}. What was written stays; the items were written "
+        "in a fixed order from a checkpoint, so nothing is in the project twice."
+    )
+    try:
+        jobs.checkpoint_save(import_job_name(tenant, import_id), state.token, state.dump())
+    except (DomainError, PynamoDBException) as failure:  # FencedOut: a newer run's word stands; or DynamoDB is down
+        log.warning("import %s: failure not recorded: %s", import_id, failure)
+    _delete_upload(state)
