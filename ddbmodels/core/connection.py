@@ -12,11 +12,13 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import botocore.config
 import botocore.session
-from pynamodb.models import Model
+
+if TYPE_CHECKING:  # the registry holds PynamoDB models; importing PynamoDB is left to them
+    from pynamodb.models import Model
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_PREFIX = "tracker-"
@@ -28,7 +30,7 @@ DEFAULT_CONNECT_TIMEOUT = 1.0
 DEFAULT_READ_TIMEOUT = 2.0
 DEFAULT_MAX_ATTEMPTS = 3  # the first call and 2 retries (throttling, 5xx, connection errors, timeouts)
 
-M = TypeVar("M", bound=type[Model])
+M = TypeVar("M", bound="type[Model]")
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,13 @@ class DynamoSettings:
 
 _settings = DynamoSettings.from_env()
 _registry: dict[str, type[Model]] = {}
+_loader: Callable[[], None] | None = None  # imports every table package (set by ``ddbmodels``)
+
+
+def set_table_loader(loader: Callable[[], None]) -> None:
+    """What ``registered()`` calls first, so the registry is whole however ddbmodels was imported."""
+    global _loader
+    _loader = loader
 
 
 def current() -> DynamoSettings:
@@ -85,7 +94,9 @@ def register(base: str) -> Callable[[M], M]:
 
 
 def registered() -> dict[str, type[Model]]:
-    """Base table name → the model that owns (and creates) it."""
+    """Base table name → the model that owns (and creates) it: every table package's, loaded now if not yet."""
+    if _loader is not None:
+        _loader()
     return dict(_registry)
 
 

@@ -20,7 +20,7 @@ from tests.raw_tables import INDEX, collection_items, put_items
 
 ROOT = Path(__file__).resolve().parents[2]
 # What a run imports when nothing else is loaded, run as ``python -m ddbmodels``: prints the keys,
-# then on stderr whether Django was imported along the way.
+# then on stderr whether Django, PynamoDB's models or any table package was imported along the way.
 RUN_AND_TELL = (
     "import runpy, sys\n"
     "sys.argv = ['ddbmodels', *sys.argv[1:]]\n"
@@ -29,6 +29,9 @@ RUN_AND_TELL = (
     "except SystemExit as done:\n"
     "    sys.stderr.write(f'exit {done.code}\\n')\n"
     "sys.stderr.write(f'django imported: {\"django\" in sys.modules}\\n')\n"
+    "sys.stderr.write(f'pynamodb models imported: {\"pynamodb.models\" in sys.modules}\\n')\n"
+    "tables = sorted(m for m in sys.modules if m.split('.')[:2] in [['ddbmodels', t] for t in ('issues', 'orders')])\n"
+    "sys.stderr.write(f'tables imported: {tables}\\n')\n"
 )
 
 
@@ -62,7 +65,12 @@ def test_it_prints_what_the_management_command_prints_and_never_imports_django(t
 
     for method in ("auto", "scan", "skip-scan"):
         ran = ddbmodels_cli("distinct-keys", name, "--method", method, "--segments", "3", code=RUN_AND_TELL)
-        assert ran.stderr.splitlines()[-2:] == ["exit 0", "django imported: False"], ran.stderr
+        assert ran.stderr.splitlines()[-4:] == [
+            "exit 0",
+            "django imported: False",
+            "pynamodb models imported: False",
+            "tables imported: []",
+        ], ran.stderr
         assert (
             ran.stdout
             == manage(name, "--method", method, "--segments", "3")
@@ -105,6 +113,25 @@ def test_errors_are_one_line_on_stderr_with_exit_status_1_and_bad_arguments_2(ta
     assert bad_segments.returncode == 2
     assert "--segments: must be from 1 to 1000000, got 0" in bad_segments.stderr
     assert "Traceback" not in missing.stderr + no_index.stderr + bad_segments.stderr
+
+
+def test_the_registry_is_whole_however_the_package_was_imported() -> None:
+    # ``import ddbmodels`` loads nothing heavy; the first ``registered()`` imports every table package.
+    code = (
+        "import sys\n"
+        "from ddbmodels.core import connection\n"
+        "print('ddbmodels.issues' in sys.modules, 'pynamodb.models' in sys.modules)\n"
+        "print(*sorted(connection.registered()))\n"
+        "import ddbmodels\n"
+        "print(ddbmodels.IssueItem.__name__, ddbmodels.NotFound.__name__, ddbmodels.issues.__name__)\n"
+    )
+    ran = ddbmodels_cli(code=code)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == [
+        "False False",
+        "attachments comments counters idempotency inbox issues jobs orders scores terms",
+        "IssueItem NotFound ddbmodels.issues",
+    ]
 
 
 def test_it_starts_in_a_fraction_of_a_second() -> None:
