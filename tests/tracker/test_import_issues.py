@@ -227,14 +227,14 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(world: World, tmp_path: P
 def test_jira_and_plain_csv_exports_parse_to_the_same_records(tmp_path: Path) -> None:
     jira = tmp_path / "jira.csv"
     jira.write_text(
-        "Summary,Issue key,Status,Assignee,Reporter,Created,Resolved,Description,Labels,Labels,Comment\n"
-        'Fix login,WEB-7,Done,ann,bob,02/Nov/26 9:30 AM,03/Nov/26 1:00 PM,"Multi\nline",auth,urgent,'
+        "Summary,Issue key,Status,Priority,Assignee,Reporter,Created,Resolved,Description,Labels,Labels,Comment\n"
+        'Fix login,WEB-7,Done,Critical,ann,bob,02/Nov/26 9:30 AM,03/Nov/26 1:00 PM,"Multi\nline",auth,urgent,'
         "02/Nov/26 10:00 AM;carl;Looks right\n"
     )
     plain = tmp_path / "plain.csv"
     plain.write_text(
-        "number,title,body,state,labels,assignee,reporter,created,closed\n"
-        '7,Fix login,"Multi\nline",resolved,auth urgent,ann,bob,2026-11-02T09:30:00Z,2026-11-03T13:00:00Z\n'
+        "number,title,body,state,priority,labels,assignee,reporter,created,closed\n"
+        '7,Fix login,"Multi\nline",resolved,high,auth urgent,ann,bob,2026-11-02T09:30:00Z,2026-11-03T13:00:00Z\n'
     )
     (j,) = parse("jira", jira)
     (p,) = parse("csv", plain)
@@ -242,9 +242,10 @@ def test_jira_and_plain_csv_exports_parse_to_the_same_records(tmp_path: Path) ->
     assert j.comments[0].created == datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
     j.comments = []
     assert j == p
-    assert (p.number, p.state, p.labels, p.closed) == (
+    assert (p.number, p.state, p.priority, p.labels, p.closed) == (
         7,
         "resolved",
+        "high",
         ["auth", "urgent"],
         datetime(2026, 11, 3, 13, tzinfo=UTC),
     )
@@ -270,10 +271,32 @@ def test_an_export_imports_back_into_a_new_project_the_same(
         b = ddb_issues.issue_get(tenant=world.slug, project_key="COPY", number=number)
         assert a is not None
         assert b is not None
-        assert (a.title, a.status, a.labels, a.assignee, a.created_at) == (
+        assert (a.title, a.status, a.priority, a.labels, a.assignee, a.created_at) == (
             b.title,
             b.status,
+            b.priority,
             b.labels,
             b.assignee,
             b.created_at,
         )
+
+
+def test_priorities_of_a_jira_export_are_kept_and_written_back(world: World, tmp_path: Path) -> None:
+    jira = tmp_path / "jira.csv"
+    jira.write_text(
+        "Issue key,Summary,Status,Priority,Reporter,Created\n"
+        "OPS-1,Pager storm,In Progress,Blocker,bob,02/Nov/26 9:30 AM\n"
+        "OPS-2,Disk alert,To Do,Minor,bob,02/Nov/26 9:40 AM\n"
+        "OPS-3,Rotate keys,To Do,,bob,02/Nov/26 9:50 AM\n"
+    )
+    call_command("import_issues", world.slug, "--format", "jira", "--project", f"OPS={jira}", stdout=io.StringIO())
+    stored = [ddb_issues.issue_get(tenant=world.slug, project_key="OPS", number=n) for n in (1, 2, 3)]
+    assert [(i.status, i.priority) for i in stored if i is not None] == [
+        ("in_progress", "urgent"),
+        ("open", "low"),
+        ("open", "medium"),
+    ]
+    for fmt in ("jira", "csv"):
+        out = tmp_path / f"ops.{fmt}"
+        call_command("export_issues", world.slug, "--format", fmt, "--project", "OPS", "--out", str(out))
+        assert [r.priority for r in sorted(parse(fmt, out), key=lambda r: r.number)] == ["urgent", "low", "medium"]

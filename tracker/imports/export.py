@@ -35,6 +35,7 @@ def records(*, tenant: str, project_key: str) -> Iterator[Record]:
                 title=issue.title,
                 body=issue.description or "",
                 state=issue.status,
+                priority=issue.priority,
                 labels=sorted(issue.labels or ()),
                 assignee=issue.assignee,
                 reporter=issue.reporter,

@@ -1,10 +1,11 @@
 """Jira's CSV export ("Export → CSV (all fields)"): one row per issue, repeated columns for labels and comments.
 
-Read: ``Issue key`` (``WEB-12`` → number 12), ``Summary``, ``Description``, ``Status``,
+Read: ``Issue key`` (``WEB-12`` → number 12), ``Summary``, ``Description``, ``Status``, ``Priority``,
 ``Assignee``, ``Reporter``, ``Created``, ``Resolved``, every ``Labels`` column, every
 ``Comment`` column (``<date>;<author>;<text>``). Dates as Jira writes them
 (``02/Nov/26 9:30 AM``) or ISO-8601. Statuses: To Do/Open/Backlog → open, In Progress/In
-Review → in_progress, Resolved/Done → resolved, Closed → closed.
+Review → in_progress, Resolved/Done → resolved, Closed → closed. Priorities: Highest/Blocker →
+urgent, High/Critical/Major → high, Medium → medium, Low/Lowest/Minor/Trivial → low.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 
 from tracker.imports.records import Note, Record, when
 
-HEADER = ["Issue key", "Summary", "Description", "Status", "Assignee", "Reporter", "Created", "Resolved"]
+HEADER = ["Issue key", "Summary", "Description", "Status", "Priority", "Assignee", "Reporter", "Created", "Resolved"]
 STATUS_MAP = {
     "to do": "open",
     "open": "open",
@@ -26,6 +27,18 @@ STATUS_MAP = {
     "resolved": "resolved",
     "done": "resolved",
     "closed": "closed",
+}
+PRIORITY_MAP = {
+    "highest": "urgent",
+    "blocker": "urgent",
+    "high": "high",
+    "critical": "high",
+    "major": "high",
+    "medium": "medium",
+    "low": "low",
+    "lowest": "low",
+    "minor": "low",
+    "trivial": "low",
 }
 JIRA_TIME = "%d/%b/%y %I:%M %p"
 
@@ -69,6 +82,7 @@ def parse(text: str) -> list[Record]:
                 title=cell("Summary"),
                 body=row[first["Description"]] if "Description" in first else "",
                 state=STATUS_MAP.get(cell("Status").lower(), "open"),
+                priority=PRIORITY_MAP.get(cell("Priority").lower(), "medium"),
                 labels=[row[i] for i in label_at if i < len(row) and row[i].strip()],
                 assignee=cell("Assignee") or None,
                 reporter=cell("Reporter") or "imported",
@@ -81,6 +95,7 @@ def parse(text: str) -> list[Record]:
 
 
 JIRA_STATUS = {"open": "To Do", "in_progress": "In Progress", "resolved": "Resolved", "closed": "Closed"}
+JIRA_PRIORITY = {"urgent": "Highest", "high": "High", "medium": "Medium", "low": "Low"}
 
 
 def header(project_key: str, labels: int, comments: int) -> list[str]:
@@ -100,6 +115,7 @@ def row(project_key: str, record: Record, labels: int, comments: int) -> list[st
         record.title,
         record.body,
         JIRA_STATUS[record.state],
+        JIRA_PRIORITY[record.priority],
         record.assignee or "",
         record.reporter,
         stamp(record.created),

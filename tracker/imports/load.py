@@ -45,7 +45,7 @@ def issue_item(tenant: str, project_key: str, record: Record) -> IssueItem:
         title=record.title,
         description=record.body or None,
         status=record.state,
-        priority="medium",
+        priority=record.priority,
         assignee=record.assignee,
         reporter=record.reporter,
         labels=set(record.labels) or None,

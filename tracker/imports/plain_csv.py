@@ -1,10 +1,11 @@
 """A plain CSV any tool can write: one row per issue, a header row naming the columns.
 
-    number,title,body,state,labels,assignee,reporter,created,closed
+    number,title,body,state,priority,labels,assignee,reporter,created,closed
 
 ``number`` and ``title`` are required; ``state`` one of open, in_progress, resolved, closed
-(default open); ``labels`` separated by spaces; ``created``/``closed`` ISO-8601 (UTC when no
-offset is given). Comments are not part of this format.
+(default open); ``priority`` one of low, medium, high, urgent (default medium); ``labels``
+separated by spaces; ``created``/``closed`` ISO-8601 (UTC when no offset is given).
+Comments are not part of this format.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 
 from tracker.imports.records import Record, when
 
-COLUMNS = ["number", "title", "body", "state", "labels", "assignee", "reporter", "created", "closed"]
+COLUMNS = ["number", "title", "body", "state", "priority", "labels", "assignee", "reporter", "created", "closed"]
 
 
 def parse(text: str) -> list[Record]:
@@ -28,6 +29,7 @@ def parse(text: str) -> list[Record]:
             title=row["title"] or "",
             body=row.get("body") or "",
             state=(row.get("state") or "open").strip().lower(),
+            priority=(row.get("priority") or "medium").strip().lower(),
             labels=(row.get("labels") or "").split(),
             assignee=row.get("assignee") or None,
             reporter=row.get("reporter") or "imported",
@@ -48,6 +50,7 @@ def row(record: Record) -> dict[str, str]:
         "title": record.title,
         "body": record.body,
         "state": record.state,
+        "priority": record.priority,
         "labels": " ".join(record.labels),
         "assignee": record.assignee or "",
         "reporter": record.reporter,

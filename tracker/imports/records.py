@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ddbmodels.core.errors import InvalidInput
-from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, STATUSES, TITLE_MAX
+from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
 
 FORMATS = ("github", "jira", "csv")
 LABEL_UNFIT = re.compile(r"[^\w.-]+")
@@ -32,6 +32,7 @@ class Record:
     title: str
     body: str = ""
     state: str = "open"  # one of ddbmodels.issues.STATUSES
+    priority: str = "medium"  # one of ddbmodels.issues.PRIORITIES
     labels: list[str] = field(default_factory=list)
     assignee: str | None = None
     reporter: str = "imported"
@@ -45,6 +46,8 @@ class Record:
             raise InvalidInput("issue numbers start at 1", number=self.number)
         if self.state not in STATUSES:
             raise InvalidInput("unknown state", state=self.state)
+        if self.priority not in PRIORITIES:
+            raise InvalidInput("unknown priority", priority=self.priority)
         labels = sorted({LABEL_UNFIT.sub("-", label.strip().lower()).strip("-")[:LABEL_MAX] for label in self.labels})
         self.title = (self.title.strip() or f"Issue {self.number}")[:TITLE_MAX]
         self.body = self.body[:DESCRIPTION_MAX]
