@@ -1,0 +1,385 @@
+"""Tracker under load with realistic skew: the real web server and worker, Zipf-skewed teams, then the invariants.
+
+What it starts (``load_parts/stack.py``), all on 127.0.0.1 and free ports, all stopped at the end
+(also on failure and Ctrl-C): DynamoDB Local in memory — or the one ``DYNAMODB_ENDPOINT_URL``
+names, as for the other benches, with tables under a fresh prefix that are dropped afterwards —
+a Redis of its own, ``manage.py runserver --noreload`` and a Celery worker (the Procfile's
+``--concurrency 2``), with the application's settings plus the run's database, tables and
+``DYNAMODB_HOT_KEYS_SAMPLE_RATE=1``.
+
+What it makes (``load_parts/teams.py``): ``--teams`` teams (``load-01`` is the hottest), three
+projects each with ``--seed-issues`` issues, ``--users`` people (members of every team) and a staff
+login. Then, for ``--seconds`` (``load_parts/mix.py``): ``--hot-writers`` of the users create
+issues in ``load-01/WEB`` at once through the new-issue form (its idempotency key; 5 % of forms
+sent twice); the others, logged in through the login form, pick a team by Zipf's law (rank k
+weighs 1/k^s, ``--zipf-s``) and do what members do: issue lists, issue pages, search, creating
+issues, moving their own issues to in progress and resolved (resolving awards them the
+priority's points), comments, orders, the leaderboard, attachments (30 % detached again).
+A quarter into the load the staff login starts ``backfill_project_counts`` and then
+``reconcile_attachments`` from the admin's Jobs page; the worker runs them during the load.
+
+Reported (``load_parts/report.py``): per page or action the requests, p50/p99/max latency and errors
+by status code (5xx must be 0; a create form's "very busy, submit again" 503 is counted apart as
+``busy``); capacity per request by page, by access pattern and by job from the app's own figures
+in Redis (``tracker.capacity_stats``); the hottest partition keys with their share of their table
+(``tracker.hot_key_stats``). Then the invariants (``load_parts/invariants.py``) against what
+DynamoDB holds: numbers per project unique and gap-free, every create stored exactly once,
+forms sent twice landing on their first result, comments, orders (unique numbers, each stored),
+leaderboard scores equal to the points awarded, attachments in the state their flow left them
+(none in flight), the jobs finished, no 5xx. Output: the tables on stdout, ``bench/out/load.json``
+and ``bench/out/load.md`` (``--out``), and one line of JSON last. Exit 0 when every invariant
+held, 1 when not, 2 when refused (an endpoint off this machine).
+
+    .venv/bin/python bench/load.py
+    .venv/bin/python bench/load.py --seconds 120 --users 24 --hot-writers 8 --teams 20 --zipf-s 1.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import math
+import os
+import random
+import secrets
+import signal
+import sys
+import threading
+import time
+import traceback
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: find ddbmodels, tracker, devtools
+
+from load_parts import invariants, report  # noqa: E402
+from load_parts.client import Browser, Failed, Recorder  # noqa: E402
+from load_parts.mix import Ledger, Load, Member, guarded, hot_writer, operator  # noqa: E402
+from load_parts.stack import (  # noqa: E402
+    NotLoopback,
+    Stack,
+    environment,
+    loopback_endpoint,
+    make_workdir,
+    remove_workdir,
+    wait_for_worker,
+)
+from load_parts.teams import Layout, prepare  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+PASSWORD = "load-" + secrets.token_hex(8)
+JOIN_SLACK = 150  # seconds past the load's end a user may still be finishing (a job being followed)
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    made = argparse.ArgumentParser(prog="bench/load.py", description=(__doc__ or "").splitlines()[0])
+    made.add_argument("--seconds", type=float, default=45, help="how long the load runs (default: 45)")
+    made.add_argument("--users", "--threads", type=int, default=16, help="virtual users, one thread each (default: 16)")
+    made.add_argument(
+        "--hot-writers", type=int, default=6, help="of the users, how many create issues in one project (default: 6)"
+    )
+    made.add_argument("--teams", type=int, default=12, help="teams (default: 12)")
+    made.add_argument("--zipf-s", type=float, default=1.0, help="skew: team rank k weighs 1/k^s (default: 1.0)")
+    made.add_argument("--seed", type=int, default=13, help="random seed (default: 13)")
+    made.add_argument("--seed-issues", type=int, default=20, help="issues each project starts with (default: 20)")
+    made.add_argument(
+        "--worker-concurrency", type=int, default=2, help="Celery worker processes (default: 2, the Procfile's)"
+    )
+    made.add_argument("--out", type=Path, default=OUT, help="where load.json and load.md go (default: bench/out)")
+    made.add_argument(
+        "--json", action="store_true", help="print only the JSON line on stdout (the tables go to stderr)"
+    )
+    args = made.parse_args(argv)
+    if args.users < 1 or not 0 <= args.hot_writers < args.users or args.teams < 1 or args.seconds <= 0:
+        made.error("need --users ≥ 1, 0 ≤ --hot-writers < --users, --teams ≥ 1 and --seconds > 0")
+    return args
+
+
+def configure_django(stack: Stack, prefix: str) -> dict[str, str]:
+    """The run's variables into this process (``.env`` for the rest, like manage.py), Django set up; the env."""
+    os.environ.update(
+        environment(workdir=stack.workdir, dynamodb_url=stack.dynamodb_url, redis_url=stack.redis_url, prefix=prefix)
+    )
+    from tracker.env import load_dotenv
+
+    load_dotenv()
+    import django
+
+    django.setup()
+    from ddbmodels.core import hot_keys
+
+    hot_keys.configure(sample_rate=0.0)  # this process's own reads (setup, checks) are not the load
+    return dict(os.environ)
+
+
+def reset_figures() -> None:
+    """Forget the capacity and hot-key figures of the setup: what is read back is the load's."""
+    from django.conf import settings
+
+    from tracker import optional_redis
+
+    client = optional_redis.client(settings.REDIS_URL)
+    for pattern in ("tracker:ddbcap:*", "tracker:hotkeys:*"):
+        for key in client.scan_iter(pattern):
+            client.delete(key)
+
+
+def drive(args: argparse.Namespace, stack: Stack, layout: Layout) -> tuple[Load, float]:
+    """Log everybody in, start the clock, run the users and the operator; the load and its seconds."""
+    recorder, ledger = Recorder(), Ledger()
+    load = Load(stack.web_url, layout, recorder, ledger, args.zipf_s, args.seed, args.seconds)
+    ready = threading.Barrier(args.users + 2)
+
+    def user(index: int) -> None:
+        me = layout.users[index]
+        browser = Browser(stack.web_url, recorder)
+        try:
+            browser.login(me, layout.password)
+        finally:
+            ready.wait()
+        load.start.wait()
+        if index < args.hot_writers:
+            hot_writer(load, browser, me, index)
+        else:
+            Member(load, browser, me, index).run()
+
+    def staff() -> None:
+        browser = Browser(stack.web_url, recorder)
+        try:
+            browser.login(layout.staff, layout.password)
+        finally:
+            ready.wait()
+        load.start.wait()
+        operator(load, browser)
+
+    threads = [
+        threading.Thread(target=guarded(load, f"user {i}", functools.partial(user, i)), daemon=True)
+        for i in range(args.users)
+    ]
+    threads.append(threading.Thread(target=guarded(load, "operator", staff), daemon=True))
+    for thread in threads:
+        thread.start()
+    ready.wait(timeout=300)
+    reset_figures()
+    load.began = time.monotonic()
+    load.start.set()
+    for thread in threads:
+        thread.join(timeout=max(0.0, load.deadline + JOIN_SLACK - time.monotonic()))
+    seconds = time.monotonic() - load.began
+    if alive := [t for t in threads if t.is_alive()]:
+        ledger.crashes.append(f"{len(alive)} virtual user(s) still running {JOIN_SLACK} s after the load ended")
+    # The web server ships its hot keys at most every second, when a request ends: one more request.
+    time.sleep(1.2)
+    final = Browser(stack.web_url, Recorder())
+    try:
+        final.login(layout.users[-1], layout.password)
+        final.get("after the load", f"/t/{layout.teams[0]}/leaderboard/")
+    except Failed:
+        pass
+    return load, min(seconds, args.seconds)
+
+
+def check(load: Load, layout: Layout, seconds: float) -> dict[str, dict[str, Any]]:
+    ledger = load.ledger
+    projects = [(team, key) for team in layout.teams for key in layout.projects[team]]
+    stored = invariants.read_stored(
+        projects=projects,
+        commented=list(ledger.comments),
+        teams=layout.teams,
+        attachments=ledger.attachments,
+        users=len(layout.users),
+    )
+    statuses = report.status_totals(load.recorder)
+    server = {code: n for code, n in statuses.items() if code.startswith("5")}
+    server_errors = sum(server.values()) - ledger.busy
+    transport = {code: n for code, n in statuses.items() if not code[:1].isdigit()}
+    results = {
+        "numbers unique and gap-free": invariants.check_numbers(stored.numbers),
+        "every create stored once": invariants.check_created(
+            [(i.team, i.project, i.number, i.title) for i in ledger.issues], stored.titles
+        ),
+        "forms sent twice": invariants.check_resubmits(ledger.resubmits),
+        "comments": invariants.check_comments(ledger.comments, stored.comments),
+        "orders": invariants.check_orders(ledger.orders, stored.orders),
+        "leaderboard": invariants.check_scores(ledger.awards, stored.board),
+        "attachments": invariants.check_attachments(ledger.attachments, stored.attachments, stored.in_flight),
+        "jobs finished": invariants.check_jobs(ledger.jobs, projects=len(projects), load_seconds=seconds),
+        "no server errors": (
+            [f"5xx answers: {server} ({ledger.busy} of them busy create forms)"] if server_errors else []
+        )
+        + ([f"requests without an answer: {transport}"] if transport else []),
+        "virtual users": list(ledger.crashes),
+        "every step completed": [f"{why} ×{n}" for why, n in sorted(ledger.failed_steps.items())],
+    }
+    sizes = {
+        "numbers unique and gap-free": len(projects),
+        "every create stored once": len(ledger.issues),
+        "forms sent twice": len(ledger.resubmits),
+        "comments": sum(ledger.comments.values()),
+        "orders": len(ledger.orders),
+        "leaderboard": len(ledger.awards),
+        "attachments": len(ledger.attachments),
+        "jobs finished": len(ledger.jobs),
+        "no server errors": sum(statuses.values()),
+        "virtual users": len(layout.users) + 1,
+        "every step completed": sum(len(v) for v in load.recorder.seconds.values()),
+    }
+    return {name: {"checked": sizes[name], "failures": failures} for name, failures in results.items()}
+
+
+def figures_of(args: argparse.Namespace, load: Load, layout: Layout, seconds: float, prefix: str) -> dict[str, Any]:
+    ledger, recorder = load.ledger, load.recorder
+    statuses = report.status_totals(recorder)
+    total = sum(statuses.values())
+    hot_team, hot_key = layout.hot
+    minutes = min(15, math.ceil((time.monotonic() - load.began) / 60))
+    return {
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "settings": {
+            "seconds": args.seconds,
+            "users": args.users,
+            "hot_writers": args.hot_writers,
+            "teams": args.teams,
+            "zipf_s": args.zipf_s,
+            "seed": args.seed,
+            "seed_issues": args.seed_issues,
+            "worker_concurrency": args.worker_concurrency,
+            "cores": os.cpu_count(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        },
+        "load_seconds": round(seconds, 2),
+        "requests": total,
+        "requests_per_second": round(total / seconds, 2) if seconds else 0.0,
+        "status_codes": dict(sorted(statuses.items())),
+        "server_errors": sum(n for code, n in statuses.items() if code.startswith("5")) - ledger.busy,
+        "busy": ledger.busy,
+        "made": {
+            "hot_project": f"{hot_team}/{hot_key}",
+            "issues": len(ledger.issues),
+            "hot_issues": sum(1 for i in ledger.issues if (i.team, i.project) == layout.hot),
+            "orders": len(ledger.orders),
+            "comments": sum(ledger.comments.values()),
+            "attachments": len(ledger.attachments),
+            "detached": sum(1 for a in ledger.attachments if a["state"] == "Detached"),
+            "resolved": len(ledger.resolved),
+            "points": sum(ledger.awards.values()),
+            "forms_sent_twice": len(ledger.resubmits),
+        },
+        "team_shares": {
+            team: round(ledger.team_steps[team] / max(1, sum(ledger.team_steps.values())), 4) for team in layout.teams
+        },
+        "pages": report.latency_rows(recorder),
+        "capacity_by_page": report.capacity_rows("page"),
+        "capacity_by_pattern": report.capacity_rows("pattern"),
+        "capacity_by_job": report.capacity_rows("job"),
+        "hot_keys": report.hot_key_rows(minutes, prefix),
+        "jobs": ledger.jobs,
+    }
+
+
+def queued_tasks() -> int:
+    """Celery tasks still waiting in the broker (inbox deliveries, count refreshes) when the load ended."""
+    from django.conf import settings
+
+    from tracker import optional_redis
+
+    return int(optional_redis.client(settings.REDIS_URL).llen("celery"))  # type: ignore[arg-type]
+
+
+def drop_tables(prefix: str) -> None:
+    from devtools.bench import drop_tables as drop
+
+    drop(prefix)
+
+
+def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    try:
+        dynamodb_url = loopback_endpoint(os.environ.get("DYNAMODB_ENDPOINT_URL"))
+    except NotLoopback as refused:
+        raise SystemExit(f"refusing to run: {refused}") from None
+    base_prefix = os.environ.get("DYNAMODB_TABLE_PREFIX", "tracker-")
+    prefix = f"{base_prefix}bench-{secrets.token_hex(4)}-load-"
+    stack = Stack(make_workdir())
+    figures: dict[str, Any] = {"table_prefix": prefix}
+    error: str | None = None
+    configured = False
+    say = sys.stderr if args.json else sys.stdout
+    try:
+        began = time.monotonic()
+        stack.start_services(dynamodb_url)
+        env = configure_django(stack, prefix)
+        configured = True
+        layout = prepare(
+            teams=args.teams,
+            users=args.users,
+            seed_issues=args.seed_issues,
+            password=PASSWORD,
+            rng=random.Random(args.seed),
+        )
+        stack.start_worker(env, args.worker_concurrency)
+        stack.start_web(env)
+        wait_for_worker(120)
+        print(
+            f"load: {stack.web_url}, DynamoDB {stack.dynamodb_url}, tables {prefix}*, "
+            f"ready in {time.monotonic() - began:.1f} s",
+            file=say,
+        )
+        load, seconds = drive(args, stack, layout)
+        stack.check_alive()
+        figures.update(figures_of(args, load, layout, seconds, prefix))
+        figures["queued_tasks_at_end"] = queued_tasks()
+        figures["invariants"] = check(load, layout, seconds)
+        failed = [name for name, c in figures["invariants"].items() if c["failures"]]
+        if failed:
+            error = f"invariant(s) failed: {', '.join(failed)}"
+    except KeyboardInterrupt:
+        error = "interrupted"
+    except Exception as failure:  # noqa: BLE001 (reported; everything started is stopped below)
+        traceback.print_exception(failure)
+        error = f"{type(failure).__name__}: {failure}"
+    finally:
+        stack.stop_processes()
+        if error:
+            print(stack.tails(), file=sys.stderr)
+        if configured and not stack.own_dynamodb:
+            try:
+                drop_tables(prefix)
+            except Exception as failure:  # noqa: BLE001 (cleanup must not hide the figures)
+                print(f"warning: could not delete the tables {prefix}*: {failure}", file=sys.stderr)
+        stack.stop()
+        remove_workdir(stack.workdir)
+    return figures, error
+
+
+def interrupted(*_: object) -> None:
+    """SIGTERM: stop like Ctrl-C, so everything started is stopped."""
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        figures, error = run(args)
+    except SystemExit as refused:
+        print(refused, file=sys.stderr)
+        return 2
+    say = sys.stderr if args.json else sys.stdout
+    if "invariants" in figures:
+        print(report.text(figures), file=say)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "load.json").write_text(json.dumps(figures, indent=1, default=str) + "\n")
+        (args.out / "load.md").write_text(report.markdown_report(figures))
+        print(f"written: {args.out / 'load.json'}, {args.out / 'load.md'}", file=say)
+    if error:
+        print(f"FAILED: {error}", file=sys.stderr)
+    summary = {"benchmark": "load", "ok": error is None, **figures, **({"error": error} if error else {})}
+    print(json.dumps(summary, separators=(",", ":"), default=str))
+    return 1 if error else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,411 @@
+"""The virtual users: hot writers on one project, members across Zipf-skewed teams, and an operator.
+
+- **Hot writers** all create issues in the hottest team's first project at once (the sort-key
+  sequence under contention), through the new-issue form with its idempotency key; now and then
+  a form is sent twice, as a double click would, and must land on the same issue.
+- **Members** pick a team by Zipf's law (rank k weighs 1/k^s), then a step: lists, issue pages,
+  search, creating issues, moving their own issues along (resolving one awards its assignee —
+  themselves — the priority's points), comments, orders, the leaderboard, attachments (some
+  detached again).
+- **The operator** (staff) starts maintenance jobs through the admin's Jobs page a quarter into
+  the load and follows each to its end through ``status.json``: the Celery worker runs them while
+  the load goes on.
+
+Everything that succeeded is written down in the ``Ledger``; the invariants compare it with
+what DynamoDB holds afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from load_parts.client import Browser, Failed, Recorder, form_ending, form_posting_to, forms_of, location_path
+from load_parts.teams import PRIORITIES, WORDS, Layout, title
+
+POINTS = {"low": 1, "medium": 2, "high": 3, "urgent": 5}  # ddbmodels.scores.POINTS; checked by the test
+RESUBMIT_SHARE = 0.05
+DETACH_SHARE = 0.3
+JOBS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("backfill_project_counts", {"method": "auto", "segments": "1"}),
+    ("reconcile", {}),
+)
+JOB_POLL_SECONDS = 0.5
+JOB_GRACE_SECONDS = 90  # a job started during the load may finish after it, within this
+
+
+def zipf_weights(count: int, s: float) -> list[float]:
+    """Rank k (1-based) weighs 1/k^s, normalised to sum 1."""
+    raw = [1 / (rank**s) for rank in range(1, count + 1)]
+    total = sum(raw)
+    return [w / total for w in raw]
+
+
+@dataclass
+class CreatedIssue:
+    team: str
+    project: str
+    number: int
+    title: str
+    by: str
+    priority: str
+
+
+@dataclass
+class Ledger:
+    """What the users were told succeeded (thread-safe)."""
+
+    issues: list[CreatedIssue] = field(default_factory=list)
+    comments: Counter[tuple[str, str, int]] = field(default_factory=Counter)
+    orders: list[tuple[str, int, str, int]] = field(default_factory=list)  # team, number, product, quantity
+    awards: Counter[tuple[str, str]] = field(default_factory=Counter)  # (team, user) → points
+    resolved: list[tuple[str, str, int]] = field(default_factory=list)
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    resubmits: list[dict[str, str]] = field(default_factory=list)  # label, first, second
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)  # a virtual user's own bug (not the server's)
+    team_steps: Counter[str] = field(default_factory=Counter)  # members' steps by team: the skew as it came out
+    failed_steps: Counter[str] = field(default_factory=Counter)  # steps the server's answer stopped, by why
+    busy: int = 0  # create forms answered "very busy, submit again" (the sequence gave up)
+    top: dict[tuple[str, str], int] = field(default_factory=dict)  # (team, project) → highest number known
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def step_failed(self, failure: Failed) -> None:
+        with self.lock:
+            self.failed_steps[str(failure)] += 1
+
+    def known_top(self, team: str, project: str) -> int:
+        with self.lock:
+            return self.top.get((team, project), 0)
+
+    def add_issue(self, issue: CreatedIssue) -> None:
+        with self.lock:
+            self.issues.append(issue)
+            key = (issue.team, issue.project)
+            self.top[key] = max(self.top.get(key, 0), issue.number)
+
+
+@dataclass
+class Load:
+    """What every virtual user shares."""
+
+    base: str
+    layout: Layout
+    recorder: Recorder
+    ledger: Ledger
+    zipf_s: float
+    seed: int
+    seconds: float
+    start: threading.Event = field(default_factory=threading.Event)
+    began: float = 0.0
+
+    @property
+    def deadline(self) -> float:
+        return self.began + self.seconds
+
+    def running(self) -> bool:
+        return time.monotonic() < self.deadline
+
+
+def issue_path(team: str, project: str, number: int) -> str:
+    return f"/t/{team}/p/{project}/{number}/"
+
+
+def number_from(path: str) -> int:
+    return int(path.rstrip("/").rsplit("/", 1)[1])
+
+
+def create_issue(browser: Browser, load: Load, rng: random.Random, me: str, team: str, project: str, tag: str) -> None:
+    """The new-issue form, filled and sent (sometimes twice, like a double click)."""
+    page = browser.get("new issue form", f"/t/{team}/p/{project}/new/")
+    form = form_posting_to(page.text, f"/t/{team}/p/{project}/new/")
+    if form is None:
+        raise Failed("new issue form: no form")
+    priority = rng.choice(PRIORITIES)
+    name = f"{title(rng)} {tag}"
+    data = {**form.fields, "title": name, "description": "Made by the load test.", "priority": priority}
+    data.update({"assignee": me, "labels": rng.choice(("bug", "ui", "backend, bug"))})
+    answer = browser.post("create issue", f"/t/{team}/p/{project}/new/", data)
+    if answer.status_code == 503 and "very busy" in answer.text:
+        with load.ledger.lock:
+            load.ledger.busy += 1
+        return
+    if answer.status_code != 302:
+        raise Failed(f"create issue: {answer.status_code}")
+    where = location_path(answer)
+    load.ledger.add_issue(CreatedIssue(team, project, number_from(where), name, me, priority))
+    if rng.random() < RESUBMIT_SHARE:
+        again = browser.post("create issue (sent twice)", f"/t/{team}/p/{project}/new/", data)
+        with load.ledger.lock:
+            load.ledger.resubmits.append(
+                {
+                    "label": "create issue",
+                    "first": where,
+                    "second": location_path(again),
+                    "status": str(again.status_code),
+                }
+            )
+
+
+def hot_writer(load: Load, browser: Browser, me: str, index: int) -> None:
+    rng = random.Random(load.seed * 1000 + 500 + index)
+    team, project = load.layout.hot
+    seq = 0
+    while load.running():
+        seq += 1
+        try:
+            create_issue(browser, load, rng, me, team, project, f"h{index:02d}x{seq:04d}")
+        except Failed as failure:
+            load.ledger.step_failed(failure)
+
+
+@dataclass
+class Mine:
+    """A member's own issue in a team, as far as they moved it."""
+
+    team: str
+    project: str
+    number: int
+    status: str
+    priority: str
+
+
+class Member:
+    """One member's session across the teams; ``step`` does one thing picked by weight."""
+
+    STEPS: dict[str, int] = {
+        "issue list": 18,
+        "my issues": 6,
+        "search": 10,
+        "issue page": 20,
+        "create issue": 8,
+        "status change": 9,
+        "comment": 8,
+        "place order": 5,
+        "order list": 3,
+        "leaderboard": 5,
+        "attachment": 5,
+    }
+
+    def __init__(self, load: Load, browser: Browser, me: str, index: int) -> None:
+        self.load, self.browser, self.me, self.index = load, browser, me, index
+        self.rng = random.Random(load.seed * 1000 + index)
+        self.weights = zipf_weights(len(load.layout.teams), load.zipf_s)
+        self.mine: list[Mine] = []
+        self.seq = 0
+        self.actions: dict[str, Callable[[str, str], None]] = {
+            "issue list": self.issue_list,
+            "my issues": self.my_issues,
+            "search": self.search,
+            "issue page": self.issue_page,
+            "create issue": self.create,
+            "status change": self.status_change,
+            "comment": self.comment,
+            "place order": self.place_order,
+            "order list": self.order_list,
+            "leaderboard": self.leaderboard,
+            "attachment": self.attachment,
+        }
+
+    def run(self) -> None:
+        names, weights = list(self.STEPS), list(self.STEPS.values())
+        while self.load.running():
+            team = self.rng.choices(self.load.layout.teams, self.weights)[0]
+            project = self.rng.choice(self.load.layout.projects[team])
+            step = self.rng.choices(names, weights)[0]
+            with self.load.ledger.lock:
+                self.load.ledger.team_steps[team] += 1
+            try:
+                self.actions[step](team, project)
+            except Failed as failure:
+                self.load.ledger.step_failed(failure)
+
+    def any_issue(self, team: str, project: str) -> int:
+        top = max(self.load.layout.seeded[(team, project)], self.load.ledger.known_top(team, project))
+        return self.rng.randint(1, top)
+
+    def issue_list(self, team: str, project: str) -> None:
+        query = self.rng.choice(("", "?q=is:open", "?q=is:in_progress sort:updated", "?q=is:closed"))
+        self.browser.get("issue list", f"/t/{team}/p/{project}/{query}")
+
+    def my_issues(self, team: str, project: str) -> None:
+        self.browser.get("my issues", f"/t/{team}/issues/?q=is:open assignee:@me")
+
+    def search(self, team: str, project: str) -> None:
+        self.browser.get("search", f"/t/{team}/p/{project}/?q={self.rng.choice(WORDS)}")
+
+    def issue_page(self, team: str, project: str) -> None:
+        self.browser.get("issue page", issue_path(team, project, self.any_issue(team, project)))
+
+    def create(self, team: str, project: str) -> None:
+        self.seq += 1
+        before = len(self.load.ledger.issues)
+        create_issue(self.browser, self.load, self.rng, self.me, team, project, f"m{self.index:02d}x{self.seq:04d}")
+        with self.load.ledger.lock:
+            made = [i for i in self.load.ledger.issues[before:] if i.by == self.me and i.team == team]
+        for issue in made[-1:]:
+            self.mine.append(Mine(team, project, issue.number, "open", issue.priority))
+
+    def own(self, team: str) -> Mine | None:
+        movable = [m for m in self.mine if m.team == team and m.status != "resolved"]
+        return self.rng.choice(movable) if movable else None
+
+    def status_change(self, team: str, project: str) -> None:
+        issue = self.own(team)
+        if issue is None:
+            self.create(team, project)
+            return
+        path = issue_path(issue.team, issue.project, issue.number)
+        page = self.browser.get("issue page", path)
+        form = form_ending(page.text, "/status/")
+        if form is None:
+            raise Failed("status change: no form")
+        to = "in_progress" if issue.status == "open" and self.rng.random() < 0.5 else "resolved"
+        answer = self.browser.post("status change", path + "status/", {**form.fields, "to": to})
+        if answer.status_code != 302:
+            raise Failed(f"status change: {answer.status_code}")
+        issue.status = to
+        if to == "resolved":
+            with self.load.ledger.lock:
+                self.load.ledger.awards[(team, self.me)] += POINTS[issue.priority]
+                self.load.ledger.resolved.append((team, issue.project, issue.number))
+
+    def comment(self, team: str, project: str) -> None:
+        number = self.any_issue(team, project)
+        path = issue_path(team, project, number)
+        page = self.browser.get("issue page", path)
+        form = form_ending(page.text, "/comments/")
+        if form is None:
+            raise Failed("comment: no form")
+        data = {**form.fields, "body": f"Seen it too, @{self.me} here ({self.rng.choice(WORDS)})."}
+        answer = self.browser.post("comment", path + "comments/", data)
+        if answer.status_code != 302:
+            raise Failed(f"comment: {answer.status_code}")
+        with self.load.ledger.lock:
+            self.load.ledger.comments[(team, project, number)] += 1
+        if self.rng.random() < RESUBMIT_SHARE:
+            again = self.browser.post("comment (sent twice)", path + "comments/", data)
+            with self.load.ledger.lock:
+                self.load.ledger.resubmits.append(
+                    {
+                        "label": "comment",
+                        "first": location_path(answer),
+                        "second": location_path(again),
+                        "status": str(again.status_code),
+                    }
+                )
+
+    def place_order(self, team: str, project: str) -> None:
+        page = self.browser.get("new order form", f"/t/{team}/orders/new/")
+        form = form_posting_to(page.text, f"/t/{team}/orders/new/")
+        if form is None:
+            raise Failed("order: no form")
+        product, quantity = self.rng.choice(("seats", "storage", "support_hours")), self.rng.randint(1, 20)
+        data = {**form.fields, "product": product, "quantity": str(quantity), "delivery": "standard"}
+        answer = self.browser.post("place order", f"/t/{team}/orders/new/", data)
+        if answer.status_code != 302:
+            raise Failed(f"place order: {answer.status_code}")
+        with self.load.ledger.lock:
+            self.load.ledger.orders.append((team, number_from(location_path(answer)), product, quantity))
+
+    def order_list(self, team: str, project: str) -> None:
+        self.browser.get("order list", f"/t/{team}/orders/?range={self.rng.choice(('24h', '7d'))}")
+
+    def leaderboard(self, team: str, project: str) -> None:
+        self.browser.get("leaderboard", f"/t/{team}/leaderboard/")
+
+    def attachment(self, team: str, project: str) -> None:
+        issue = next((m for m in reversed(self.mine) if m.team == team), None)
+        number, project = (issue.number, issue.project) if issue else (self.any_issue(team, project), project)
+        path = issue_path(team, project, number)
+        page = self.browser.get("issue page", path)
+        form = form_ending(page.text, "/attachments/")
+        if form is None:
+            raise Failed("attachment: no form")
+        content = self.rng.randbytes(self.rng.randint(200, 20_000))
+        name = f"trace-{self.index:02d}-{self.seq}.log"
+        answer = self.browser.post(
+            "attach file", path + "attachments/", form.fields, files={"file": (name, content, "text/plain")}
+        )
+        if answer.status_code != 302:
+            raise Failed(f"attach file: {answer.status_code}")
+        attachment_id = form.fields.get("idempotency_key", "").split(":", 1)[0]
+        record = {
+            "team": team,
+            "project": project,
+            "number": number,
+            "id": attachment_id,
+            "size": len(content),
+            "sha256": hashlib.sha256(content).hexdigest(),
+            "state": "Attached",
+        }
+        if self.rng.random() < DETACH_SHARE:
+            token = self.browser.session.cookies.get("csrftoken") or ""
+            gone = self.browser.post(
+                "detach file", f"{path}attachments/{attachment_id}/detach/", {"csrfmiddlewaretoken": token}
+            )
+            if gone.status_code == 302:
+                record["state"] = "Detached"
+        with self.load.ledger.lock:
+            self.load.ledger.attachments.append(record)
+
+
+def operator(load: Load, browser: Browser) -> None:
+    """A quarter into the load, start every job from the admin's Jobs page; then follow each to its end."""
+    time.sleep(max(0.0, load.began + load.seconds / 4 - time.monotonic()))
+    started: list[dict[str, Any]] = []
+    for job, params in JOBS:
+        record: dict[str, Any] = {"job": job, "started_at": round(time.monotonic() - load.began, 2)}
+        started.append(record)
+        try:
+            page = browser.get("staff jobs page", "/admin/ddb/jobs/")
+            form = next((f for f in forms_of(page.text) if f.fields.get("job") == job), None)
+            if form is None:
+                raise Failed(f"jobs page: no form for {job}")
+            data = {**form.fields, **{f"{job}-{name}": value for name, value in params.items()}}
+            answer = browser.post("start job", "/admin/ddb/jobs/", data)
+            if answer.status_code != 302:
+                raise Failed(f"start job: {answer.status_code}")
+            record["task_id"] = location_path(answer).rstrip("/").rsplit("/", 1)[1]
+        except Failed as failure:
+            record["error"] = str(failure)
+    for record in started:
+        if "task_id" in record:
+            try:
+                record.update(follow_job(load, browser, record["task_id"]))
+            except Failed as failure:
+                record["error"] = str(failure)
+        record["ended_at"] = round(time.monotonic() - load.began, 2)
+        with load.ledger.lock:
+            load.ledger.jobs.append(record)
+
+
+def follow_job(load: Load, browser: Browser, task: str) -> dict[str, Any]:
+    """Poll the job's status.json until it is ready (or the grace after the load runs out)."""
+    status: dict[str, Any] = {}
+    while time.monotonic() < load.deadline + JOB_GRACE_SECONDS:
+        status = browser.get("job status", f"/admin/ddb/jobs/{task}/status.json").json()
+        if status.get("ready"):
+            break
+        time.sleep(JOB_POLL_SECONDS)
+    return {"state": status.get("state"), "result": status.get("result"), "error": status.get("error")}
+
+
+def guarded(load: Load, name: str, work: Callable[[], None]) -> Callable[[], None]:
+    """``work`` in a thread: a bug in the virtual user is written down, never lost in a thread."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:  # noqa: BLE001 (reported as a failed run, with its traceback)
+            with load.ledger.lock:
+                load.ledger.crashes.append(f"{name}: {traceback.format_exc()}")
+
+    return run
