@@ -61,6 +61,11 @@ class ImportState:
         return json.dumps({k: v for k, v in asdict(self).items() if k not in self.KEYED}, sort_keys=True)
 
     @property
+    def queued_when(self) -> str:
+        """``queued_at`` for people: ``2026-11-23 16:27 UTC``."""
+        return self.queued_at[:16].replace("T", " ") + " UTC"
+
+    @property
     def finished(self) -> bool:
         return self.status in FINISHED
 
