@@ -6,6 +6,7 @@
   if (!root) { return; }
   var bar = document.getElementById("import-bar"), line = document.getElementById("import-state");
   function say(s) {
+    if (s.status === "uploading") { return "Receiving the file…"; }
     if (s.status === "queued") { return "Waiting for a worker to start the import…"; }
     if (s.status === "running" && s.total) {
       return "Writing: " + s.done + " of " + s.total + " items (" + s.percent + "%).";

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import kombu.exceptions
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from moto import mock_aws
 from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import comments as ddb_comments
@@ -315,3 +322,70 @@ def test_a_project_taken_meanwhile_stops_the_job_with_a_true_message(
     assert stored_files(imports_dir) == []
     page = text(client.get(world.url(f"imports/{import_id}/")))
     assert "A project MOVED was created by someone else meanwhile; nothing was imported." in page
+
+
+def test_on_s3_the_upload_waits_under_the_imports_prefix_and_is_deleted_after(
+    world: World, queued: Queued, settings: SettingsWrapper
+) -> None:
+    # moto serves S3 only; DynamoDB calls still go to DynamoDB Local.
+    with mock_aws(config={"core": {"service_whitelist": ["s3"]}}):
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="tracker-imports-test")
+        settings.STORAGES = {
+            **settings.STORAGES,
+            "imports": {
+                "BACKEND": "storages.backends.s3.S3Storage",
+                "OPTIONS": {"bucket_name": "tracker-imports-test", "location": "archive/imports"},
+            },
+        }
+        client = world.client_for(world.owner)
+        import_id = import_id_of(post(client, world, form_data(client, world)), world)
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket="tracker-imports-test")["Contents"]]
+        assert keys == [f"archive/imports/{world.slug}/{import_id}.json"]
+        assert run_task(world, import_id)["result"]["status"] == "done"
+        assert s3.list_objects_v2(Bucket="tracker-imports-test").get("Contents", []) == []
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="MOVED") == ISSUES
+
+
+def test_the_imports_storage_follows_the_archive_setting(tmp_path: Path) -> None:
+    """A folder of its own by default; the archive's bucket under <prefix>/imports once ARCHIVE_S3_BUCKET is set."""
+    show = "from django.conf import settings; import json; print(json.dumps(settings.STORAGES['imports']))"
+    base = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings.test", "IMPORTS_DIR": str(tmp_path)}
+    base.pop("ARCHIVE_S3_BUCKET", None)
+
+    def storage(**extra: str) -> dict[str, Any]:
+        code = f"import django; django.setup(); {show}"
+        out = subprocess.run([sys.executable, "-c", code], env={**base, **extra}, capture_output=True, check=True)
+        answer: dict[str, Any] = json.loads(out.stdout.decode().strip().splitlines()[-1])
+        return answer
+
+    assert storage() == {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(tmp_path)},
+    }
+    on_s3 = storage(ARCHIVE_S3_BUCKET="my-tracker-archive", ARCHIVE_S3_PREFIX="tracker-archive")
+    assert on_s3["BACKEND"] == "storages.backends.s3.S3Storage"
+    assert on_s3["OPTIONS"]["bucket_name"] == "my-tracker-archive"
+    assert on_s3["OPTIONS"]["location"] == "tracker-archive/imports"  # inside the IAM policy's archive prefix
+
+
+def test_an_upload_that_never_got_queued_says_so_after_ten_minutes(
+    world: World, imports_dir: Path, queued: Queued
+) -> None:
+    client = world.client_for(world.owner)
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+    state = import_get(tenant=world.slug, import_id=import_id)
+    assert state is not None
+    state.status = "uploading"  # as a web process that died between taking the file and queueing it leaves it
+    state.queued_at = (datetime.now(UTC) - timedelta(minutes=9)).isoformat(timespec="seconds")
+    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    status_url = world.url(f"imports/{import_id}/status.json")
+    assert client.get(status_url).json()["status"] == "uploading"
+    assert "Receiving the file" in text(client.get(world.url(f"imports/{import_id}/")))
+
+    state.queued_at = (datetime.now(UTC) - timedelta(minutes=11)).isoformat(timespec="seconds")
+    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    status = client.get(status_url).json()
+    assert (status["status"], status["finished"]) == ("not_started", True)
+    assert status["error"] == "The upload did not finish, so the import did not start; nothing was imported."
+    assert status["error"] in text(client.get(world.url(f"imports/{import_id}/")))

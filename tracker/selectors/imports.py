@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from celery.result import AsyncResult
@@ -23,6 +24,8 @@ from tracker.celery import app
 
 log = logging.getLogger(__name__)
 FINISHED = ("done", "failed", "not_started")
+UPLOAD_GIVEN_UP = timedelta(minutes=10)
+UPLOAD_LOST = "The upload did not finish, so the import did not start; nothing was imported."
 
 
 def import_job_name(tenant: str, import_id: str) -> str:
@@ -31,7 +34,7 @@ def import_job_name(tenant: str, import_id: str) -> str:
 
 @dataclass
 class ImportState:
-    """One upload and its import; ``status`` is queued → running → done, or failed / not_started."""
+    """One upload and its import; ``status`` is uploading → queued → running → done, or failed / not_started."""
 
     import_id: str
     tenant: str
@@ -106,7 +109,9 @@ def import_access(*, tenant: str, import_id: str) -> ImportState:
 def import_progress(state: ImportState) -> dict[str, Any]:
     """Status, stage, items written of the total, and the summary once done: the page and its JSON."""
     done = state.total if state.status == "done" else 0
-    stage = state.stage
+    stage, status, error = state.stage, state.status, state.error
+    if status == "uploading" and datetime.now(UTC) - datetime.fromisoformat(state.queued_at) > UPLOAD_GIVEN_UP:
+        status, error = "not_started", UPLOAD_LOST  # the page that took the file died before queueing it
     if state.status == "running":
         try:
             info = AsyncResult(state.task_id, app=app).info
@@ -120,12 +125,12 @@ def import_progress(state: ImportState) -> dict[str, Any]:
         if isinstance(info, dict) and info.get("total"):
             done, stage = int(info.get("done") or 0), str(info.get("stage") or stage)
     return {
-        "status": state.status,
-        "finished": state.finished,
+        "status": status,
+        "finished": status in FINISHED,
         "stage": stage,
         "done": done,
         "total": state.total,
         "percent": round(100 * done / state.total) if state.total else (100 if state.status == "done" else 0),
-        "error": state.error,
+        "error": error,
         "summary": state.summary,
     }
