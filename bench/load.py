@@ -355,13 +355,14 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
 
 
 def interrupted(*_: object) -> None:
-    """SIGTERM: stop like Ctrl-C, so everything started is stopped."""
+    """Ctrl-C or SIGTERM: stop the run; everything started is stopped on the way out."""
     raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
     args = arguments(argv)
-    signal.signal(signal.SIGTERM, interrupted)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # also when started in the background (SIGINT ignored there)
+        signal.signal(signum, interrupted)
     try:
         figures, error = run(args)
     except SystemExit as refused:

@@ -12,6 +12,7 @@ from load_parts.client import Recorder
 
 BUSY = "busy"  # a create form answered 503 "very busy, submit again": the sequence gave up, by design
 HOT_KEYS_SHOWN = 12
+PATTERNS_SHOWN = 15
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -140,6 +141,10 @@ def tables(figures: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[s
         ]
         for r in figures["capacity_by_page"]
     ]
+    patterns = [
+        [r["label"], str(r["count"]), f"{r['rcu_per']:.2f}", f"{r['wcu_per']:.2f}", f"{r['requests_per']:.2f}"]
+        for r in figures["capacity_by_pattern"][:PATTERNS_SHOWN]
+    ]
     jobs = [
         [r["label"], str(r["count"]), f"{r['rcu']:.1f}", f"{r['wcu']:.1f}", str(r["requests"])]
         for r in figures["capacity_by_job"]
@@ -171,6 +176,11 @@ def tables(figures: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[s
             ["page (URL name)", "served", "RCU/req", "WCU/req", "DynamoDB calls/req", "RCU", "WCU"],
             capacity,
         ),
+        (
+            f"Server side: capacity per call, by access pattern (the {PATTERNS_SHOWN} that used the most)",
+            ["access pattern", "calls", "RCU/call", "WCU/call", "DynamoDB calls/call"],
+            patterns,
+        ),
         ("Maintenance jobs (run by the worker during the load)", ["job", "runs", "RCU", "WCU", "DynamoDB calls"], jobs),
         (
             "Hottest partition keys (top 3 per table or index, by requests)",
@@ -198,7 +208,8 @@ def headline(figures: Mapping[str, Any]) -> str:
         f"Zipf s={s['zipf_s']}; "
         f"{made['issues']} issues created ({made['hot_issues']} in {made['hot_project']}), {made['orders']} orders, "
         f"{made['comments']} comments, {made['attachments']} attachments, {made['resolved']} resolved "
-        f"({made['points']} points); 5xx: {figures['server_errors']}, busy: {figures['busy']}\n"
+        f"({made['points']} points); 5xx: {figures['server_errors']}, busy: {figures['busy']}; "
+        f"Celery tasks still queued at the end: {figures.get('queued_tasks_at_end', '?')}\n"
         "members' steps by team (rank 1 first): "
         + ", ".join(f"{share * 100:.0f} %" for share in figures["team_shares"].values())
     )
