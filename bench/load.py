@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
 import os
 import random
 import secrets
@@ -48,16 +47,18 @@ import sys
 import threading
 import time
 import traceback
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: find ddbmodels, tracker, devtools
 
-from load_parts import invariants, report  # noqa: E402
+from load_parts import report  # noqa: E402
+from load_parts.checks import check  # noqa: E402
 from load_parts.client import Browser, Failed, Recorder  # noqa: E402
-from load_parts.mix import Ledger, Load, Member, guarded, hot_writer, operator  # noqa: E402
+from load_parts.figures import figures_of, queued_tasks, reset_figures  # noqa: E402
+from load_parts.ledger import Ledger, Load, guarded  # noqa: E402
+from load_parts.operator import operator  # noqa: E402
 from load_parts.stack import (  # noqa: E402
     NotLoopback,
     Stack,
@@ -68,6 +69,7 @@ from load_parts.stack import (  # noqa: E402
     wait_for_worker,
 )
 from load_parts.teams import Layout, prepare  # noqa: E402
+from load_parts.users import Member, hot_writer  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 PASSWORD = "load-" + secrets.token_hex(8)
@@ -113,18 +115,6 @@ def configure_django(stack: Stack, prefix: str) -> dict[str, str]:
 
     hot_keys.configure(sample_rate=0.0)  # this process's own reads (setup, checks) are not the load
     return dict(os.environ)
-
-
-def reset_figures() -> None:
-    """Forget the capacity and hot-key figures of the setup: what is read back is the load's."""
-    from django.conf import settings
-
-    from tracker import optional_redis
-
-    client = optional_redis.client(settings.REDIS_URL)
-    for pattern in ("tracker:ddbcap:*", "tracker:hotkeys:*"):
-        for key in client.scan_iter(pattern):
-            client.delete(key)
 
 
 def drive(args: argparse.Namespace, stack: Stack, layout: Layout) -> tuple[Load, float]:
@@ -180,113 +170,6 @@ def drive(args: argparse.Namespace, stack: Stack, layout: Layout) -> tuple[Load,
     except Failed:
         pass
     return load, min(seconds, args.seconds)
-
-
-def check(load: Load, layout: Layout, seconds: float) -> dict[str, dict[str, Any]]:
-    ledger = load.ledger
-    projects = [(team, key) for team in layout.teams for key in layout.projects[team]]
-    stored = invariants.read_stored(
-        projects=projects,
-        commented=list(ledger.comments),
-        teams=layout.teams,
-        attachments=ledger.attachments,
-        users=len(layout.users),
-    )
-    statuses = report.status_totals(load.recorder)
-    server = {code: n for code, n in statuses.items() if code.startswith("5")}
-    server_errors = sum(server.values()) - ledger.busy
-    transport = {code: n for code, n in statuses.items() if not code[:1].isdigit()}
-    results = {
-        "numbers unique and gap-free": invariants.check_numbers(stored.numbers),
-        "every create stored once": invariants.check_created(
-            [(i.team, i.project, i.number, i.title) for i in ledger.issues], stored.titles
-        ),
-        "forms sent twice": invariants.check_resubmits(ledger.resubmits),
-        "comments": invariants.check_comments(ledger.comments, stored.comments),
-        "orders": invariants.check_orders(ledger.orders, stored.orders),
-        "leaderboard": invariants.check_scores(ledger.awards, stored.board),
-        "attachments": invariants.check_attachments(ledger.attachments, stored.attachments, stored.in_flight),
-        "jobs finished": invariants.check_jobs(ledger.jobs, projects=len(projects), load_seconds=seconds),
-        "no server errors": (
-            [f"5xx answers: {server} ({ledger.busy} of them busy create forms)"] if server_errors else []
-        )
-        + ([f"requests without an answer: {transport}"] if transport else []),
-        "virtual users": list(ledger.crashes),
-        "every step completed": [f"{why} ×{n}" for why, n in sorted(ledger.failed_steps.items())],
-    }
-    sizes = {
-        "numbers unique and gap-free": len(projects),
-        "every create stored once": len(ledger.issues),
-        "forms sent twice": len(ledger.resubmits),
-        "comments": sum(ledger.comments.values()),
-        "orders": len(ledger.orders),
-        "leaderboard": len(ledger.awards),
-        "attachments": len(ledger.attachments),
-        "jobs finished": len(ledger.jobs),
-        "no server errors": sum(statuses.values()),
-        "virtual users": len(layout.users) + 1,
-        "every step completed": sum(len(v) for v in load.recorder.seconds.values()),
-    }
-    return {name: {"checked": sizes[name], "failures": failures} for name, failures in results.items()}
-
-
-def figures_of(args: argparse.Namespace, load: Load, layout: Layout, seconds: float, prefix: str) -> dict[str, Any]:
-    ledger, recorder = load.ledger, load.recorder
-    statuses = report.status_totals(recorder)
-    total = sum(statuses.values())
-    hot_team, hot_key = layout.hot
-    minutes = min(15, math.ceil((time.monotonic() - load.began) / 60))
-    return {
-        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "settings": {
-            "seconds": args.seconds,
-            "users": args.users,
-            "hot_writers": args.hot_writers,
-            "teams": args.teams,
-            "zipf_s": args.zipf_s,
-            "seed": args.seed,
-            "seed_issues": args.seed_issues,
-            "worker_concurrency": args.worker_concurrency,
-            "cores": os.cpu_count(),
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-        },
-        "load_seconds": round(seconds, 2),
-        "requests": total,
-        "requests_per_second": round(total / seconds, 2) if seconds else 0.0,
-        "status_codes": dict(sorted(statuses.items())),
-        "server_errors": sum(n for code, n in statuses.items() if code.startswith("5")) - ledger.busy,
-        "busy": ledger.busy,
-        "made": {
-            "hot_project": f"{hot_team}/{hot_key}",
-            "issues": len(ledger.issues),
-            "hot_issues": sum(1 for i in ledger.issues if (i.team, i.project) == layout.hot),
-            "orders": len(ledger.orders),
-            "comments": sum(ledger.comments.values()),
-            "attachments": len(ledger.attachments),
-            "detached": sum(1 for a in ledger.attachments if a["state"] == "Detached"),
-            "resolved": len(ledger.resolved),
-            "points": sum(ledger.awards.values()),
-            "forms_sent_twice": len(ledger.resubmits),
-        },
-        "team_shares": {
-            team: round(ledger.team_steps[team] / max(1, sum(ledger.team_steps.values())), 4) for team in layout.teams
-        },
-        "pages": report.latency_rows(recorder),
-        "capacity_by_page": report.capacity_rows("page"),
-        "capacity_by_pattern": report.capacity_rows("pattern"),
-        "capacity_by_job": report.capacity_rows("job"),
-        "hot_keys": report.hot_key_rows(minutes, prefix),
-        "jobs": ledger.jobs,
-    }
-
-
-def queued_tasks() -> int:
-    """Celery tasks still waiting in the broker (inbox deliveries, count refreshes) when the load ended."""
-    from django.conf import settings
-
-    from tracker import optional_redis
-
-    return int(optional_redis.client(settings.REDIS_URL).llen("celery"))  # type: ignore[arg-type]
 
 
 def drop_tables(prefix: str) -> None:

@@ -1,15 +1,14 @@
 """What must hold after the load, checked against what DynamoDB stores; each check returns its failures.
 
 The ``check_*`` functions are plain Python over what the users were told (the ledger) and what
-was read back (``stored``), so the tests can hand them a gap or a duplicate; ``read_stored`` does
-the reading, through ``ddbmodels``' public functions (consistent where it matters).
+was read back (``stored``), so the tests can hand them a gap or a duplicate; ``checks.read_stored``
+does the reading, through ``ddbmodels``' public functions (consistent where it matters).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 Project = tuple[str, str]  # (team, project key)
@@ -175,85 +174,3 @@ def check_jobs(jobs: Sequence[Mapping[str, Any]], *, projects: int, load_seconds
             if counted != projects or refreshed != projects:
                 failures.append(f"backfill saw {counted} and refreshed {refreshed} of {projects} projects")
     return failures
-
-
-# ---------------------------------------------------------------------------- reading back
-
-
-@dataclass
-class Stored:
-    numbers: dict[Project, list[int]] = field(default_factory=dict)
-    titles: dict[Project, dict[int, str]] = field(default_factory=dict)
-    comments: dict[Issue, int] = field(default_factory=dict)
-    orders: dict[str, list[tuple[int, str, int]]] = field(default_factory=dict)
-    board: dict[tuple[str, str], int] = field(default_factory=dict)
-    attachments: dict[str, dict[str, Any]] = field(default_factory=dict)
-    in_flight: list[str] = field(default_factory=list)
-
-
-def read_stored(
-    *,
-    projects: Sequence[Project],
-    commented: Iterable[Issue],
-    teams: Sequence[str],
-    attachments: Sequence[Mapping[str, Any]],
-    users: int,
-) -> Stored:
-    """What DynamoDB holds now: every project's numbers and titles, comments, orders, the board, attachments."""
-    from datetime import timedelta
-
-    from django.conf import settings
-
-    from ddbmodels import attachments as ddb_attachments
-    from ddbmodels import comments, issues, orders, scores
-    from ddbmodels.core.keys import utcnow
-    from ddbmodels.core.threads import map_in_threads
-
-    stored = Stored()
-
-    def project(p: Project) -> tuple[Project, list[int], dict[int, str]]:
-        team, key = p
-        numbers = issues.issue_numbers(tenant=team, project_key=key)
-        titles: dict[int, str] = {}
-        after = None
-        while True:
-            page = issues.issue_page(tenant=team, project_key=key, size=100, after=after)
-            titles.update({int(i.number): i.title for i in page.items})
-            if page.older_than is None:
-                break
-            after = int(page.older_than)
-        return p, numbers, titles
-
-    for p, numbers, titles in map_in_threads(project, list(projects), workers=8):
-        stored.numbers[p], stored.titles[p] = numbers, titles
-
-    def comment_count(issue: Issue) -> tuple[Issue, int]:
-        stream, count, after = comments.issue_stream(*issue), 0, None
-        while True:
-            page = comments.comment_page(stream=stream, size=comments.PAGE_SIZE_MAX, after=after)
-            count += len(page.comments)
-            if page.newer_than is None:
-                return issue, count
-            after = page.newer_than
-
-    stored.comments = dict(map_in_threads(comment_count, list(commented), workers=8))
-    for team in teams:
-        held, after = [], None
-        while True:
-            page = orders.customer_orders_page(customer=team, size=100, after=after)
-            held += [(int(o.number), o.product, int(o.quantity)) for o in page.items]
-            if page.older_than is None:
-                break
-            after = page.older_than
-        stored.orders[team] = held
-        for ranked in scores.top_scores(tenant=team, k=max(users, 1) + 5, shards=settings.LEADERBOARD_SHARDS):
-            stored.board[(team, ranked.member)] = int(ranked.score)
-    for a in attachments:
-        item = ddb_attachments.attachment_get(
-            tenant=a["team"], project_key=a["project"], number=a["number"], attachment_id=a["id"], consistent=True
-        )
-        if item is not None:
-            stored.attachments[a["id"]] = {"state": item.state, "size": int(item.size), "sha256": item.sha256}
-    soon = utcnow() + timedelta(days=1)
-    stored.in_flight = [i.attachment_id for i in ddb_attachments.attachments_in_flight(before=soon)]
-    return stored

@@ -1,97 +1,11 @@
-"""The load's figures: latency by page or action (client side), capacity by page, pattern and job, and the
-hottest partition keys (server side, from the app's own Redis figures), as text, JSON and Markdown."""
+"""The load's figures (``figures``) as text and Markdown: one table each, the invariants last."""
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from load_parts.client import Recorder
-
-BUSY = "busy"  # a create form answered 503 "very busy, submit again": the sequence gave up, by design
-HOT_KEYS_SHOWN = 12
 PATTERNS_SHOWN = 15
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of ``values``; 0 when empty."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
-
-
-def latency_rows(recorder: Recorder) -> list[dict[str, Any]]:
-    rows = []
-    for label in sorted(recorder.seconds, key=lambda name: -len(recorder.seconds[name])):
-        seconds, statuses = recorder.seconds[label], recorder.statuses[label]
-        errors = {code: n for code, n in sorted(statuses.items()) if not code.startswith(("2", "3"))}
-        rows.append(
-            {
-                "label": label,
-                "count": len(seconds),
-                "p50_ms": round(percentile(seconds, 50) * 1000, 1),
-                "p99_ms": round(percentile(seconds, 99) * 1000, 1),
-                "max_ms": round(max(seconds) * 1000, 1),
-                "errors": errors,
-            }
-        )
-    return rows
-
-
-def status_totals(recorder: Recorder) -> Counter[str]:
-    total: Counter[str] = Counter()
-    for statuses in recorder.statuses.values():
-        total.update(statuses)
-    return total
-
-
-def capacity_rows(kind: str) -> list[dict[str, Any]]:
-    """The app's figures in Redis (``tracker.capacity_stats``) of this run: per page, pattern or job."""
-    from tracker import capacity_stats
-
-    rows = []
-    for row in capacity_stats.totals(kind, days=2):  # type: ignore[arg-type]
-        count = max(row.count, 1)
-        rows.append(
-            {
-                "label": row.label,
-                "count": row.count,
-                "rcu": round(row.rcu, 2),
-                "wcu": round(row.wcu, 2),
-                "requests": row.requests,
-                "rcu_per": round(row.rcu / count, 2),
-                "wcu_per": round(row.wcu / count, 2),
-                "requests_per": round(row.requests / count, 2),
-            }
-        )
-    return rows
-
-
-def hot_key_rows(minutes: int, prefix: str) -> list[dict[str, Any]]:
-    """The busiest partition keys of the window, each with its share of its table's (or index's) traffic."""
-    from tracker import hot_key_stats
-
-    rows: list[dict[str, Any]] = []
-    for table in hot_key_stats.window(minutes):
-        for key in table.top("requests", limit=3):
-            rows.append(
-                {
-                    "table": table.table.removeprefix(prefix),
-                    "index": table.index,
-                    "key": key.key,
-                    "requests": round(key.requests),
-                    "table_requests": round(table.requests),
-                    "request_share": round(key.request_share, 4),
-                    "units": round(key.units, 2),
-                    "unit_share": round(key.unit_share, 4),
-                    "hot": key.hot,
-                }
-            )
-    rows.sort(key=lambda r: (-r["requests"], r["table"], r["key"]))
-    return rows[:HOT_KEYS_SHOWN]
 
 
 def align(header: Sequence[str], lines: Sequence[Sequence[str]]) -> str:

@@ -147,14 +147,14 @@ def test_jobs_must_finish_and_the_backfill_see_every_project(inv: ModuleType) ->
 
 
 def test_zipf_weights_fall_as_one_over_rank_to_the_s(load: ModuleType) -> None:
-    mix = sys.modules["load_parts.mix"]
-    assert mix.zipf_weights(3, 1.0) == pytest.approx([6 / 11, 3 / 11, 2 / 11])
-    assert mix.zipf_weights(2, 0.0) == [0.5, 0.5]
-    assert mix.POINTS == POINTS  # the points the ledger expects are the app's
+    ledger, users = sys.modules["load_parts.ledger"], sys.modules["load_parts.users"]
+    assert ledger.zipf_weights(3, 1.0) == pytest.approx([6 / 11, 3 / 11, 2 / 11])
+    assert ledger.zipf_weights(2, 0.0) == [0.5, 0.5]
+    assert users.POINTS == POINTS  # the points the ledger expects are the app's
 
 
 def test_percentiles_are_nearest_rank(load: ModuleType) -> None:
-    report = sys.modules["load_parts.report"]
+    report = sys.modules["load_parts.figures"]
     values = [float(n) for n in range(1, 101)]
     assert (report.percentile(values, 50), report.percentile(values, 99), report.percentile([], 50)) == (
         50.0,

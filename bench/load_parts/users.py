@@ -1,4 +1,4 @@
-"""The virtual users: hot writers on one project, members across Zipf-skewed teams, and an operator.
+"""The virtual users: hot writers on one project, and members across Zipf-skewed teams.
 
 - **Hot writers** all create issues in the hottest team's first project at once (the sort-key
   sequence under contention), through the new-issue form with its idempotency key; now and then
@@ -7,111 +7,22 @@
   search, creating issues, moving their own issues along (resolving one awards its assignee —
   themselves — the priority's points), comments, orders, the leaderboard, attachments (some
   detached again).
-- **The operator** (staff) starts maintenance jobs through the admin's Jobs page a quarter into
-  the load and follows each to its end through ``status.json``: the Celery worker runs them while
-  the load goes on.
-
-Everything that succeeded is written down in the ``Ledger``; the invariants compare it with
-what DynamoDB holds afterwards.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-import threading
-import time
-import traceback
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from load_parts.client import Browser, Failed, Recorder, form_ending, form_posting_to, forms_of, location_path
-from load_parts.teams import PRIORITIES, WORDS, Layout, title
+from load_parts.client import Browser, Failed, form_ending, form_posting_to, location_path
+from load_parts.ledger import CreatedIssue, Load, zipf_weights
+from load_parts.teams import PRIORITIES, WORDS, title
 
 POINTS = {"low": 1, "medium": 2, "high": 3, "urgent": 5}  # ddbmodels.scores.POINTS; checked by the test
 RESUBMIT_SHARE = 0.05
 DETACH_SHARE = 0.3
-JOBS: tuple[tuple[str, dict[str, str]], ...] = (
-    ("backfill_project_counts", {"method": "auto", "segments": "1"}),
-    ("reconcile", {}),
-)
-JOB_POLL_SECONDS = 0.5
-JOB_GRACE_SECONDS = 90  # a job started during the load may finish after it, within this
-
-
-def zipf_weights(count: int, s: float) -> list[float]:
-    """Rank k (1-based) weighs 1/k^s, normalised to sum 1."""
-    raw = [1 / (rank**s) for rank in range(1, count + 1)]
-    total = sum(raw)
-    return [w / total for w in raw]
-
-
-@dataclass
-class CreatedIssue:
-    team: str
-    project: str
-    number: int
-    title: str
-    by: str
-    priority: str
-
-
-@dataclass
-class Ledger:
-    """What the users were told succeeded (thread-safe)."""
-
-    issues: list[CreatedIssue] = field(default_factory=list)
-    comments: Counter[tuple[str, str, int]] = field(default_factory=Counter)
-    orders: list[tuple[str, int, str, int]] = field(default_factory=list)  # team, number, product, quantity
-    awards: Counter[tuple[str, str]] = field(default_factory=Counter)  # (team, user) → points
-    resolved: list[tuple[str, str, int]] = field(default_factory=list)
-    attachments: list[dict[str, Any]] = field(default_factory=list)
-    resubmits: list[dict[str, str]] = field(default_factory=list)  # label, first, second
-    jobs: list[dict[str, Any]] = field(default_factory=list)
-    crashes: list[str] = field(default_factory=list)  # a virtual user's own bug (not the server's)
-    team_steps: Counter[str] = field(default_factory=Counter)  # members' steps by team: the skew as it came out
-    failed_steps: Counter[str] = field(default_factory=Counter)  # steps the server's answer stopped, by why
-    busy: int = 0  # create forms answered "very busy, submit again" (the sequence gave up)
-    top: dict[tuple[str, str], int] = field(default_factory=dict)  # (team, project) → highest number known
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def step_failed(self, failure: Failed) -> None:
-        with self.lock:
-            self.failed_steps[str(failure)] += 1
-
-    def known_top(self, team: str, project: str) -> int:
-        with self.lock:
-            return self.top.get((team, project), 0)
-
-    def add_issue(self, issue: CreatedIssue) -> None:
-        with self.lock:
-            self.issues.append(issue)
-            key = (issue.team, issue.project)
-            self.top[key] = max(self.top.get(key, 0), issue.number)
-
-
-@dataclass
-class Load:
-    """What every virtual user shares."""
-
-    base: str
-    layout: Layout
-    recorder: Recorder
-    ledger: Ledger
-    zipf_s: float
-    seed: int
-    seconds: float
-    start: threading.Event = field(default_factory=threading.Event)
-    began: float = 0.0
-
-    @property
-    def deadline(self) -> float:
-        return self.began + self.seconds
-
-    def running(self) -> bool:
-        return time.monotonic() < self.deadline
 
 
 def issue_path(team: str, project: str, number: int) -> str:
@@ -355,57 +266,3 @@ class Member:
                 record["state"] = "Detached"
         with self.load.ledger.lock:
             self.load.ledger.attachments.append(record)
-
-
-def operator(load: Load, browser: Browser) -> None:
-    """A quarter into the load, start every job from the admin's Jobs page; then follow each to its end."""
-    time.sleep(max(0.0, load.began + load.seconds / 4 - time.monotonic()))
-    started: list[dict[str, Any]] = []
-    for job, params in JOBS:
-        record: dict[str, Any] = {"job": job, "started_at": round(time.monotonic() - load.began, 2)}
-        started.append(record)
-        try:
-            page = browser.get("staff jobs page", "/admin/ddb/jobs/")
-            form = next((f for f in forms_of(page.text) if f.fields.get("job") == job), None)
-            if form is None:
-                raise Failed(f"jobs page: no form for {job}")
-            data = {**form.fields, **{f"{job}-{name}": value for name, value in params.items()}}
-            answer = browser.post("start job", "/admin/ddb/jobs/", data)
-            if answer.status_code != 302:
-                raise Failed(f"start job: {answer.status_code}")
-            record["task_id"] = location_path(answer).rstrip("/").rsplit("/", 1)[1]
-        except Failed as failure:
-            record["error"] = str(failure)
-    for record in started:
-        if "task_id" in record:
-            try:
-                record.update(follow_job(load, browser, record["task_id"]))
-            except Failed as failure:
-                record["error"] = str(failure)
-        record["ended_at"] = round(time.monotonic() - load.began, 2)
-        with load.ledger.lock:
-            load.ledger.jobs.append(record)
-
-
-def follow_job(load: Load, browser: Browser, task: str) -> dict[str, Any]:
-    """Poll the job's status.json until it is ready (or the grace after the load runs out)."""
-    status: dict[str, Any] = {}
-    while time.monotonic() < load.deadline + JOB_GRACE_SECONDS:
-        status = browser.get("job status", f"/admin/ddb/jobs/{task}/status.json").json()
-        if status.get("ready"):
-            break
-        time.sleep(JOB_POLL_SECONDS)
-    return {"state": status.get("state"), "result": status.get("result"), "error": status.get("error")}
-
-
-def guarded(load: Load, name: str, work: Callable[[], None]) -> Callable[[], None]:
-    """``work`` in a thread: a bug in the virtual user is written down, never lost in a thread."""
-
-    def run() -> None:
-        try:
-            work()
-        except Exception:  # noqa: BLE001 (reported as a failed run, with its traceback)
-            with load.ledger.lock:
-                load.ledger.crashes.append(f"{name}: {traceback.format_exc()}")
-
-    return run
