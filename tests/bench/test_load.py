@@ -178,6 +178,16 @@ def test_the_form_reader_keeps_hidden_fields_and_finds_the_form_by_its_action(lo
     assert client.form_ending(html, "/logout/").fields == {"csrfmiddlewaretoken": "t0"}
 
 
+def test_an_endpoint_off_this_machine_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    env = {**os.environ, "DYNAMODB_ENDPOINT_URL": "http://10.1.2.3:8000"}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path)], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert "not on this machine; bench/load.py drives 127.0.0.1 only" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
 def test_a_tiny_run_holds_every_invariant_and_reports_its_figures(
     dynamodb_local: services.Service, tmp_path: Path
