@@ -92,6 +92,12 @@ REFUSALS: dict[str, Refusal] = {
         not_allowed="{reference} is {current}; it cannot move to {wanted}.",
         labels=STATUS_LABELS,
     ),
+    "issue_create": Refusal(
+        back=lambda request: reverse("issue_list", kwargs=_kwargs(request, "tenant", "project")),
+        back_label="Back to {project}",
+        not_allowed="Issues are being imported into {project}; new issues can be created once the import has "
+        "finished. Nothing was saved.",
+    ),
     "issue_delete": Refusal(
         back=_issue_page,
         back_label="Back to {reference}",

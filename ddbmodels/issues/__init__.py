@@ -39,6 +39,8 @@ from ddbmodels.issues.writes import (
     issue_update,
     project_counts_refresh,
     project_create,
+    project_import_finish,
+    project_import_start,
     update_versioned,
 )
 
@@ -78,6 +80,8 @@ __all__ = [
     "project_create",
     "project_dump",
     "project_get",
+    "project_import_finish",
+    "project_import_start",
     "project_keys",
     "project_list",
     "project_load",

@@ -204,6 +204,9 @@ class ProjectItem(CollectionItem, discriminator="project"):
     # Live issues by status, refreshed by a job after writes (``projects.project_counts_refresh``).
     issue_counts = MapAttribute(attr_name="ic", null=True)  # type: ignore[var-annotated]
     counted_at = UTCDateTimeAttribute(attr_name="cn", null=True)
+    # Set while an import writes the project's issues (the import's job name): BatchWriteItem puts
+    # are unconditional, so a number taken meanwhile would be overwritten; new issues wait for it.
+    importing = UnicodeAttribute(attr_name="im", null=True)
 
     def live_count(self, status: str | None = None) -> int:
         counts = self.issue_counts.as_dict() if self.issue_counts is not None else {}

@@ -46,6 +46,7 @@ from ddbmodels.issues.model import (
     collection_key,
     issue_row,
 )
+from ddbmodels.issues.reads import project_get
 from ddbmodels.patterns.sequences import Claimed, put_next, reason_codes
 from ddbmodels.terms import TermEntry, entries_for
 
@@ -299,10 +300,13 @@ def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
 
 
 @capacity.access_pattern("projects.create")
-def project_create(*, tenant: str, key: str, name: str, description: str = "", created_by: str) -> ProjectItem:
+def project_create(
+    *, tenant: str, key: str, name: str, description: str = "", created_by: str, importing: str | None = None
+) -> ProjectItem:
     """PutItem SK=0 if attribute_not_exists(pk) — 1 WCU (+1 WCU for the sparse index entry).
 
-    Raises AlreadyExists when the tenant already has a project with this key.
+    ``importing`` (an import's job name) creates it closed to new issues until
+    ``project_import_finish``. Raises AlreadyExists when the tenant already has a project with this key.
     """
     if not TENANT_SLUG_RE.match(tenant) or not PROJECT_KEY_RE.match(key):
         raise ValueError(f"invalid tenant {tenant!r} or project key {key!r}")
@@ -320,6 +324,7 @@ def project_create(*, tenant: str, key: str, name: str, description: str = "", c
         # A new project has no issues: counted as such at once, not "not counted yet" until the job runs
         issue_counts=dict.fromkeys(STATUSES, 0),
         counted_at=now,
+        importing=importing,
     )
     try:
         project.save(condition=ProjectItem.pk.does_not_exist())
@@ -328,6 +333,49 @@ def project_create(*, tenant: str, key: str, name: str, description: str = "", c
             raise AlreadyExists(f"project {key} already exists", tenant=tenant, key=key) from error
         raise
     return project
+
+
+@capacity.access_pattern("projects.import_start")
+def project_import_start(*, tenant: str, key: str, job: str) -> None:
+    """UpdateItem SK 0 SET importing if it exists and no other import holds it — 1 WCU.
+
+    From now on the project takes no new issues (``tracker.services.issues`` refuses them) until
+    ``project_import_finish``. The same job again is a no-op (a resumed import). Raises NotFound
+    when the project does not exist, AlreadyExists when another import is writing it.
+    """
+    try:
+        CollectionItem._get_connection().update_item(  # low-level: the project's version is left alone
+            collection_key(tenant, key),
+            str(PROJECT_SK),
+            actions=[ProjectItem.importing.set(job)],
+            condition=ProjectItem.pk.exists()
+            & (ProjectItem.importing.does_not_exist() | (ProjectItem.importing == job)),
+        )
+    except UpdateError as error:
+        if not is_conditional_failure(error):
+            raise
+        current = project_get(tenant=tenant, key=key)
+        if current is None:
+            raise NotFound("project not found", tenant=tenant, key=key) from error
+        holder = current.importing
+        raise AlreadyExists(f"project {key} is being imported", tenant=tenant, key=key, job=holder) from error
+
+
+@capacity.access_pattern("projects.import_finish")
+def project_import_finish(*, tenant: str, key: str, job: str) -> bool:
+    """UpdateItem SK 0 REMOVE importing if this job holds it — 1 WCU. False when it did not (nothing changed)."""
+    try:
+        CollectionItem._get_connection().update_item(
+            collection_key(tenant, key),
+            str(PROJECT_SK),
+            actions=[ProjectItem.importing.remove()],
+            condition=ProjectItem.importing == job,
+        )
+    except UpdateError as error:
+        if is_conditional_failure(error):
+            return False
+        raise
+    return True
 
 
 @capacity.access_pattern("projects.refresh_counts")

@@ -17,7 +17,9 @@ from django.core.management import CommandError, call_command
 from ddbmodels import comments as ddb_comments
 from ddbmodels import issues as ddb_issues
 from ddbmodels.core import batch, capacity
+from ddbmodels.core.errors import AlreadyExists
 from tests.tracker.conftest import World
+from tracker.forms.idempotency import new_idempotency_key
 from tracker.imports import parse
 
 pytestmark = pytest.mark.ddblocal
@@ -300,3 +302,61 @@ def test_priorities_of_a_jira_export_are_kept_and_written_back(world: World, tmp
         out = tmp_path / f"ops.{fmt}"
         call_command("export_issues", world.slug, "--format", fmt, "--project", "OPS", "--out", str(out))
         assert [r.priority for r in sorted(parse(fmt, out), key=lambda r: r.number)] == ["urgent", "low", "medium"]
+
+
+def test_an_existing_project_takes_only_numbers_above_its_own_and_is_open_again_afterwards(
+    world: World, tmp_path: Path
+) -> None:
+    for title in ("one", "two", "three"):  # WEB-1 … WEB-3, made in the pages' way
+        ddb_issues.issue_create(tenant=world.slug, project_key="WEB", title=title, reporter="alice")
+    low, high = tmp_path / "low.csv", tmp_path / "high.csv"
+    low.write_text("number,title\n2,Would overwrite WEB-2\n9,Fine\n")
+    high.write_text("number,title\n4,Four\n9,Nine\n")
+
+    with pytest.raises(CommandError, match="WEB already has issues up to WEB-3 and the export starts at 2"):
+        call_command("import_issues", world.slug, "--format", "csv", "--project", f"WEB={low}")
+    assert ddb_issues.issue_get(tenant=world.slug, project_key="WEB", number=2).title == "two"  # type: ignore[union-attr]
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="WEB") == [1, 2, 3]
+    assert ddb_issues.project_get(tenant=world.slug, key="WEB").importing is None  # type: ignore[union-attr]
+
+    call_command("import_issues", world.slug, "--format", "csv", "--project", f"WEB={high}", stdout=io.StringIO())
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="WEB") == [1, 2, 3, 4, 9]
+    assert ddb_issues.project_get(tenant=world.slug, key="WEB").importing is None  # type: ignore[union-attr]
+    created = ddb_issues.issue_create(tenant=world.slug, project_key="WEB", title="after", reporter="alice")
+    assert int(created.item.number) == 10
+
+
+def test_a_project_being_imported_takes_no_new_issues(world: World, tmp_path: Path) -> None:
+    from tracker.imports import projects as import_projects
+
+    records = parse("csv", _csv(tmp_path, "number,title\n1,One\n"))
+    held = import_projects.hold(tenant=world.slug, job="import_issues:test", projects={"NEW": records}, created_by="t")
+    assert [(h.key, h.created) for h in held] == [("NEW", True)]
+    client = world.client_for(world.member)
+
+    page = client.get(f"/t/{world.slug}/p/NEW/")
+    refused = client.post(
+        f"/t/{world.slug}/p/NEW/new/", {"title": "Mine", "priority": "medium", "idempotency_key": new_idempotency_key()}
+    )
+    with pytest.raises(AlreadyExists, match="NEW is being imported"):
+        import_projects.hold(tenant=world.slug, job="import_issues:other", projects={"NEW": records}, created_by="t")
+
+    assert page.status_code == 200
+    assert b"data-importing" in page.content
+    assert b"data-new-issue" not in page.content
+    assert refused.status_code == 409
+    assert "Issues are being imported into NEW" in refused.content.decode()
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="NEW") == []
+
+    import_projects.release(tenant=world.slug, job="import_issues:test", keys=["NEW"])
+    created = client.post(
+        f"/t/{world.slug}/p/NEW/new/", {"title": "Mine", "priority": "medium", "idempotency_key": new_idempotency_key()}
+    )
+    assert created.status_code == 302
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="NEW") == [1]
+
+
+def _csv(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "export.csv"
+    path.write_text(text)
+    return path

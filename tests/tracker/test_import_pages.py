@@ -28,6 +28,7 @@ from tests.tracker.helpers import NOT_FOUND_TEXT, hidden_value, text
 from tests.tracker.import_helpers import expected_numbers, export_bytes, imports_storage, stored_files
 from tracker import tasks
 from tracker.selectors.imports import import_get, import_job_name
+from tracker.services import imports as import_services
 
 pytestmark = pytest.mark.ddblocal
 COUNT = 24  # 24 entries: 6 pull requests (4, 8, …, 24, the last one too), 18 issues, 6 with a comment
@@ -236,12 +237,22 @@ def test_the_progress_page_and_its_json_before_the_job_starts(world: World, impo
 
 
 def test_the_job_imports_the_export_numbered_as_in_it_and_deletes_the_file(
-    world: World, imports_dir: Path, queued: Queued
+    world: World, imports_dir: Path, queued: Queued, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = world.client_for(world.owner)
     import_id = import_id_of(post(client, world, form_data(client, world)), world)
     assert len(stored_files(imports_dir)) == 1
+    holders: list[str | None] = []
+    real_run = import_services.load.run
+
+    def run_seeing_the_project(*args: Any, **kwargs: Any) -> Any:
+        project = ddb_issues.project_get(tenant=world.slug, key="MOVED")
+        holders.append(project.importing if project else "missing")
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(import_services.load, "run", run_seeing_the_project)
     result = run_task(world, import_id)
+    assert holders == [import_job_name(world.slug, import_id)]  # closed to new issues while it wrote
 
     summary = result["result"]["summary"]
     assert result["status"] == "done"
@@ -257,6 +268,7 @@ def test_the_job_imports_the_export_numbered_as_in_it_and_deletes_the_file(
     assert project is not None
     assert project.name == "Moved in"
     assert project.created_by == world.owner.username
+    assert project.importing is None  # open again
     assert project.issue_counts is not None
     assert project.issue_counts.as_dict() == {"open": 15, "in_progress": 0, "resolved": 0, "closed": 3}
     third = ddb_issues.issue_get(tenant=world.slug, project_key="MOVED", number=3)

@@ -41,6 +41,7 @@ from ddbmodels.core.errors import AlreadyExists, DomainError, InvalidInput, Unav
 from ddbmodels.issues import ProjectItem
 from tracker.cache import invalidate
 from tracker.imports import load
+from tracker.imports import projects as import_projects
 from tracker.imports.records import Record, parse_text
 from tracker.jobs import JobRun
 from tracker.models import Membership
@@ -206,14 +207,20 @@ def _fingerprint(tenant: str, key: str, data: bytes) -> str:
 
 
 def _project(state: ImportState, *, tried_before: bool) -> ProjectItem | None:
-    """Create the project; None when the key was taken by someone else meanwhile.
+    """Create the project, closed to new issues until the import is done; None when the key was taken meanwhile.
 
     ``tried_before``: an earlier run of this import got as far as creating it, so a project with
-    the key is this import's own.
+    the key is this import's own. While ``importing`` names this import's job, new issues are
+    refused (``tracker.imports.projects``): the load's puts would overwrite one that took a number
+    of the export.
     """
     try:
         project = ddb_issues.project_create(
-            tenant=state.tenant, key=state.project, name=state.name, created_by=state.owner
+            tenant=state.tenant,
+            key=state.project,
+            name=state.name,
+            created_by=state.owner,
+            importing=import_job_name(state.tenant, state.import_id),
         )
     except AlreadyExists:
         return ddb_issues.project_get(tenant=state.tenant, key=state.project) if tried_before else None
@@ -260,6 +267,7 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
 
     loaded = load.run(plan, max_wcu=settings.IMPORT_MAX_WCU, on_batch=wrote)
     project_counts_refresh(tenant=tenant, key=state.project)
+    import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
     state.status, state.stage = "done", "done"
     state.summary = {
         "issues": preview.issues,
@@ -283,6 +291,9 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
 def _fail(run: JobRun, state: ImportState, message: str) -> dict[str, Any]:
     state.status, state.error = "failed", message
     _save(run, state)
+    # an earlier run may have created (and held) the project: it takes new issues again (no-op otherwise)
+    job = import_job_name(state.tenant, state.import_id)
+    import_projects.release(tenant=state.tenant, job=job, keys=[state.project])
     _delete_upload(state)
     return state.result()
 
@@ -300,6 +311,8 @@ def import_stopped(*, tenant: str, import_id: str, error: BaseException) -> None
     )
     try:
         jobs.checkpoint_save(import_job_name(tenant, import_id), state.token, state.dump())
+        # What was written stays, and the project takes new issues again (numbers above the highest).
+        import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
     except (DomainError, PynamoDBException) as failure:  # FencedOut: a newer run's word stands; or DynamoDB is down
         log.warning("import %s: failure not recorded: %s", import_id, failure)
     _delete_upload(state)

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.cache import cache
 
 from ddbmodels import issues
-from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
 from tracker.models import Membership
@@ -41,8 +41,13 @@ def issue_create_claim(
     labels: Iterable[str] = (),
     idempotency_key: str | None = None,
 ) -> Claimed[IssueItem]:
-    """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue."""
+    """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue.
+
+    A project an import is writing (``tracker.imports.projects``) takes no new issues: InvalidTransition.
+    """
     require_role(membership, "member")
+    if project.importing:
+        raise InvalidTransition("project is being imported", current="importing", project=project.project_key)
     claimed = issues.issue_create(
         tenant=project.tenant,
         project_key=project.project_key,

@@ -14,6 +14,7 @@ from ddbmodels.core import capacity
 from ddbmodels.core.errors import DomainError
 from tracker.imports import FORMATS, Record, parse
 from tracker.imports import load as bulk
+from tracker.imports import projects as import_projects
 from tracker.models import Tenant
 from tracker.services.projects import project_counts_refresh
 
@@ -80,16 +81,27 @@ class Command(BaseCommand):
             self.stdout.write("dry run: nothing written")
             return
         with capacity.measure() as meter:
-            for key in plan.issues:
-                if issues.project_get(tenant=tenant, key=key) is None:
-                    issues.project_create(tenant=tenant, key=key, name=key, created_by=IMPORTED_BY)
-                    self.stdout.write(f"{key}: project created")
+            try:
+                held = import_projects.hold(
+                    tenant=tenant,
+                    job=plan.job,
+                    projects=projects,
+                    created_by=IMPORTED_BY,
+                    own_numbers=options["restart"],
+                )
+            except DomainError as error:
+                raise CommandError(str(error)) from error
+            for project in held:
+                if project.created:
+                    self.stdout.write(f"{project.key}: project created")
+            self.stdout.write(f"{', '.join(plan.issues)}: closed to new issues until the import is done")
             with tqdm(total=len(plan.requests), unit="item", desc="import", disable=None) as bar:
                 bar.update(0)
                 done = bulk.run(plan, max_wcu=options["max_wcu"], restart=options["restart"], on_batch=bar.update)
             if done.written:
                 for key in plan.issues:
                     project_counts_refresh(tenant=tenant, key=key)
+            import_projects.release(tenant=tenant, job=plan.job, keys=list(plan.issues))
         if not done.written:
             self.stdout.write(f"already imported ({done.skipped} items written by an earlier run): nothing written")
         else:
