@@ -225,6 +225,11 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
         error = f"{type(failure).__name__}: {failure}"
     finally:
         stack.stop_processes()
+        figures["log_errors"] = {
+            name: {"count": len(lines), "first": lines[:5]} for name, lines in stack.log_errors().items()
+        }
+        args.out.mkdir(parents=True, exist_ok=True)
+        stack.keep_logs(args.out)  # load-web.log, load-worker.log: what the server and the worker said
         if error:
             print(stack.tails(), file=sys.stderr)
         if configured and not stack.own_dynamodb:
@@ -254,7 +259,6 @@ def main(argv: list[str] | None = None) -> int:
     say = sys.stderr if args.json else sys.stdout
     if "invariants" in figures:
         print(report.text(figures), file=say)
-        args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "load.json").write_text(json.dumps(figures, indent=1, default=str) + "\n")
         (args.out / "load.md").write_text(report.markdown_report(figures))
         print(f"written: {args.out / 'load.json'}, {args.out / 'load.md'}", file=say)

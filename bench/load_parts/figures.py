@@ -4,6 +4,7 @@ partition keys (server side, from the app's own figures in the run's Redis)."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import time
@@ -110,13 +111,19 @@ def reset_figures() -> None:
             client.delete(key)
 
 
-def queued_tasks() -> int:
-    """Celery tasks still waiting in the broker (inbox deliveries, count refreshes) when the load ended."""
+def queued_tasks() -> dict[str, int]:
+    """Celery tasks still waiting in the broker when the load ended, by task name (inbox deliveries, counts)."""
     from django.conf import settings
 
     from tracker import optional_redis
 
-    return int(optional_redis.client(settings.REDIS_URL).llen("celery"))  # type: ignore[arg-type]
+    names: Counter[str] = Counter()
+    for raw in optional_redis.client(settings.REDIS_URL).lrange("celery", 0, -1):  # type: ignore[union-attr]
+        try:
+            names[json.loads(raw)["headers"]["task"].rsplit(".", 1)[-1]] += 1
+        except (ValueError, KeyError, TypeError):
+            names["(unreadable)"] += 1
+    return dict(names.most_common())
 
 
 def figures_of(args: argparse.Namespace, load: Load, layout: Layout, seconds: float, prefix: str) -> dict[str, Any]:

@@ -123,7 +123,10 @@ def headline(figures: Mapping[str, Any]) -> str:
         f"{made['issues']} issues created ({made['hot_issues']} in {made['hot_project']}), {made['orders']} orders, "
         f"{made['comments']} comments, {made['attachments']} attachments, {made['resolved']} resolved "
         f"({made['points']} points); 5xx: {figures['server_errors']}, busy: {figures['busy']}; "
-        f"Celery tasks still queued at the end: {figures.get('queued_tasks_at_end', '?')}\n"
+        f"Celery tasks still queued at the end: {sum(figures.get('queued_tasks_at_end', {}).values())}; "
+        "error lines in the logs: "
+        + ", ".join(f"{name} {e['count']}" for name, e in figures.get("log_errors", {}).items())
+        + "\n"
         "members' steps by team (rank 1 first): "
         + ", ".join(f"{share * 100:.0f} %" for share in figures["team_shares"].values())
     )

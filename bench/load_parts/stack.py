@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -29,6 +30,7 @@ from devtools import services
 
 ROOT = Path(__file__).resolve().parents[2]
 STOP_SECONDS = 15  # a warm shutdown of the worker finishes its task; then it is killed
+ERROR_LINE = re.compile(r"\b(ERROR|CRITICAL)\b|^Traceback")
 LOG_TAIL = 40  # lines of each process's log shown when something went wrong
 
 
@@ -140,12 +142,22 @@ class Stack:
                 parts.append(f"--- {started.name} log (last {len(lines)} lines) ---\n" + "\n".join(lines))
         return "\n".join(parts)
 
-    def log_lines(self, name: str, needle: str) -> list[str]:
-        """The lines of process ``name``'s log that contain ``needle``."""
+    def keep_logs(self, folder: Path) -> list[Path]:
+        """Copy each process's log into ``folder`` as ``load-<name>.log``; the copies."""
+        kept = []
         for started in self.processes:
-            if started.name == name and started.log.exists():
-                return [line for line in started.log.read_text(errors="replace").splitlines() if needle in line]
-        return []
+            if started.log.exists():
+                kept.append(Path(shutil.copyfile(started.log, folder / f"load-{started.name}.log")))
+        return kept
+
+    def log_errors(self) -> dict[str, list[str]]:
+        """Each process's log lines that report an error (ERROR, CRITICAL or a traceback's first line)."""
+        found: dict[str, list[str]] = {}
+        for started in self.processes:
+            if started.log.exists():
+                lines = started.log.read_text(errors="replace").splitlines()
+                found[started.name] = [line for line in lines if ERROR_LINE.search(line)]
+        return found
 
     def stop_processes(self) -> None:
         for started in reversed(self.processes):
@@ -161,17 +173,16 @@ class Stack:
 
 
 def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process group we started (its id is the child's pid), SIGKILL if it lingers."""
-    if process.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(STOP_SECONDS)
-    except subprocess.TimeoutExpired:
+    """SIGTERM to the process we started (the worker's warm shutdown lets its pool finish), then SIGKILL
+    to its process group (its id is the child's pid: only what it started) if anything lingers."""
+    if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+            process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(STOP_SECONDS)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def make_workdir() -> Path:

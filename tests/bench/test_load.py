@@ -202,6 +202,7 @@ def test_a_tiny_run_holds_every_invariant_and_reports_its_figures(
     assert summary["ok"] is True
     assert {name for name, c in summary["invariants"].items() if c["failures"]} == set()
     assert summary["server_errors"] == 0
+    assert {name: e["count"] for name, e in summary["log_errors"].items()} == {"web": 0, "worker": 0}
     assert summary["made"]["hot_issues"] > 0
     assert summary["invariants"]["every create stored once"]["checked"] == summary["made"]["issues"]
     assert [job["job"] for job in summary["jobs"]] == ["backfill_project_counts", "reconcile"]
@@ -216,6 +217,8 @@ def test_a_tiny_run_holds_every_invariant_and_reports_its_figures(
     assert hottest["table_requests"] >= hottest["requests"] > 0
     assert json.loads((tmp_path / "load.json").read_text())["invariants"] == summary["invariants"]
     assert "## Invariants" in (tmp_path / "load.md").read_text()
+    assert (tmp_path / "load-web.log").exists()
+    assert (tmp_path / "load-worker.log").exists()
     left = services_tables(dynamodb_local.url, summary["table_prefix"])
     assert left == []  # its tables dropped
 
