@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
 PROJECTS = ("WEB", "API", "OPS")
@@ -32,7 +32,6 @@ class Layout:
     staff: str
     password: str
     hot: tuple[str, str] = ("", "")  # the project every hot writer creates issues in
-    names: dict[str, str] = field(default_factory=dict)
 
 
 def team_slug(rank: int) -> str:
@@ -110,5 +109,4 @@ def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: ran
         staff=staff,
         password=password,
         hot=(slugs[0], PROJECTS[0]),
-        names={slug: f"Team {rank}" for rank, slug in enumerate(slugs, 1)},
     )
