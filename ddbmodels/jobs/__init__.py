@@ -1,12 +1,14 @@
 """The jobs table: each maintenance job's fencing token and checkpoint."""
 
 from ddbmodels.jobs.model import (
+    BY_TENANT_INDEX,
     FencedOut,
     JobItem,
 )
 from ddbmodels.jobs.reads import (
     job_state,
     started_at,
+    tenant_job_names,
 )
 from ddbmodels.jobs.writes import (
     checkpoint_save,
@@ -15,6 +17,7 @@ from ddbmodels.jobs.writes import (
 )
 
 __all__ = [
+    "BY_TENANT_INDEX",
     "FencedOut",
     "JobItem",
     "checkpoint_save",
@@ -22,4 +25,5 @@ __all__ = [
     "fence_check",
     "job_state",
     "started_at",
+    "tenant_job_names",
 ]

@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.update import Action
 
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import is_conditional_failure
-from ddbmodels.core.keys import utcnow
+from ddbmodels.core.errors import InvalidInput, is_conditional_failure
+from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
 from ddbmodels.jobs.model import FencedOut, JobItem
 
 
 @capacity.access_pattern("jobs.fence")
-def fence_acquire(job: str, owner: str) -> int:
-    """UpdateItem ADD token 1, SET owner, ReturnValues ALL_NEW — 1 WCU. The run's token."""
+def fence_acquire(job: str, owner: str, *, tenant: str | None = None) -> int:
+    """UpdateItem ADD token 1, SET owner, ReturnValues ALL_NEW — 1 WCU (+ 1 for the index entry the
+    first time ``tenant`` is set). The run's token.
+
+    ``tenant``: the job's item belongs to that team (its data, its name) and is SET ``tn``, so the
+    ``by_tenant`` index finds it and offboarding deletes it with the team. This is the only write
+    that creates a job item (the others are conditioned on its token), so it is where a team's
+    item is tagged; a call without ``tenant`` leaves a tag set earlier as it is, and an item
+    written before tags existed stays untagged. Never give a team to a job that must outlive it
+    (``offboard_tenant:<slug>``).
+    """
+    actions: list[Action] = [JobItem.token.add(1), JobItem.owner.set(owner), JobItem.started_at.set(utcnow())]
+    if tenant is not None:
+        if not TENANT_SLUG_RE.match(tenant):
+            raise InvalidInput(f"invalid tenant {tenant!r}", tenant=tenant)
+        actions.append(JobItem.tenant.set(tenant))
     item = JobItem(job)
-    item.update(
-        actions=[JobItem.token.add(1), JobItem.owner.set(owner), JobItem.started_at.set(utcnow())],
-    )
+    item.update(actions=actions)
     return int(item.token)
 
 

@@ -16,10 +16,15 @@ Stages, kept in a checkpoint the caller stores (the job's item, written under it
 A run that dies anywhere resumes at its checkpoint: the archive is never rewritten once deletion
 has begun, and deleting a key twice is harmless (DeleteItem of a missing item succeeds).
 
-Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query);
+The team's own job items (``jobs`` written with the team: web imports' records and claims, bulk
+loads' checkpoints) are a part like the others, found through the jobs table's ``by_tenant``
+index; the offboarding job's own item is written without a team, so it is never among them.
+
+Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query;
+job items 0.5 RCU for the index Query + 1 RCU each);
 each delete is 1 WCU per KB of the item plus 1 WCU per index entry it has (orders 3, events 2,
-score items 2, project static items 2, inbox watchers and heads 2, issues, comments, awards and
-notifications 1, settled attachments 1), plus 1 WCU
+score items 2, project static items 2, inbox watchers and heads 2, a team's job items 2, issues,
+comments, awards and notifications 1, settled attachments 1), plus 1 WCU
 per 25 items for the checkpoint; the check reads the tenant's keys once more.
 """
 
@@ -46,7 +51,7 @@ BATCH_SIZE = 25  # BatchWriteItem's maximum
 DELETE_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
 ROOT = "offboarding"
 # The projects last: while anything else is left, the tenant's projects still show it has data.
-DELETE_ORDER = ("attachments", "comments", "scores", "events", "inbox", *reads.TENANT_KEYED, "issues")
+DELETE_ORDER = ("attachments", "comments", "scores", "events", "inbox", "jobs", *reads.TENANT_KEYED, "issues")
 
 Progress = Callable[..., None]
 
@@ -108,6 +113,7 @@ def export_tenant(
     write("comments", connection.table_name("comments"), reads.comments_pages(tenant, issues))
     write("scores", connection.table_name("scores"), reads.scores_pages(tenant, issues, shards=shards.scores))
     write("inbox", connection.table_name("inbox"), reads.inbox_pages(tenant))
+    write("jobs", connection.table_name("jobs"), reads.jobs_pages(tenant))
     for table in reads.event_tables():
         parsed = EVENTS.parse_table_name(table)
         assert parsed is not None
@@ -254,5 +260,6 @@ def remaining(tenant: str, issues: list[reads.IssueRef], *, shards: Shards) -> d
     left["comments"] = count(reads.comments_pages(tenant, known))
     left["scores"] = count(reads.scores_pages(tenant, known, shards=shards.scores))
     left["inbox"] = count(reads.inbox_pages(tenant))
+    left["jobs"] = count(reads.jobs_pages(tenant))
     left["events"] = sum(count(reads.events_pages(tenant, t, shards=shards.events)) for t in reads.event_tables())
     return left

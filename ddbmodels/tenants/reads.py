@@ -21,6 +21,7 @@ from ddbmodels.events.model import BY_DAY_INDEX, EVENTS, day_key
 from ddbmodels.inbox.model import BY_TENANT_INDEX as INBOX_BY_TENANT
 from ddbmodels.inbox.model import HEAD_SK as INBOX_HEAD_SK
 from ddbmodels.issues.model import PROJECT_SK, collection_key
+from ddbmodels.jobs.model import BY_TENANT_INDEX as JOBS_BY_TENANT
 from ddbmodels.patterns.time_series import list_period_tables, period_shift
 from ddbmodels.scores.model import TOP_INDEX, award_key
 
@@ -172,6 +173,25 @@ def inbox_pages(tenant: str) -> Iterator[Page]:
         yield from query_pages(table, **key_equals("pk", person, consistent=True))
 
 
+@capacity.access_pattern("tenants.jobs")
+def jobs_pages(tenant: str) -> Iterator[Page]:
+    """Query jobs ``by_tenant`` tn = tenant (sparse, KEYS_ONLY: 0.5 RCU per 4 KB of keys), then BatchGetItem
+    of those keys, consistent — 1 RCU per job item (≤ 4 KB; an import's record is < 1 KB).
+
+    The team's own job items (web imports' records and claims, bulk loads' checkpoints: written
+    with ``tenant=``). The index is eventually consistent; the consistent BatchGetItem returns
+    only what exists, so a key the index still shows after a delete counts nothing. Job items
+    that belong to nobody (``offboard_tenant:<slug>`` among them) are never in the index.
+    """
+    table = connection.table_name("jobs")
+    keys: list[dict[str, Any]] = []
+    for page in query_pages(table, **key_equals("tn", tenant, index=JOBS_BY_TENANT)):
+        keys.extend({"j": item["j"]} for item in page)
+    for page in batch_get_pages(table, keys):
+        if page:
+            yield page
+
+
 def event_tables() -> list[str]:
     """ListTables (free): the events tables that exist now, oldest period first."""
     return [table.name for table in list_period_tables(EVENTS)]
@@ -197,15 +217,19 @@ def events_pages(tenant: str, table: str, *, shards: int) -> Iterator[Page]:
 
 @capacity.access_pattern("tenants.has_data")
 def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
-    """Query ``projects``, each tenant-keyed table, each ``top`` shard and inbox ``by_tenant``, Limit 1 — 0.5 RCU each.
+    """Query ``projects``, each tenant-keyed table, each ``top`` shard, inbox and jobs ``by_tenant``, Limit 1 —
+    0.5 RCU each.
 
     Every attachment, comment, award and event hangs off an issue, so a tenant without projects, orders
     idempotency records or scores has nothing those would find either (offboarding deletes the projects last).
+    Job items do not hang off a project (an import that never created its project keeps its record), so
+    they are probed too.
     """
     client = connection.client()
     probes: list[tuple[str, dict[str, Any]]] = [("issues", key_equals("gt", tenant, index="projects"))]
     probes += [(base, key_equals(name, tenant)) for base in TENANT_KEYED if (name := tenant_key_name(base)) is not None]
     probes.append(("inbox", key_equals("tn", tenant, index=INBOX_BY_TENANT)))
+    probes.append(("jobs", key_equals("tn", tenant, index=JOBS_BY_TENANT)))
     probes += [
         ("scores", key_equals("tp", f"{tenant}#{shard}", index=TOP_INDEX)) for shard in range(1, score_shards + 1)
     ]

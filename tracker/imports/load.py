@@ -7,7 +7,9 @@ and adds nothing. The checkpoint is the number of requests written, in the ``job
 ``import_issues:<tenant>:<fingerprint of the inputs>``, saved after every BatchWriteItem (1 WCU
 per 25 requests): a killed run resumes after its last written chunk, and a finished load run
 again writes nothing. Requests follow one order (``batch.interleave`` over the projects'
-streams), so a resumed run skips exactly what was written.
+streams), so a resumed run skips exactly what was written. The checkpoint's item carries the
+team, so offboarding deletes it: a team re-created later under the same slug that imports the
+same file starts from nothing.
 
 Cost: each item 1 WCU per started KB; a live issue also writes its list-index entries (2 for
 the status indexes, 1 for the team's, 1 more when assigned) and one ``terms`` entry per label
@@ -182,7 +184,7 @@ def run(
     """
     state = None if restart else jobs.job_state(p.job)
     start = int(state.checkpoint) if state is not None and state.checkpoint else 0
-    token = jobs.fence_acquire(p.job, uuid.uuid4().hex[:12])
+    token = jobs.fence_acquire(p.job, uuid.uuid4().hex[:12], tenant=p.tenant)  # offboarding deletes it with the team
     done = Loaded(skipped=start)
     if start >= len(p.requests):
         return done

@@ -2,8 +2,9 @@
 
 An import is the item ``import_upload:<tenant>:<id>`` of the jobs table (its checkpoint holds the
 import as JSON, ``tracker.services.imports``); the tenant is in the key, so another team's id is
-simply missing (a 404). While the job writes, its done/total come from the task's PROGRESS state
-in Celery's result backend, as the admin's job pages show them (``selectors.admin.jobs``).
+simply missing (a 404), and in the item's ``tn``, so offboarding the team deletes it. While the
+job writes, its done/total come from the task's PROGRESS state in Celery's result backend, as the
+admin's job pages show them (``selectors.admin.jobs``).
 """
 
 from __future__ import annotations

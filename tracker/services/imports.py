@@ -6,6 +6,8 @@ it will import, status, summary), written under the item's fencing token — tok
 that queued it, the next ones by the job's runs (``tracker.jobs.run_job``). A second submit of
 the same form is told apart by a claim, ``import_claim:<tenant>:<id>``: an atomic ``ADD 1`` whose
 first caller gets 1; every later one leads to the first one's progress page and queues nothing.
+Both items, and the load's checkpoint, carry the team (``jobs.fence_acquire(tenant=)``), so
+offboarding the team deletes them with the rest of its data.
 
 The file goes to the ``imports`` storage (a folder, or S3 in production), never into the Celery
 message: the task carries the team and the id. The job creates the project, writes the issues
@@ -131,11 +133,11 @@ def import_queue(
         return Queued(import_id, first=False)
     if ddb_issues.project_get(tenant=tenant, key=key) is not None:
         raise AlreadyExists(f"project {key} already exists", tenant=tenant, key=key)
-    if jobs.fence_acquire(claim_name(tenant, import_id), membership.user.get_username()) > 1:
+    if jobs.fence_acquire(claim_name(tenant, import_id), membership.user.get_username(), tenant=tenant) > 1:
         _wait_for_record(tenant, import_id)  # a double submit racing its twin: its page exists once this returns
         return Queued(import_id, first=False)
     job = import_job_name(tenant, import_id)
-    token = jobs.fence_acquire(job, "web")
+    token = jobs.fence_acquire(job, "web", tenant=tenant)  # the team's item: offboarding deletes it
     state = ImportState(
         import_id=import_id,
         tenant=tenant,
