@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import redis
+from celery.signals import task_postrun
 from django.conf import settings
 
 from ddbmodels.core import hot_keys
@@ -73,6 +75,13 @@ def install() -> None:
         flush_seconds=settings.DYNAMODB_HOT_KEYS_FLUSH_SECONDS,
         sink=ship,
     )
+    # Web requests and jobs flush through capacity_stats.record; every other Celery task (inbox
+    # fan-out, count refreshes) flushes when it ends, so a worker's keys reach the page too.
+    task_postrun.connect(_flush_after_task, weak=False, dispatch_uid="tracker.hot_key_stats.flush")
+
+
+def _flush_after_task(**_: Any) -> None:
+    hot_keys.flush()  # only when the flush interval has passed: cheap after every task
 
 
 @dataclass

@@ -17,7 +17,7 @@ from ddbmodels.core import hot_keys
 from ddbmodels.core.hot_keys import Batch, Figures, Touch
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue, staff_client, text
-from tracker import hot_key_stats, optional_redis
+from tracker import hot_key_stats, optional_redis, tasks
 
 pytestmark = pytest.mark.ddblocal
 URL = "/admin/ddb/hot-keys/"
@@ -162,3 +162,18 @@ def test_an_unknown_window_falls_back_to_five_minutes() -> None:
     response = staff_client("hotkeys-staff").get(URL, {"minutes": "abc"})
     assert response.status_code == 200
     assert "<strong>5 min</strong>" in response.content.decode()
+
+
+def test_a_worker_task_that_is_no_job_ships_its_keys_when_it_ends(world: World) -> None:
+    # Pages and jobs ship through capacity_stats.record; a plain task (a count refresh, an inbox
+    # fan-out) ships when Celery says it ended — here run in this process as a worker would.
+    hot_key_stats.install()  # the task_postrun hook; the fixture restores the interval of 0 s
+    hot_keys.configure(sample_rate=1.0, flush_seconds=0)
+    hot_keys.counter().drain()
+
+    result = tasks.refresh_project_counts.apply(args=[world.slug, world.project_key])
+
+    assert result.successful()
+    assert hot_keys.counter().drain().keys == {}  # shipped, not left in the process
+    shipped = {(t.table, t.index): t for t in hot_key_stats.window(1)}[(connection.table_name("issues"), "")]
+    assert f"{world.slug}#WEB" in shipped.keys
