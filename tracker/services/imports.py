@@ -13,9 +13,10 @@ The file goes to the ``imports`` storage (a folder, or S3 in production), never 
 message: the task carries the team and the id. The job creates the project, writes the issues
 and comments with ``tracker.imports.load`` (BatchWriteItem under ``IMPORT_MAX_WCU``, checkpointed,
 so a retried task writes nothing twice), refreshes the project's counts, records the summary and
-deletes the file. Measured on DynamoDB Local: queueing 1.5 RCU + 4 WCU (is the id or the key
-taken? claim, token, the record twice), the same form again 1 RCU; the job the load at its floor
-(a 24-entry export: 143 WCU) + 12 WCU of tokens, checkpoints, project and counts, 4.5 RCU.
+deletes the file. Measured on DynamoDB Local: queueing 1.5 RCU + 6 WCU (is the id or the key
+taken? claim, token, the record twice; the claim's and the record's ``by_tenant`` entries), the
+same form again 1 RCU; the job the load at its floor (a 24-entry export: 143 WCU) + 14 WCU of
+tokens, checkpoints, project and counts, 4.5 RCU.
 """
 
 from __future__ import annotations

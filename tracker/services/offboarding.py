@@ -1,11 +1,13 @@
 """Offboarding a tenant: the job (export, verify, delete every item and file), and retiring its slug.
 
-The work is ``ddbmodels.tenants.offboard``; this module gives it Django's archive and file
-storage, the job's fenced checkpoint, and the relational side: the slug is retired the moment
-offboarding begins (``RetiredSlug``, which outlives the Tenant row), the tenant's memberships are
-removed so nobody writes while its data is exported, and the record keeps the archive's place
-and the last run's report. The Tenant row itself is deleted by staff afterwards; deleting it is
-refused while any data is left (``Tenant.data_left``).
+The work is ``ddbmodels.tenants.offboard`` (every item of the team, its import records and load
+checkpoints in the ``jobs`` table among them; this job's own item is not the team's and stays);
+this module gives it Django's archive and file storage, the job's fenced checkpoint, and the
+relational side: the slug is retired the moment offboarding begins (``RetiredSlug``, which
+outlives the Tenant row), the tenant's memberships are removed so nobody writes while its data
+is exported, and the record keeps the archive's place and the last run's report. The Tenant row
+itself is deleted by staff afterwards; deleting it is refused while any data is left
+(``Tenant.data_left``).
 """
 
 from __future__ import annotations
