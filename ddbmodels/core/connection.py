@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import botocore.config
 import botocore.session
 
+from ddbmodels.core import fast_parse
+
 if TYPE_CHECKING:  # the registry holds PynamoDB models; importing PynamoDB is left to them
     from pynamodb.models import Model
 
@@ -178,12 +180,14 @@ def client() -> Any:
     """A low-level botocore DynamoDB client for the current settings (any table, not only ours).
 
     One client per settings, shared by threads (botocore clients are thread-safe). Its calls go
-    through the capacity meter like PynamoDB's.
+    through the capacity meter like PynamoDB's; its answers are read by ``fast_parse``.
     """
     settings = _settings
     with _clients_lock:
         if settings not in _clients:
             session = botocore.session.get_session()
+            # flat attribute values read as sent (the same output, a fraction of the CPU): fast_parse
+            session.register_component("response_parser_factory", fast_parse.parser_factory())
             local_keys = settings.is_local and not os.environ.get("AWS_ACCESS_KEY_ID")
             _clients[settings] = session.create_client(
                 "dynamodb",
