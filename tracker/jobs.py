@@ -111,8 +111,12 @@ def run_job(
     ttl: int | None = None,
     on_progress: Progress = _no_progress,
     task_id: str | None = None,
+    tenant: str | None = None,
 ) -> dict[str, Any]:
     """Run ``work`` as job ``name`` unless another run holds it; report what it did and used.
+
+    ``tenant``: the job belongs to that team (its item is tagged, so offboarding deletes it with
+    the team; ``ddbmodels.jobs.fence_acquire``). Never for a job that must outlive the team.
 
     Every run, skipped and failed ones too, is added to the run history (``recent_runs``), with
     the Celery task id when a task started it (``task_id``), so the history does not depend on
@@ -138,7 +142,7 @@ def run_job(
     status, error_text = "failed", ""
     try:
         with capacity.measure() as meter:
-            token = jobs.fence_acquire(name, run_id)
+            token = jobs.fence_acquire(name, run_id, tenant=tenant)
             run = JobRun(name=name, run_id=run_id, token=token, lock=lock, ttl=ttl, on_progress=on_progress)
             result = work(run)
         status = "done"

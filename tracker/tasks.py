@@ -55,7 +55,9 @@ def is_transient(error: BaseException) -> bool:
     return code in TRANSIENT_CODES
 
 
-def _run(task: Task, name: str, work: Callable[[JobRun], dict[str, Any]]) -> dict[str, Any]:
+def _run(
+    task: Task, name: str, work: Callable[[JobRun], dict[str, Any]], *, tenant: str | None = None
+) -> dict[str, Any]:
     # Progress may come from a job's worker threads, where task.request (thread-local) is empty.
     task_id = task.request.id
 
@@ -64,7 +66,7 @@ def _run(task: Task, name: str, work: Callable[[JobRun], dict[str, Any]]) -> dic
             task.update_state(task_id=task_id, state="PROGRESS", meta=meta)
 
     try:
-        return run_job(name, work, on_progress=progress, task_id=task_id)
+        return run_job(name, work, on_progress=progress, task_id=task_id, tenant=tenant)
     except Exception as error:
         if is_transient(error):
             # The one full-jitter backoff: uniform in [0, min(5 min, 2 s · 2^retries)].
@@ -188,6 +190,7 @@ def import_github_export(self: Task, tenant: str, import_id: str) -> dict:
             self,
             import_job_name(tenant, import_id),
             lambda run: imports.import_run_job(run, tenant=tenant, import_id=import_id),
+            tenant=tenant,
         )
     except (Retry, FencedOut):  # retried later, or a newer run of the same import carries on
         raise

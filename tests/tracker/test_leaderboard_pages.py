@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from ddbmodels import jobs as ddb_jobs
 from ddbmodels import scores as ddb_scores
 from ddbmodels.core import capacity
 from tests.tracker.conftest import World
@@ -119,6 +120,8 @@ def test_a_failed_award_never_fails_the_status_change_and_the_repair_command_put
     assert points(world, world.member.username) == 5
     call_command("leaderboard_repair", world.slug, "--project", "WEB")  # again: nothing moves twice
     assert points(world, world.member.username) == 5
+    # the repair job's item is the team's: offboarding finds it (and deletes it) with the team
+    assert f"leaderboard_repair:{world.slug}" in ddb_jobs.tenant_job_names(world.slug)
 
 
 def test_the_repair_command_refuses_an_unknown_tenant_or_project_key(world: World) -> None:

@@ -22,7 +22,7 @@ from ddbmodels import jobs
 from ddbmodels.attachments import new_attachment_id
 from ddbmodels.patterns import item_archive
 from tests.tracker.conftest import World
-from tests.tracker.import_helpers import expected_numbers, export_bytes, imports_storage
+from tests.tracker.import_helpers import expected_numbers, export_bytes, imports_storage, stored_files
 from tracker import tasks
 from tracker.models import Membership, RetiredSlug, Tenant, slug_unavailable
 from tracker.selectors.imports import import_get
@@ -150,3 +150,26 @@ def test_offboarding_deletes_the_teams_import_job_items_and_a_recreated_team_imp
     assert web_again["summary"]["written"] == web_again["summary"]["items"] > 0
     assert web_again["summary"]["resumed_after"] == 0
     assert ddb_issues.issue_numbers(tenant=slug, project_key="MOVED") == expected_numbers(COUNT)
+
+
+def test_an_upload_whose_import_never_ran_goes_with_the_team(
+    world: World, storages: Path, queued: None, tmp_path: Path
+) -> None:
+    membership = Membership.objects.get(tenant=world.tenant, user=world.owner)
+    data = storages.read_bytes()
+    import_services.import_queue(
+        membership=membership,
+        key="MOVED",
+        name="Moved in",
+        data=data,
+        filename="issues.json",
+        preview=import_services.import_preview(data=data, name="issues.json"),
+        idempotency_key=new_attachment_id(),
+    )  # queued, and the worker never got to it
+    assert len(stored_files(tmp_path / "imports")) == 1
+
+    report = offboard(world.slug)
+
+    assert report["result"]["uploads_deleted"] == 1
+    assert stored_files(tmp_path / "imports") == []
+    assert jobs.tenant_job_names(world.slug) == []

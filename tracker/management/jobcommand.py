@@ -27,6 +27,10 @@ class JobCommand(BaseCommand):
     def job_key(self, options: dict[str, Any]) -> str:
         return self.job_name
 
+    def job_tenant(self, options: dict[str, Any]) -> str | None:
+        """The team the job belongs to (its item goes with the team at offboarding), if any."""
+        return None
+
     def handle(self, *args: Any, **options: Any) -> None:
         bar: tqdm | None = None
 
@@ -45,7 +49,9 @@ class JobCommand(BaseCommand):
             bar.set_postfix({k: v for k, v in meta.items() if k not in ("done", "total")}, refresh=True)
 
         try:
-            report = run_job(self.job_key(options), self.work(options), on_progress=progress)
+            report = run_job(
+                self.job_key(options), self.work(options), on_progress=progress, tenant=self.job_tenant(options)
+            )
         finally:
             if bar is not None:
                 bar.close()

@@ -197,6 +197,22 @@ def _delete_upload(state: ImportState) -> None:
         log.warning("import %s: upload %s not deleted: %s", state.import_id, state.upload, error)
 
 
+def uploads_delete(*, tenant: str) -> int:
+    """Delete every export still waiting in storage for one of the team's imports (offboarding); how many.
+
+    An upload is deleted when its import ends; one whose import never ran to an end would
+    otherwise outlive the team. They are the team's own export files, nothing the tracker made.
+    """
+    storage = _storage()
+    try:
+        _, names = storage.listdir(tenant)
+    except FileNotFoundError:  # a folder never made: the team never uploaded
+        return 0
+    for name in names:
+        storage.delete(f"{tenant}/{name}")
+    return len(names)
+
+
 def _save(run: JobRun, state: ImportState) -> None:
     state.token = run.token
     run.save_checkpoint(state.dump())

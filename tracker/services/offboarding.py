@@ -5,7 +5,8 @@ checkpoints in the ``jobs`` table among them; this job's own item is not the tea
 this module gives it Django's archive and file storage, the job's fenced checkpoint, and the
 relational side: the slug is retired the moment offboarding begins (``RetiredSlug``, which
 outlives the Tenant row), the tenant's memberships are removed so nobody writes while its data
-is exported, and the record keeps the archive's place and the last run's report. The Tenant row
+is exported, and the record keeps the archive's place and the last run's report. Uploaded
+exports still waiting for an import (the ``imports`` storage) are deleted. The Tenant row
 itself is deleted by staff afterwards; deleting it is refused while any data is left
 (``Tenant.data_left``).
 """
@@ -23,6 +24,7 @@ from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import Unavailable
 from tracker.jobs import JobRun
 from tracker.models import Membership, RetiredSlug
+from tracker.services import imports
 from tracker.services.attachments import DjangoBlobStore
 from tracker.storage import DjangoArchiveStore
 
@@ -51,6 +53,7 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
         progress=run.progress,
     )
     report["memberships_removed"] = removed
+    report["uploads_deleted"] = imports.uploads_delete(tenant=slug)  # exports waiting for an import
     report["finished"] = not any(report["remaining"].values())
     # Every run's archive is kept in the record; ``archive`` names the last one that holds items
     # (a run over an already empty tenant writes an empty archive and must not hide the real one).

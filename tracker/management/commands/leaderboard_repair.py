@@ -32,6 +32,9 @@ class Command(JobCommand):
     def job_key(self, options: dict[str, Any]) -> str:
         return f"{self.job_name}:{options['tenant']}"
 
+    def job_tenant(self, options: dict[str, Any]) -> str | None:
+        return str(options["tenant"])
+
     def work(self, options: dict[str, Any]) -> Any:
         tenant, project = options["tenant"], options["project"]
         if not Tenant.objects.filter(slug=tenant).exists():
