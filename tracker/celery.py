@@ -1,6 +1,7 @@
 """The Celery app: configured from Django settings (``CELERY_*``), tasks found in tracker.tasks."""
 
 import os
+import time
 
 from celery import Celery
 
@@ -15,3 +16,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings.local")
 app = Celery("tracker")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def wait_for_worker(timeout: float) -> None:
+    """Block until a Celery worker answers a ping (it consumes tasks from then on); TimeoutError after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if app.control.ping(timeout=1.0):
+            return
+        time.sleep(0.3)
+    raise TimeoutError(f"no Celery worker answered a ping within {timeout:.0f}s")

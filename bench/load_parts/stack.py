@@ -20,7 +20,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -195,11 +194,6 @@ def remove_workdir(path: Path) -> None:
 
 def wait_for_worker(timeout: float) -> None:
     """Block until a Celery worker answers a ping (Django configured in this process)."""
-    from tracker.celery import app
+    from tracker.celery import wait_for_worker as wait
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if app.control.ping(timeout=1.0):
-            return
-        time.sleep(0.3)
-    raise TimeoutError(f"no Celery worker answered a ping within {timeout:.0f}s")
+    wait(timeout)

@@ -61,11 +61,11 @@ def import_cli(slug: str, export: Path) -> str:
     return out.getvalue()
 
 
-def import_web(slug: str, owner: Any, export: Path) -> dict[str, Any]:
-    """What the upload form and the worker do: queue the import (a new form: a new key), run the task."""
+def queue_web(slug: str, owner: Any, export: Path) -> str:
+    """What the upload form does: keep the file and queue its import (a new form: a new key); the import's id."""
     membership = Membership.objects.get(tenant__slug=slug, user=owner)
     data = export.read_bytes()
-    queued = import_services.import_queue(
+    return import_services.import_queue(
         membership=membership,
         key="MOVED",
         name="Moved in",
@@ -73,13 +73,18 @@ def import_web(slug: str, owner: Any, export: Path) -> dict[str, Any]:
         filename="issues.json",
         preview=import_services.import_preview(data=data, name="issues.json"),
         idempotency_key=new_attachment_id(),
-    )
-    state = import_get(tenant=slug, import_id=queued.import_id)
+    ).import_id
+
+
+def import_web(slug: str, owner: Any, export: Path) -> dict[str, Any]:
+    """What the upload form and the worker do: queue the import, run the task."""
+    import_id = queue_web(slug, owner, export)
+    state = import_get(tenant=slug, import_id=import_id)
     assert state is not None
-    outcome = tasks.import_github_export.apply(args=[slug, queued.import_id], task_id=state.task_id)
+    outcome = tasks.import_github_export.apply(args=[slug, import_id], task_id=state.task_id)
     assert outcome.successful(), outcome.traceback
     result: dict[str, Any] = outcome.get()["result"]
-    return {**result, "import_id": queued.import_id}
+    return {**result, "import_id": import_id}
 
 
 def offboard(slug: str) -> dict[str, Any]:
@@ -155,17 +160,7 @@ def test_offboarding_deletes_the_teams_import_job_items_and_a_recreated_team_imp
 def test_an_upload_whose_import_never_ran_goes_with_the_team(
     world: World, storages: Path, queued: None, tmp_path: Path
 ) -> None:
-    membership = Membership.objects.get(tenant=world.tenant, user=world.owner)
-    data = storages.read_bytes()
-    import_services.import_queue(
-        membership=membership,
-        key="MOVED",
-        name="Moved in",
-        data=data,
-        filename="issues.json",
-        preview=import_services.import_preview(data=data, name="issues.json"),
-        idempotency_key=new_attachment_id(),
-    )  # queued, and the worker never got to it
+    queue_web(world.slug, world.owner, storages)  # queued, and the worker never got to it
     assert len(stored_files(tmp_path / "imports")) == 1
 
     report = offboard(world.slug)

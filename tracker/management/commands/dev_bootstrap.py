@@ -19,15 +19,10 @@ WEB_PORT = 8000  # the Procfile's runserver
 
 
 def wait_for_worker(timeout: float) -> None:
-    """Block until a Celery worker answers a ping (it consumes tasks from then on)."""
-    from tracker.celery import app
+    """Block until a Celery worker answers a ping (``tracker.celery.wait_for_worker``)."""
+    from tracker.celery import wait_for_worker as wait  # the Celery app only when it is needed
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if app.control.ping(timeout=1.0):
-            return
-        time.sleep(0.5)
-    raise TimeoutError(f"no Celery worker answered a ping within {timeout:.0f}s")
+    wait(timeout)
 
 
 class Command(BaseCommand):
