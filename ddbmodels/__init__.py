@@ -22,6 +22,7 @@ the hot-keys sampler when ``core.hot_keys`` is (``tracker.hot_key_stats`` does, 
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import TYPE_CHECKING, Any
 
 from ddbmodels.core import connection
@@ -92,16 +93,24 @@ _EXPORTED = {
 }
 _NAMES = {name: module for module, names in _EXPORTED.items() for name in names}
 _loaded = False
+_loading = threading.RLock()  # re-entrant: a table package's import may ask for the registry itself
 
 
 def load() -> None:
-    """Import every table package, registering its model (idempotent; ~60 ms the first time)."""
+    """Import every table package, registering its model (idempotent; ~60 ms the first time).
+
+    Threads asking at once wait for the one loading, so none sees half a registry; a failed
+    import leaves it not loaded, to be tried again (and raise again) on the next call.
+    """
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for name in TABLE_PACKAGES:
-        importlib.import_module(f"ddbmodels.{name}")
+    with _loading:
+        if _loaded:
+            return
+        for name in TABLE_PACKAGES:
+            importlib.import_module(f"ddbmodels.{name}")
+        _loaded = True
 
 
 def __getattr__(name: str) -> Any:
