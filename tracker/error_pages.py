@@ -98,6 +98,11 @@ REFUSALS: dict[str, Refusal] = {
         not_allowed="Issues are being imported into {project}; new issues can be created once the import has "
         "finished. Nothing was saved.",
     ),
+    "import_new": Refusal(
+        back=lambda request: reverse("import_new", kwargs=_kwargs(request, "tenant")),
+        back_label="Back to the import form",
+        unavailable="{why}",
+    ),
     "issue_delete": Refusal(
         back=_issue_page,
         back_label="Back to {reference}",

@@ -182,9 +182,13 @@ def import_github_export(self: Task, tenant: str, import_id: str) -> dict:
     from celery.exceptions import Retry
 
     from ddbmodels.jobs import FencedOut
-    from tracker.selectors.imports import import_job_name
+    from tracker.selectors.imports import import_get, import_job_name
     from tracker.services import imports  # here, not at the top: the import block is shared
 
+    if import_get(tenant=tenant, import_id=import_id) is None:
+        # Its record is gone (the team was offboarded while this waited): nothing to do, and no
+        # job item of the team's made again by taking a fencing token for it.
+        return {"job": import_job_name(tenant, import_id), "status": "gone"}
     try:
         return _run(
             self,

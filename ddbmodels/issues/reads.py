@@ -96,10 +96,10 @@ def issue_number_next(*, tenant: str, project_key: str) -> int:
 
 
 @capacity.access_pattern("projects.get")
-def project_get(*, tenant: str, key: str) -> ProjectItem | None:
-    """GetItem pk, SK=0, eventually consistent — 0.5 RCU. None when missing."""
+def project_get(*, tenant: str, key: str, consistent: bool = False) -> ProjectItem | None:
+    """GetItem pk, SK=0 — 0.5 RCU eventually consistent, 1 RCU ``consistent``. None when missing."""
     try:
-        item = CollectionItem.get(collection_key(tenant, key), PROJECT_SK)
+        item = CollectionItem.get(collection_key(tenant, key), PROJECT_SK, consistent_read=consistent)
     except DoesNotExist:
         return None
     return item if isinstance(item, ProjectItem) else None

@@ -305,8 +305,12 @@ def test_priorities_of_a_jira_export_are_kept_and_written_back(world: World, tmp
 
 
 def test_an_existing_project_takes_only_numbers_above_its_own_and_is_open_again_afterwards(
-    world: World, tmp_path: Path
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from tracker.imports import projects as import_projects
+
+    slept: list[float] = []
+    monkeypatch.setattr(import_projects.time, "sleep", slept.append)  # the settling wait, recorded
     for title in ("one", "two", "three"):  # WEB-1 … WEB-3, made in the pages' way
         ddb_issues.issue_create(tenant=world.slug, project_key="WEB", title=title, reporter="alice")
     low, high = tmp_path / "low.csv", tmp_path / "high.csv"
@@ -321,6 +325,9 @@ def test_an_existing_project_takes_only_numbers_above_its_own_and_is_open_again_
 
     call_command("import_issues", world.slug, "--format", "csv", "--project", f"WEB={high}", stdout=io.StringIO())
     assert ddb_issues.issue_numbers(tenant=world.slug, project_key="WEB") == [1, 2, 3, 4, 9]
+    # both runs waited out a create in flight before reading WEB's highest number
+    assert slept == [import_projects._request_life()] * 2
+    assert slept[0] >= 3 * (1.0 + 2.0)  # attempts × (connect + read timeouts) at the defaults
     assert ddb_issues.project_get(tenant=world.slug, key="WEB").importing is None  # type: ignore[union-attr]
     created = ddb_issues.issue_create(tenant=world.slug, project_key="WEB", title="after", reporter="alice")
     assert int(created.item.number) == 10
@@ -360,3 +367,20 @@ def _csv(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "export.csv"
     path.write_text(text)
     return path
+
+
+def test_the_hold_is_read_from_the_project_not_from_a_cached_copy(world: World) -> None:
+    client = world.client_for(world.member)
+    form = {"title": "Mine", "priority": "medium"}
+    assert client.get(world.project_url()).status_code == 200  # the project is cached, not importing
+
+    ddb_issues.project_import_start(tenant=world.slug, key="WEB", job="import_issues:elsewhere")  # cache not told
+    refused = client.post(world.project_url("new/"), {**form, "idempotency_key": new_idempotency_key()})
+    assert refused.status_code == 409
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="WEB") == []
+
+    assert client.get(world.project_url()).status_code == 200  # now cached as importing
+    ddb_issues.project_import_finish(tenant=world.slug, key="WEB", job="import_issues:elsewhere")  # cache not told
+    created = client.post(world.project_url("new/"), {**form, "idempotency_key": new_idempotency_key()})
+    assert created.status_code == 302
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="WEB") == [1]

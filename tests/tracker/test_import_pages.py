@@ -14,6 +14,8 @@ from typing import Any
 import boto3
 import kombu.exceptions
 import pytest
+from botocore.exceptions import ClientError
+from django.core import signing
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from moto import mock_aws
@@ -23,10 +25,12 @@ from ddbmodels import comments as ddb_comments
 from ddbmodels import issues as ddb_issues
 from ddbmodels import jobs
 from ddbmodels.core import capacity
+from ddbmodels.core.errors import AlreadyExists
 from tests.tracker.conftest import World
 from tests.tracker.helpers import NOT_FOUND_TEXT, hidden_value, text
 from tests.tracker.import_helpers import expected_numbers, export_bytes, imports_storage, stored_files
 from tracker import tasks
+from tracker.forms import idempotency
 from tracker.selectors.imports import import_get, import_job_name
 from tracker.services import imports as import_services
 
@@ -306,6 +310,8 @@ def test_a_retried_job_writes_nothing_twice(world: World, imports_dir: Path, que
     assert state is not None
     state.status, state.stage, state.summary = "running", "writing", {}
     jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    # … and the project still held by it (it is released only after "done" is recorded)
+    ddb_issues.project_import_start(tenant=world.slug, key="MOVED", job=import_job_name(world.slug, import_id))
     (imports_dir / state.upload).parent.mkdir(parents=True, exist_ok=True)
     (imports_dir / state.upload).write_bytes(data)
 
@@ -401,3 +407,115 @@ def test_an_upload_that_never_got_queued_says_so_after_ten_minutes(
     assert (status["status"], status["finished"]) == ("not_started", True)
     assert status["error"] == "The upload did not finish, so the import did not start; nothing was imported."
     assert status["error"] in text(client.get(world.url(f"imports/{import_id}/")))
+
+
+# ------------------------------------------------------------------------------ retries, lost answers, races
+
+
+def test_a_retried_job_never_writes_into_a_project_someone_else_created_meanwhile(
+    world: World, imports_dir: Path, queued: Queued
+) -> None:
+    client = world.client_for(world.owner)
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+    # A first run saved its stage and died before creating the project; a member then made MOVED.
+    state = import_get(tenant=world.slug, import_id=import_id)
+    assert state is not None
+    state.status, state.stage = "running", "creating the project"
+    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    ddb_issues.project_create(tenant=world.slug, key="MOVED", name="Mine", created_by=world.member.username)
+    ddb_issues.issue_create(tenant=world.slug, project_key="MOVED", title="Member's own issue", reporter="m")
+
+    result = run_task(world, import_id)["result"]
+
+    assert result["status"] == "failed"
+    assert "created by someone else meanwhile" in result["error"]
+    mine = ddb_issues.issue_get(tenant=world.slug, project_key="MOVED", number=1)
+    assert mine is not None
+    assert (mine.title, ddb_issues.issue_numbers(tenant=world.slug, project_key="MOVED")) == ("Member's own issue", [1])
+
+
+def test_a_project_create_whose_answer_was_lost_is_the_imports_own(
+    world: World, imports_dir: Path, queued: Queued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # botocore retried the put after a lost answer; the retry was refused by the put's own item.
+    real_create = ddb_issues.project_create
+
+    def lost_answer(**kwargs: Any) -> Any:
+        real_create(**kwargs)
+        raise AlreadyExists("project MOVED already exists")
+
+    monkeypatch.setattr(ddb_issues, "project_create", lost_answer)
+    client = world.client_for(world.owner)
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+
+    result = run_task(world, import_id)["result"]
+
+    assert result["status"] == "done"
+    assert ddb_issues.issue_numbers(tenant=world.slug, project_key="MOVED") == ISSUES
+    project = ddb_issues.project_get(tenant=world.slug, key="MOVED")
+    assert project is not None
+    assert (project.name, project.importing) == ("Moved in", None)
+
+
+def test_a_task_whose_import_is_gone_does_nothing_and_makes_no_job_item(world: World, imports_dir: Path) -> None:
+    gone = "01M84P1YFG2HSY7C3MARZGGN9M"
+    outcome = tasks.import_github_export.apply(args=[world.slug, gone])
+    assert outcome.successful()
+    assert outcome.get()["status"] == "gone"
+    assert jobs.job_state(import_job_name(world.slug, gone)) is None
+    assert jobs.tenant_job_names(world.slug) == []
+
+
+def test_a_resubmit_whose_first_submit_died_after_its_claim_is_told_to_reload(
+    world: World, imports_dir: Path, queued: Queued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = world.client_for(world.owner)
+    fields = form_data(client, world)
+    key = hidden_value(client.get(world.url("imports/new/")), "idempotency_key")  # any signed key will do
+    fields["idempotency_key"] = key
+    claim_id = signing.Signer(salt=idempotency.SALT).unsign(key)
+    jobs.fence_acquire(import_services.claim_name(world.slug, claim_id), world.owner.username, tenant=world.slug)
+    monkeypatch.setattr(import_services, "_wait_for_record", lambda *_, **__: False)
+
+    response = post(client, world, fields)
+
+    assert response.status_code == 503
+    assert import_services.FORM_LOST in text(response)
+    assert queued == []
+    assert stored_files(imports_dir) == []
+
+
+def test_a_message_the_broker_refused_but_sent_leaves_the_import_to_its_worker(
+    world: World, imports_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def sent_then_refused(*, args: list[Any], **_: Any) -> None:
+        jobs.fence_acquire(import_job_name(*args), "worker")  # a worker took the import's next token
+        raise kombu.exceptions.OperationalError("the answer was lost")
+
+    monkeypatch.setattr(tasks.import_github_export, "apply_async", sent_then_refused)
+    client = world.client_for(world.owner)
+
+    import_id = import_id_of(post(client, world, form_data(client, world)), world)
+
+    state = import_get(tenant=world.slug, import_id=import_id)
+    assert state is not None
+    assert state.status == "queued"
+    assert len(stored_files(imports_dir)) == 1  # the worker's file, not deleted under it
+
+
+def test_a_storage_that_refuses_the_file_is_a_503_saying_so(
+    world: World, imports_dir: Path, queued: Queued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def denied(*_: Any, **__: Any) -> str:
+        raise ClientError({"Error": {"Code": "AccessDenied", "Message": "no"}}, "PutObject")
+
+    storage = import_services._storage()
+    monkeypatch.setattr(type(storage), "save", denied)
+    client = world.client_for(world.owner)
+    fields = form_data(client, world)
+
+    assert post(client, world, fields).status_code == 503
+    retry = post(client, world, fields)
+    page = text(client.get(f"/t/{world.slug}/imports/{import_id_of(retry, world)}/"))
+    assert "The file could not be stored, so the import did not start; nothing was imported." in page
+    assert queued == []

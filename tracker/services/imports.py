@@ -32,6 +32,7 @@ from typing import Any
 
 import kombu.exceptions
 import redis
+from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
@@ -42,6 +43,7 @@ from ddbmodels import jobs
 from ddbmodels.attachments import new_attachment_id
 from ddbmodels.core.errors import AlreadyExists, DomainError, InvalidInput, Unavailable
 from ddbmodels.issues import ProjectItem
+from ddbmodels.jobs import FencedOut
 from tracker.cache import invalidate
 from tracker.imports import load
 from tracker.imports import projects as import_projects
@@ -56,6 +58,10 @@ from tracker.services.projects import project_counts_refresh
 log = logging.getLogger(__name__)
 FORMAT = "github"
 QUEUE_DOWN = "The job queue was not answering, so the import did not start; nothing was imported."
+NOT_STORED = "The file could not be stored, so the import did not start; nothing was imported."
+FORM_LOST = "The first submission of this form did not finish. Reload the form and submit the file again."
+# what a folder or S3 may raise when a file cannot be written, read or deleted
+STORAGE_ERRORS = (OSError, BotoCoreError, ClientError)
 
 
 @dataclass(frozen=True)
@@ -135,7 +141,9 @@ def import_queue(
     if ddb_issues.project_get(tenant=tenant, key=key) is not None:
         raise AlreadyExists(f"project {key} already exists", tenant=tenant, key=key)
     if jobs.fence_acquire(claim_name(tenant, import_id), membership.user.get_username(), tenant=tenant) > 1:
-        _wait_for_record(tenant, import_id)  # a double submit racing its twin: its page exists once this returns
+        # A double submit racing its twin: its page exists once the twin has recorded it (ms later).
+        if not _wait_for_record(tenant, import_id):
+            raise Unavailable(FORM_LOST, why=FORM_LOST)  # the twin died between its claim and its record
         return Queued(import_id, first=False)
     job = import_job_name(tenant, import_id)
     token = jobs.fence_acquire(job, "web", tenant=tenant)  # the team's item: offboarding deletes it
@@ -160,40 +168,51 @@ def import_queue(
     jobs.checkpoint_save(job, token, state.dump())  # at once: the twin of a double submit shows this page
     try:
         saved = _storage().save(state.upload, ContentFile(data, name=state.upload))
-    except OSError as error:
-        _give_up(state, "The file could not be stored, so the import did not start; nothing was imported.")
-        raise Unavailable("the upload could not be stored") from error
+    except STORAGE_ERRORS as error:
+        _give_up(state, NOT_STORED)
+        raise Unavailable("the upload could not be stored", why=NOT_STORED) from error
     state.upload, state.status = saved, "queued"  # saved: the storage's own name for it
     jobs.checkpoint_save(job, token, state.dump())
     try:
         tasks.import_github_export.apply_async(args=[tenant, import_id], task_id=state.task_id)
     except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
-        _give_up(state, QUEUE_DOWN)
-        raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error
+        if _give_up(state, QUEUE_DOWN):
+            raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN, why=QUEUE_DOWN) from error
+        # the message went out after all (a worker holds the import now): it is queued
     return Queued(import_id, first=True)
 
 
-def _wait_for_record(tenant: str, import_id: str, *, attempts: int = 20, pause_s: float = 0.1) -> None:
-    """Until the first submit has recorded its import (milliseconds after its claim): a GetItem each, ≤ 2 s."""
+def _wait_for_record(tenant: str, import_id: str, *, attempts: int = 20, pause_s: float = 0.1) -> bool:
+    """Until the first submit has recorded its import (milliseconds after its claim): a GetItem each, ≤ 2 s.
+
+    False when it never did: that submit died between its claim and its record.
+    """
     for _ in range(attempts):
         if import_get(tenant=tenant, import_id=import_id) is not None:
-            return
+            return True
         time.sleep(pause_s)
+    return False
 
 
-def _give_up(state: ImportState, message: str) -> None:
-    """Record that the import never started and drop its file (a job that was queued after all stops)."""
+def _give_up(state: ImportState, message: str) -> bool:
+    """Record that the import never started and drop its file; False when a worker already holds it.
+
+    A message the broker refused may have gone out all the same: a run that took the next fencing
+    token owns the import, its record and its file, so nothing is written or deleted here then.
+    """
     state.status, state.error = "not_started", message
     try:
         jobs.checkpoint_save(import_job_name(state.tenant, state.import_id), state.token, state.dump())
-    finally:
-        _delete_upload(state)
+    except FencedOut:
+        return False
+    _delete_upload(state)
+    return True
 
 
 def _delete_upload(state: ImportState) -> None:
     try:
         _storage().delete(state.upload)
-    except OSError as error:  # the import's outcome stands; the operator sees the leftover in the log
+    except STORAGE_ERRORS as error:  # the import's outcome stands; the operator sees the leftover in the log
         log.warning("import %s: upload %s not deleted: %s", state.import_id, state.upload, error)
 
 
@@ -225,13 +244,13 @@ def _fingerprint(tenant: str, key: str, data: bytes) -> str:
     return digest.hexdigest()
 
 
-def _project(state: ImportState, *, tried_before: bool) -> ProjectItem | None:
+def _project(state: ImportState) -> ProjectItem | None:
     """Create the project, closed to new issues until the import is done; None when the key was taken meanwhile.
 
-    ``tried_before``: an earlier run of this import got as far as creating it, so a project with
-    the key is this import's own. While ``importing`` names this import's job, new issues are
-    refused (``tracker.imports.projects``): the load's puts would overwrite one that took a number
-    of the export.
+    While ``importing`` names this import's job, new issues are refused (``tracker.imports.projects``):
+    the load's puts would overwrite one that took a number of the export. A project with the key
+    that this import's job holds is its own (an earlier run created it, or botocore retried a
+    create whose answer was lost); any other is somebody else's, and nothing is written to it.
     """
     try:
         project = ddb_issues.project_create(
@@ -242,7 +261,9 @@ def _project(state: ImportState, *, tried_before: bool) -> ProjectItem | None:
             importing=import_job_name(state.tenant, state.import_id),
         )
     except AlreadyExists:
-        return ddb_issues.project_get(tenant=state.tenant, key=state.project) if tried_before else None
+        found = ddb_issues.project_get(tenant=state.tenant, key=state.project, consistent=True)
+        mine = found is not None and found.importing == import_job_name(state.tenant, state.import_id)
+        return found if mine else None
     invalidate(project_cache_key(state.tenant, state.project), project_list_cache_key(state.tenant))
     return project
 
@@ -257,6 +278,8 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
     if state is None:
         raise InvalidInput("no such import", tenant=tenant, import_id=import_id)
     if state.status in ("done", "failed", "not_started"):
+        if state.status != "not_started":  # a run that stopped after recording its end: open the project
+            import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
         _delete_upload(state)
         return state.result()
     state.status = "running"
@@ -266,10 +289,9 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
     except FileNotFoundError:
         return _fail(run, state, "The uploaded file is gone from storage, so nothing more can be imported.")
     preview = import_preview(data=data, name=state.file)
-    tried_before = bool(state.stage)  # an earlier run got as far as the project (every stage comes after it)
     state.stage = "creating the project"
     _save(run, state)
-    if _project(state, tried_before=tried_before) is None:
+    if _project(state) is None:
         taken = f"A project {state.project} was created by someone else meanwhile; nothing was imported."
         return _fail(run, state, taken)
     plan = load.plan(tenant, {state.project: preview.records}, fingerprint=_fingerprint(tenant, state.project, data))
@@ -286,7 +308,6 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
 
     loaded = load.run(plan, max_wcu=settings.IMPORT_MAX_WCU, on_batch=wrote)
     project_counts_refresh(tenant=tenant, key=state.project)
-    import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
     state.status, state.stage = "done", "done"
     state.summary = {
         "issues": preview.issues,
@@ -302,7 +323,8 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
         "max_wcu": settings.IMPORT_MAX_WCU,
         "next_number": preview.top + 1,
     }
-    _save(run, state)
+    _save(run, state)  # "done" first: a run that dies before the release finds the project its own
+    import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
     _delete_upload(state)
     return state.result()
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.cache import cache
 
 from ddbmodels import issues
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, NotFound
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
 from tracker.models import Membership
@@ -44,9 +44,15 @@ def issue_create_claim(
     """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue.
 
     A project an import is writing (``tracker.imports.projects``) takes no new issues: InvalidTransition.
+    That is read from the project itself, consistently (GetItem, 1 RCU), not from the page's cached
+    copy, which may be a moment old either way: an import's puts would overwrite an issue created
+    in its project meanwhile.
     """
     require_role(membership, "member")
-    if project.importing:
+    current = issues.project_get(tenant=project.tenant, key=project.project_key, consistent=True)
+    if current is None:
+        raise NotFound("project not found", tenant=project.tenant, project_key=project.project_key)
+    if current.importing:
         raise InvalidTransition("project is being imported", current="importing", project=project.project_key)
     claimed = issues.issue_create(
         tenant=project.tenant,
