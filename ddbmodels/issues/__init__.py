@@ -21,6 +21,12 @@ from ddbmodels.issues.model import (
     project_load,
     split_collection_key,
 )
+from ddbmodels.issues.project_writes import (
+    project_counts_refresh,
+    project_create,
+    project_import_finish,
+    project_import_start,
+)
 from ddbmodels.issues.reads import (
     MAX_ISSUE_NUMBER,
     all_project_keys,
@@ -37,10 +43,6 @@ from ddbmodels.issues.writes import (
     issue_create,
     issue_tombstone,
     issue_update,
-    project_counts_refresh,
-    project_create,
-    project_import_finish,
-    project_import_start,
     update_versioned,
 )
 
