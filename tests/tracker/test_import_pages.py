@@ -31,7 +31,7 @@ from tests.tracker.helpers import NOT_FOUND_TEXT, hidden_value, text
 from tests.tracker.import_helpers import expected_numbers, export_bytes, imports_storage, stored_files
 from tracker import tasks
 from tracker.forms import idempotency
-from tracker.selectors.imports import import_get, import_job_name
+from tracker.selectors.imports import ImportState, import_get, import_job_name
 from tracker.services import imports as import_services
 
 pytestmark = pytest.mark.ddblocal
@@ -89,6 +89,20 @@ def run_task(world: World, import_id: str) -> dict[str, Any]:
     assert outcome.successful(), outcome.traceback
     result: dict[str, Any] = outcome.get()
     return result
+
+
+def rewrite(world: World, import_id: str, **fields: Any) -> ImportState:
+    """Set fields of the import's record, as a run that died at some point leaves it; the record."""
+    state = import_get(tenant=world.slug, import_id=import_id)
+    assert state is not None
+    for name, value in fields.items():
+        setattr(state, name, value)
+    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    return state
+
+
+def minutes_ago(n: int) -> str:
+    return (datetime.now(UTC) - timedelta(minutes=n)).isoformat(timespec="seconds")
 
 
 def assert_refused(response: Any, message: str, *, status: int = 200) -> None:
@@ -306,10 +320,7 @@ def test_a_retried_job_writes_nothing_twice(world: World, imports_dir: Path, que
     data = upload.read()
     run_task(world, import_id)
     # As a worker killed after the last batch but before recording "done" leaves it: running, file still there.
-    state = import_get(tenant=world.slug, import_id=import_id)
-    assert state is not None
-    state.status, state.stage, state.summary = "running", "writing", {}
-    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    state = rewrite(world, import_id, status="running", stage="writing", summary={})
     # … and the project still held by it (it is released only after "done" is recorded)
     ddb_issues.project_import_start(tenant=world.slug, key="MOVED", job=import_job_name(world.slug, import_id))
     (imports_dir / state.upload).parent.mkdir(parents=True, exist_ok=True)
@@ -392,17 +403,13 @@ def test_an_upload_that_never_got_queued_says_so_after_ten_minutes(
 ) -> None:
     client = world.client_for(world.owner)
     import_id = import_id_of(post(client, world, form_data(client, world)), world)
-    state = import_get(tenant=world.slug, import_id=import_id)
-    assert state is not None
-    state.status = "uploading"  # as a web process that died between taking the file and queueing it leaves it
-    state.queued_at = (datetime.now(UTC) - timedelta(minutes=9)).isoformat(timespec="seconds")
-    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    # as a web process that died between taking the file and queueing it leaves it
+    rewrite(world, import_id, status="uploading", queued_at=minutes_ago(9))
     status_url = world.url(f"imports/{import_id}/status.json")
     assert client.get(status_url).json()["status"] == "uploading"
     assert "Receiving the file" in text(client.get(world.url(f"imports/{import_id}/")))
 
-    state.queued_at = (datetime.now(UTC) - timedelta(minutes=11)).isoformat(timespec="seconds")
-    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    rewrite(world, import_id, queued_at=minutes_ago(11))
     status = client.get(status_url).json()
     assert (status["status"], status["finished"]) == ("not_started", True)
     assert status["error"] == "The upload did not finish, so the import did not start; nothing was imported."
@@ -418,10 +425,7 @@ def test_a_retried_job_never_writes_into_a_project_someone_else_created_meanwhil
     client = world.client_for(world.owner)
     import_id = import_id_of(post(client, world, form_data(client, world)), world)
     # A first run saved its stage and died before creating the project; a member then made MOVED.
-    state = import_get(tenant=world.slug, import_id=import_id)
-    assert state is not None
-    state.status, state.stage = "running", "creating the project"
-    jobs.checkpoint_save(import_job_name(world.slug, import_id), state.token, state.dump())
+    rewrite(world, import_id, status="running", stage="creating the project")
     ddb_issues.project_create(tenant=world.slug, key="MOVED", name="Mine", created_by=world.member.username)
     ddb_issues.issue_create(tenant=world.slug, project_key="MOVED", title="Member's own issue", reporter="m")
 

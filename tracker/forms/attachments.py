@@ -8,12 +8,12 @@ from django import forms
 from django.template.defaultfilters import filesizeformat
 
 from ddbmodels.attachments import BadFilename, clean_filename
-from tracker.forms.idempotency import IdempotentForm
+from tracker.forms.uploads import CappedUploadForm
 
 NAME_INPUT_MAX = 500  # what the form accepts; clean_filename then cuts the name to FILENAME_MAX
 
 
-class AttachmentForm(IdempotentForm):
+class AttachmentForm(CappedUploadForm):
     file = forms.FileField(required=False, label="File")
     name = forms.CharField(
         required=False,
@@ -23,22 +23,11 @@ class AttachmentForm(IdempotentForm):
     )
 
     def __init__(self, *args: Any, max_bytes: int, cut_off: bool = False, **kwargs: Any) -> None:
-        """``cut_off``: the upload handler stopped reading the file at ``max_bytes``."""
-        super().__init__(*args, **kwargs)
-        self.max_bytes = max_bytes
-        self.cut_off = cut_off
+        super().__init__(*args, max_bytes=max_bytes, cut_off=cut_off, **kwargs)
         self.fields["file"].help_text = f"Up to {filesizeformat(max_bytes)}."
 
     def clean_file(self) -> Any:
-        upload = self.cleaned_data.get("file")
-        if self.cut_off or (upload is not None and upload.size > self.max_bytes):
-            raise forms.ValidationError(
-                f"The file is larger than {filesizeformat(self.max_bytes)}, the limit; nothing was attached.",
-                code="too_large",
-            )
-        if upload is None:
-            raise forms.ValidationError("Choose a file to attach.", code="required")
-        return upload
+        return self.capped_upload(nothing_done="nothing was attached", missing="Choose a file to attach.")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -51,7 +40,3 @@ class AttachmentForm(IdempotentForm):
         except BadFilename as error:
             self.add_error(field, str(error))
         return cleaned
-
-    @property
-    def too_large(self) -> bool:
-        return self.has_error("file", code="too_large")

@@ -9,11 +9,11 @@ from django.template.defaultfilters import filesizeformat
 
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import PROJECT_KEY_RE
-from tracker.forms.idempotency import IdempotentForm
+from tracker.forms.uploads import CappedUploadForm
 from tracker.services.imports import Preview, import_preview
 
 
-class ImportForm(IdempotentForm):
+class ImportForm(CappedUploadForm):
     key = forms.CharField(
         max_length=10,
         label="Project key",
@@ -23,10 +23,7 @@ class ImportForm(IdempotentForm):
     file = forms.FileField(required=False, label="GitHub export (JSON)")
 
     def __init__(self, *args: Any, max_bytes: int, cut_off: bool = False, **kwargs: Any) -> None:
-        """``cut_off``: the upload handler stopped reading the file at ``max_bytes``."""
-        super().__init__(*args, **kwargs)
-        self.max_bytes = max_bytes
-        self.cut_off = cut_off
+        super().__init__(*args, max_bytes=max_bytes, cut_off=cut_off, **kwargs)
         self.fields["file"].help_text = (
             "The JSON array GitHub's REST API returns for the repository's issues "
             f"(GET /repos/OWNER/REPO/issues?state=all, pages joined), up to {filesizeformat(max_bytes)}. "
@@ -40,14 +37,7 @@ class ImportForm(IdempotentForm):
         return key
 
     def clean_file(self) -> Any:
-        upload = self.cleaned_data.get("file")
-        if self.cut_off or (upload is not None and upload.size > self.max_bytes):
-            raise forms.ValidationError(
-                f"The file is larger than {filesizeformat(self.max_bytes)}, the limit; nothing was imported.",
-                code="too_large",
-            )
-        if upload is None:
-            raise forms.ValidationError("Choose the export file to import.", code="required")
+        upload = self.capped_upload(nothing_done="nothing was imported", missing="Choose the export file to import.")
         data = upload.read()
         try:
             preview = import_preview(data=data, name=upload.name or "the file")
@@ -60,7 +50,3 @@ class ImportForm(IdempotentForm):
         self.data_bytes: bytes = data
         self.preview: Preview = preview
         return upload
-
-    @property
-    def too_large(self) -> bool:
-        return self.has_error("file", code="too_large")
