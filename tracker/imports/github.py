@@ -9,13 +9,22 @@ repository's number sequence, so they are skipped and the issue numbers keep the
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tracker.imports.records import Note, Record, at, when
 
+ISSUE_URL = re.compile(r"^https?://[^/]+/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/?$")
+
 
 def _login(person: Any) -> str | None:
     return person.get("login") if isinstance(person, dict) else None
+
+
+def _reference(url: Any) -> str | None:
+    """``octo/repo#12`` from an issue's ``html_url`` (``https://github.com/octo/repo/issues/12``)."""
+    match = ISSUE_URL.match(url) if isinstance(url, str) else None
+    return f"{match['repo']}#{match['number']}" if match else None
 
 
 def parse(text: str) -> list[Record]:
@@ -48,6 +57,8 @@ def parse(text: str) -> list[Record]:
                     )
                     for c in (notes if isinstance(notes, list) else [])
                 ],
+                ref=_reference(entry.get("html_url")),
+                url=entry.get("html_url") if isinstance(entry.get("html_url"), str) else None,
             )
         )
     return records

@@ -89,6 +89,7 @@ def parse(text: str) -> list[Record]:
                 created=jira_time(cell("Created")) or datetime.now(UTC),
                 closed=jira_time(cell("Resolved")),
                 comments=notes,
+                ref=cell("Issue key"),
             )
         )
     return records

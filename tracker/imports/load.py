@@ -14,6 +14,12 @@ same file starts from nothing.
 Cost: each item 1 WCU per started KB; a live issue also writes its list-index entries (2 for
 the status indexes, 1 for the team's, 1 more when assigned) and one ``terms`` entry per label
 and title word. ``minimum_wcu`` is that floor; the report sets the measured WCU against it.
+
+Each issue carries where it came from (``IssueItem.imported``: format, its reference and link
+there, who imported it, when; ≈ 100 bytes of the item, rarely a KB more), and its history opens
+with that line (``tracker.selectors.activity``). An ``issue.imported`` event per issue would say
+the same for 2 WCU more an issue (the event and its ``by_day`` entry), and be archived with its
+period; the attribute lives as long as the issue.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ddbmodels import jobs
@@ -31,15 +38,24 @@ from ddbmodels.comments import CommentItem, issue_stream
 from ddbmodels.core import batch, capacity
 from ddbmodels.core.keys import time_key
 from ddbmodels.core.throttle import TokenBucket
-from ddbmodels.issues import IssueItem, collection_key, issue_requests
+from ddbmodels.issues import ImportOrigin, IssueItem, collection_key, issue_requests
 from tracker.imports.records import Record
 
 Request = batch.Request
 CHECKPOINT_WCU = 1.0  # the UpdateItem that saves the checkpoint after each chunk
 
 
-def issue_item(tenant: str, project_key: str, record: Record) -> IssueItem:
-    """The issue a record stands for (version 1; updated at its latest close or comment)."""
+@dataclass(frozen=True)
+class Origin:
+    """Who imports, from which format, when: written on every issue of the load (its history starts there)."""
+
+    source: str  # one of tracker.imports.FORMATS
+    by: str
+    at: datetime
+
+
+def issue_item(tenant: str, project_key: str, record: Record, origin: Origin | None = None) -> IssueItem:
+    """The issue a record stands for (version 1; updated at its latest close or comment), marked with its origin."""
     moments = [record.created, *([record.closed] if record.closed else []), *(n.created for n in record.comments)]
     return IssueItem(
         pk=collection_key(tenant, project_key),
@@ -54,6 +70,9 @@ def issue_item(tenant: str, project_key: str, record: Record) -> IssueItem:
         created_at=record.created,
         updated_at=max(moments),
         version=1,
+        imported=None
+        if origin is None
+        else ImportOrigin(source=origin.source, ref=record.ref, url=record.url, by=origin.by, at=origin.at),
     )
 
 
@@ -78,11 +97,13 @@ def comment_items(tenant: str, project_key: str, record: Record) -> list[Comment
     return items
 
 
-def project_requests(tenant: str, project_key: str, records: Sequence[Record]) -> list[Request]:
+def project_requests(
+    tenant: str, project_key: str, records: Sequence[Record], origin: Origin | None = None
+) -> list[Request]:
     """Every put of one project's import, issue by issue (each issue, its entries, then its comments)."""
     requests: list[Request] = []
     for record in records:
-        requests.extend(issue_requests(issue_item(tenant, project_key, record)))
+        requests.extend(issue_requests(issue_item(tenant, project_key, record, origin)))
         requests.extend(
             batch.put(CommentItem.Meta.table_name, c.serialize()) for c in comment_items(tenant, project_key, record)
         )
@@ -137,9 +158,12 @@ class Plan:
         return f"import_issues:{self.tenant}:{self.fingerprint[:16]}"
 
 
-def plan(tenant: str, projects: dict[str, list[Record]], *, fingerprint: str) -> Plan:
-    """Order the puts of every project into one stream, every chunk mixing the projects."""
-    streams = [project_requests(tenant, key, records) for key, records in sorted(projects.items())]
+def plan(tenant: str, projects: dict[str, list[Record]], *, fingerprint: str, origin: Origin | None = None) -> Plan:
+    """Order the puts of every project into one stream, every chunk mixing the projects.
+
+    ``origin`` marks every issue as imported (by whom, from what, when): its history says so.
+    """
+    streams = [project_requests(tenant, key, records, origin) for key, records in sorted(projects.items())]
     requests = list(batch.interleave(streams))
     return Plan(
         tenant=tenant,

@@ -12,7 +12,10 @@ from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
 
 FORMATS = ("github", "jira", "csv")
+SOURCES = {"github": "GitHub", "jira": "Jira", "csv": "CSV"}  # each format as people name it
 LABEL_UNFIT = re.compile(r"[^\w.-]+")
+WEB_URL = re.compile(r"^https?://[^\s\"'<>]{1,500}$")  # an export's link is kept only as a web page's address
+REF_MAX = 200
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,9 @@ class Record:
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
     closed: datetime | None = None
     comments: list[Note] = field(default_factory=list)
+    # Where it came from (not its content: two exports of the same issue are equal records).
+    ref: str | None = field(default=None, compare=False)  # its name there (``octo/repo#12``, ``WEB-12``)
+    url: str | None = field(default=None, compare=False)  # its page there (http or https only)
 
     def fit(self) -> Record:
         """The record within the issue's limits: title and body cut, labels made label-shaped, at most 10."""
@@ -54,6 +60,8 @@ class Record:
         self.labels = [label for label in labels if label][:LABELS_MAX]
         self.assignee = (self.assignee or "").strip() or None
         self.reporter = self.reporter.strip() or "imported"
+        self.ref = (self.ref or "").strip()[:REF_MAX] or None
+        self.url = self.url.strip() if self.url and WEB_URL.match(self.url.strip()) else None
         return self
 
 

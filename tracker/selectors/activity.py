@@ -34,6 +34,7 @@ from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_i
 from tracker.cursors import INVALID, load_bound
 from tracker.exceptions import BadCursor
 from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
+from tracker.imports.records import SOURCES
 from tracker.services.activity import issue_stream
 
 HISTORY_PAGE_SIZE = 25
@@ -55,6 +56,7 @@ class Line:
     text: str
     project: str = ""
     number: int = 0
+    url: str = ""  # a page elsewhere the line links to (an imported issue's original)
 
     @property
     def reference(self) -> str:
@@ -134,6 +136,20 @@ def lines(found: Iterable[events.Event]) -> list[Line]:
     return result
 
 
+def imported_line(issue: IssueItem) -> Line | None:
+    """The first line of an imported issue's history: from where, by whom, when, and when it was created there."""
+    origin = issue.imported
+    if origin is None:
+        return None
+    source = SOURCES.get(origin.source, origin.source)
+    where = f"{source} ({origin.ref})" if origin.ref else source
+    text = (
+        f"imported the issue from {where} on {origin.at:%-d %b %Y}; "
+        f"created there {issue.created_at:%-d %b %Y} by {issue.reporter}"
+    )
+    return Line(origin.at, origin.by, text, issue.project_key, int(issue.number), url=origin.url or "")
+
+
 # --------------------------------------------------------------------------------- history
 
 
@@ -183,7 +199,8 @@ def issue_history_page(
     size = size or HISTORY_PAGE_SIZE
     kind, stream = _kind(), issue_stream(issue)
     now = now or utcnow()
-    first = period_start(kind, issue.created_at)  # no older table can hold the issue's events
+    # No older table can hold the issue's events: it was created then (or, imported, it came here then).
+    first = period_start(kind, issue.imported.at if issue.imported is not None else issue.created_at)
     if cursor:
         period, before = _decode(cursor, stream)
         start: datetime | None = parse_period_id(period)[1]
@@ -212,8 +229,14 @@ def issue_history_page(
     more = len(found) > size
     shown = found[:size]
     older = _encode(stream, period_id(kind, shown[-1].at), shown[-1].t) if more and shown else None
+    told = lines(shown)
+    origin = imported_line(issue) if not more else None  # the oldest line: on the last page, from the issue itself
     return HistoryPage(
-        lines=lines(shown), older_cursor=older, is_continuation=bool(cursor), archived=archived, requests=requests
+        lines=[*told, origin] if origin else told,
+        older_cursor=older,
+        is_continuation=bool(cursor),
+        archived=archived,
+        requests=requests,
     )
 
 

@@ -294,7 +294,9 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
     if _project(state) is None:
         taken = f"A project {state.project} was created by someone else meanwhile; nothing was imported."
         return _fail(run, state, taken)
-    plan = load.plan(tenant, {state.project: preview.records}, fingerprint=_fingerprint(tenant, state.project, data))
+    origin = load.Origin(source=FORMAT, by=state.owner, at=datetime.fromisoformat(state.queued_at))
+    fingerprint = _fingerprint(tenant, state.project, data)
+    plan = load.plan(tenant, {state.project: preview.records}, fingerprint=fingerprint, origin=origin)
     earlier = jobs.job_state(plan.job)
     done = int(earlier.checkpoint) if earlier is not None and earlier.checkpoint else 0
     state.stage, state.total, state.minimum_wcu = "writing", len(plan.requests), plan.minimum_wcu

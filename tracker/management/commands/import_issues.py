@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,12 @@ class Command(BaseCommand):
         parser.add_argument("--max-wcu", type=float, default=None, help="write budget, WCU per second")
         parser.add_argument("--dry-run", action="store_true", help="parse and report; write nothing")
         parser.add_argument("--restart", action="store_true", help="ignore a saved checkpoint, write everything")
+        parser.add_argument(
+            "--by",
+            default=IMPORTED_BY,
+            metavar="USERNAME",
+            help=f"who imports, as each issue's history says (default: {IMPORTED_BY})",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tenant: str = options["tenant"]
@@ -68,7 +75,8 @@ class Command(BaseCommand):
                 fingerprint.update(f"\n{key}\n".encode() + path.read_bytes())
         except DomainError as error:
             raise CommandError(str(error)) from error
-        plan = bulk.plan(tenant, projects, fingerprint=fingerprint.hexdigest())
+        origin = bulk.Origin(source=options["fmt"], by=options["by"], at=datetime.now(UTC))
+        plan = bulk.plan(tenant, projects, fingerprint=fingerprint.hexdigest(), origin=origin)
         for key, count in plan.issues.items():
             numbers = [r.number for r in projects[key]]
             top = max(numbers, default=0)
