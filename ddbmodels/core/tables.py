@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from botocore.exceptions import ClientError
@@ -36,6 +36,9 @@ class TableReport:
     created: bool
     status: str
     indexes_added: tuple[str, ...] = ()
+    # Indexes the model has retired (``retired_indexes``) that the table still has, or that this call dropped.
+    indexes_retired: tuple[str, ...] = ()
+    indexes_dropped: tuple[str, ...] = ()
 
 
 def _with_throughput(model: type[Model], rcu: int, wcu: int) -> None:
@@ -48,9 +51,14 @@ def _with_throughput(model: type[Model], rcu: int, wcu: int) -> None:
 
 
 def create_all(
-    *, billing_mode: str = PAY_PER_REQUEST, rcu: int = 5, wcu: int = 5, wait: bool = True
+    *, billing_mode: str = PAY_PER_REQUEST, rcu: int = 5, wcu: int = 5, wait: bool = True, drop_retired: bool = False
 ) -> list[TableReport]:
-    """CreateTable for each registered table that does not exist yet (free), then wait for ACTIVE."""
+    """CreateTable for each registered table that does not exist yet (free), then wait for ACTIVE.
+
+    An existing table gets the indexes its model declares and lacks; the indexes its model has
+    retired are reported (``indexes_retired``), and dropped only with ``drop_retired`` — a process
+    of the previous version may still be reading them until the new version serves everywhere.
+    """
     check_billing_mode(billing_mode)
     reports = []
     for base, model in sorted(registered().items()):
@@ -72,12 +80,21 @@ def create_all(
                     raise
                 created = True  # by our own earlier attempt (or a concurrent one): it is new either way
         added = () if created else tuple(add_missing_indexes(model, rcu=rcu, wcu=wcu))
-        reports.append(TableReport(base, model.Meta.table_name, created, "CREATING" if created else "", added))
+        retired = () if created else retired_indexes_present(model)
+        dropped = tuple(drop_index(model, name) for name in retired) if drop_retired else ()
+        reports.append(
+            TableReport(
+                base,
+                model.Meta.table_name,
+                created,
+                "CREATING" if created else "",
+                added,
+                () if drop_retired else retired,
+                dropped,
+            )
+        )
     if wait:
-        reports = [
-            TableReport(r.base, r.name, r.created, wait_model_active(registered()[r.base]), r.indexes_added)
-            for r in reports
-        ]
+        reports = [replace(r, status=wait_model_active(registered()[r.base])) for r in reports]
         for report in reports:
             if report.created and registered()[report.base]._ttl_attribute():
                 # UpdateTimeToLive (free): expired items (idempotency records) are deleted for free
@@ -116,6 +133,35 @@ def add_missing_indexes(model: type[Model], *, rcu: int = 5, wcu: int = 5) -> li
         wait_active(name)
         added.append(index_name)
     return added
+
+
+def retired_indexes_present(model: type[Model]) -> tuple[str, ...]:
+    """DescribeTable (free): the indexes the model lists as ``retired_indexes`` that its table still has."""
+    retired = tuple(getattr(model, "retired_indexes", ()))
+    if not retired:
+        return ()
+    description = describe_table(model.Meta.table_name) or {}
+    have = {index["IndexName"] for index in description.get("GlobalSecondaryIndexes", [])}
+    return tuple(name for name in retired if name in have)
+
+
+def drop_index(model: type[Model], index_name: str) -> str:
+    """UpdateTable (free) deleting one global index of the model's table, waited for; its name.
+
+    Only for indexes the model has retired: no write ever pays for them again, and nothing reads them.
+    """
+    name = model.Meta.table_name
+    wait_active(name)
+    connection.client().update_table(
+        TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index_name}}]
+    )
+    deadline = time.monotonic() + TABLE_WAIT_S
+    while time.monotonic() < deadline:  # a deleting index stays listed (DELETING) until it is gone
+        table = describe_table(name) or {}
+        if index_name not in {i["IndexName"] for i in table.get("GlobalSecondaryIndexes", [])}:
+            return index_name
+        time.sleep(0.2)
+    raise TimeoutError(f"index {index_name} of {name} still being deleted after {TABLE_WAIT_S:.0f} s")
 
 
 def wait_model_active(model: type[Model], timeout_s: float = TABLE_WAIT_S) -> str:

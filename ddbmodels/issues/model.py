@@ -14,13 +14,14 @@ goes into the key). Only a live issue carries their key attributes; a tombstone 
 status change moves the issue from one partition to another, an unassigned issue has no ``xa``:
 
     index                    PK                                 SK            the list
-    project_status           xs = "<tenant>#<PROJECT>#<status>" n  (number)   a project's issues in a status
+    project_status_number    xs = "<tenant>#<PROJECT>#<status>" n  (number)   a project's issues in a status
     project_status_updated   xs                                 ua (updated)  … by last update
     team_status              xt = "<tenant>#<status>"           ua            the team's issues in a status
     assignee_status          xa = "<tenant>#<user>#<status>"    ua            one person's ("My issues")
 
 Projection INCLUDE of what a list row shows (title, status, priority, assignee, labels, reporter,
-created/updated, the kind): ≈ 150–250 bytes an entry, so a page of 25 rows is one Query of
+created/updated, the kind; the update time is the sort key of three of them, projected by the
+fourth): ≈ 150–250 bytes an entry, so a page of 25 rows is one Query of
 ≈ 0.5–1 RCU (eventually consistent) however big the project or team — closed issues sit in
 their own partitions and are never read by the open list. The description (up to 10 KB) is not
 projected: list pages never pay for it.
@@ -40,7 +41,7 @@ issue.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from pynamodb.attributes import (
     DiscriminatorAttribute,
@@ -103,11 +104,19 @@ LIST_ATTRIBUTES = ["k", "t", "st", "pr", "as", "lb", "rp", "ca", "v"]
 
 
 class ProjectStatusIndex(GlobalSecondaryIndex["CollectionItem"]):
-    """Sparse, INCLUDE: a project's live issues in one status, by number."""
+    """Sparse, INCLUDE: a project's live issues in one status, by number (and when each was last updated).
+
+    The only list index whose sort key is not the update time, so it projects ``ua`` itself. It
+    replaces ``project_status``, which did not (a row read from it had no update time, and PynamoDB
+    filled in "now": every row of a project's default list said "0 minutes ago"). DynamoDB cannot
+    change an index's projection, so the corrected one has a name of its own: ``create_all`` adds it
+    beside the old one, DynamoDB fills it from the items (they carry its keys already: no reindex),
+    and the old one is dropped once no process reads it (``CollectionItem.retired_indexes``).
+    """
 
     class Meta:
-        index_name = "project_status"
-        projection = IncludeProjection(LIST_ATTRIBUTES)
+        index_name = "project_status_number"
+        projection = IncludeProjection([*LIST_ATTRIBUTES, "ua"])
 
     project_status = UnicodeAttribute(hash_key=True, attr_name="xs")
     number = NumberAttribute(range_key=True, attr_name="n")
@@ -146,6 +155,10 @@ class AssigneeStatusIndex(GlobalSecondaryIndex["CollectionItem"]):
     updated_at = UTCDateTimeAttribute(range_key=True, attr_name="ua")
 
 
+# Indexes DynamoDB fills completely when added: every live issue carries their keys already (no ``reindex_issues``).
+SELF_FILLING_INDEXES = frozenset({"project_status_number"})
+
+
 def project_status_key(tenant: str, project_key: str, status: str) -> str:
     return f"{tenant}#{project_key}#{status}"
 
@@ -179,6 +192,10 @@ class CollectionItem(Model):
     list_project_status = UnicodeAttribute(attr_name="xs", null=True)
     list_team_status = UnicodeAttribute(attr_name="xt", null=True)
     list_assignee_status = UnicodeAttribute(attr_name="xa", null=True)
+
+    # Indexes an earlier version declared and this one no longer reads: ``tables.create_all(drop_retired=True)``
+    # (``manage.py ddb_create_tables --drop-retired-indexes``) deletes them once no process of that version serves.
+    retired_indexes: ClassVar[tuple[str, ...]] = ("project_status",)
 
     projects_index = ProjectsIndex()
     project_status_index = ProjectStatusIndex()

@@ -141,11 +141,78 @@ def test_ddb_create_tables_is_idempotent() -> None:
     assert described["TableStatus"] == "ACTIVE"
     assert sorted(i["IndexName"] for i in described["GlobalSecondaryIndexes"]) == [
         "assignee_status",
-        "project_status",
+        "project_status_number",
         "project_status_updated",
         "projects",
         "team_status",
     ]
+
+
+def test_ddb_create_tables_upgrades_the_number_list_index_in_place_and_drops_the_old_one_when_asked() -> None:
+    """An install of the previous version: ``project_status`` without the update time, no ``project_status_number``."""
+    from datetime import timedelta
+
+    from ddbmodels import issues as ddb_issues
+    from ddbmodels.core import connection
+    from ddbmodels.core.keys import utcnow
+
+    previous = ddbmodels.current()
+    prefix = f"upg-{uuid.uuid4().hex[:8]}-"
+    ddbmodels.configure(table_prefix=prefix)
+    try:
+        tables.create_all()
+        name, client = CollectionItem.Meta.table_name, connection.client()
+        client.update_table(
+            TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "project_status_number"}}]
+        )
+        tables.wait_active(name)
+        old_index = {
+            "IndexName": "project_status",
+            "KeySchema": [{"AttributeName": "xs", "KeyType": "HASH"}, {"AttributeName": "n", "KeyType": "RANGE"}],
+            "Projection": {
+                "ProjectionType": "INCLUDE",
+                "NonKeyAttributes": ["k", "t", "st", "pr", "as", "lb", "rp", "ca", "v"],
+            },
+        }
+        client.update_table(
+            TableName=name,
+            AttributeDefinitions=[
+                {"AttributeName": "xs", "AttributeType": "S"},
+                {"AttributeName": "n", "AttributeType": "N"},
+            ],
+            GlobalSecondaryIndexUpdates=[{"Create": old_index}],
+        )
+        tables.wait_active(name)
+        ddb_issues.project_create(tenant="up", key="WEB", name="Website", created_by="alice")
+        long_ago = utcnow() - timedelta(days=1000)
+        ddb_issues.issues_put_many(
+            [
+                ddb_issues.IssueItem(
+                    pk="up#WEB", number=1, title="Old", reporter="alice", created_at=long_ago, updated_at=long_ago
+                )
+            ]
+        )
+
+        upgraded = _call("ddb_create_tables")
+        rows = ddb_issues.status_list(tenant="up", status="open", project_key="WEB", sort="number").issues
+        indexes_after_upgrade = {i["IndexName"] for i in tables.describe(CollectionItem)["GlobalSecondaryIndexes"]}
+        dropped = _call("ddb_create_tables", "--drop-retired-indexes")
+        indexes_after_drop = {i["IndexName"] for i in tables.describe(CollectionItem)["GlobalSecondaryIndexes"]}
+        again = _call("ddb_create_tables")
+    finally:
+        tables.delete_all()
+        ddbmodels.configure(table_prefix=previous.table_prefix)
+    assert (
+        f"exists  {prefix}issues ACTIVE\n  added index project_status_number\n  retired index project_status:"
+        in upgraded
+    )
+    assert "reindex" not in upgraded.lower()  # DynamoDB fills it: every live issue carries its keys already
+    assert [(int(i.number), i.updated_at) for i in rows] == [(1, long_ago)]
+    assert {"project_status", "project_status_number"} <= indexes_after_upgrade
+    assert f"exists  {prefix}issues ACTIVE\n  dropped retired index project_status\n" in dropped
+    assert "project_status" not in indexes_after_drop
+    assert "retired" not in again
+    assert "dropped" not in again
 
 
 def test_ddb_create_tables_on_the_suites_tables_reports_exists() -> None:
