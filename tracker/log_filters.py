@@ -19,3 +19,44 @@ class NoClientErrorTraceback(logging.Filter):
             record.exc_text = None
             record.stack_info = None
         return True
+
+
+class ServerRequestLines(logging.Filter):
+    """The development server's request lines (``django.server``): one line per request, none for static files.
+
+    - A 4xx or 5xx answer is already one ``django.request`` line (Django logs every response of
+      400 and above there, with the reason: "Not Found: /t/acme/…"); runserver's own line for the
+      same request is dropped, so the log says it once.
+    - A request for a static file (``STATIC_URL``) that succeeded is a DEBUG line: shown only when
+      ``LOG_LEVEL=DEBUG``. A page is one request line, not one plus its stylesheets and scripts.
+      A static file that is missing keeps its WARNING line: runserver serves static files around
+      Django's handler, so no ``django.request`` line says it.
+
+    Records without a request line's arguments (runserver's "You're accessing the development
+    server over HTTPS" error) pass unchanged.
+    """
+
+    def __init__(self, static_prefix: str | None = None) -> None:
+        super().__init__()
+        self._static_prefix = static_prefix
+
+    def static_prefix(self) -> str:
+        if self._static_prefix is None:
+            from django.conf import settings
+
+            url = str(settings.STATIC_URL or "/static/")
+            self._static_prefix = url if url.startswith("/") else f"/{url}"
+        return self._static_prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if not (isinstance(args, tuple) and len(args) == 3 and str(args[1]).isdigit()):
+            return True
+        status = int(args[1])
+        _, _, rest = str(args[0]).partition(" ")  # "GET /static/tracker/site.css HTTP/1.1"
+        if not rest.startswith(self.static_prefix()):
+            return status < 400  # 400 and above: django.request said it, with the reason
+        if status >= 400:
+            return True  # static files are served around Django's handler: this is the only line
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)

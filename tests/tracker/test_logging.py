@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import io
 import logging
+import re
+import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.core.mail import EmailMessage
+from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
+from django.core.wsgi import get_wsgi_application
 from django.test import Client
 
 from tests.tracker.conftest import World
 from tracker.log_filters import NoClientErrorTraceback
+from tracker.mail import LogEmailBackend
 
 
 @pytest.fixture
@@ -104,3 +114,110 @@ def test_the_dev_redis_does_not_log_every_save() -> None:
 def test_routine_login_bookkeeping_stays_out_of_the_log() -> None:
     """django-axes says three INFO lines per login; its failures and lock-outs are WARNINGs."""
     assert logging.getLogger("axes.handlers.database").getEffectiveLevel() == logging.WARNING
+
+
+# ------------------------------------------------------------------ the development server's lines
+
+
+@pytest.fixture
+def dev_server(db: None) -> Iterator[str]:
+    """Django's development server (runserver's server, request handler and static files handler), on a free port."""
+    server = ThreadedWSGIServer(("127.0.0.1", 0), WSGIRequestHandler, allow_reuse_address=False)
+    server.set_app(StaticFilesHandler(get_wsgi_application()))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def fetch(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310  (our own test server)
+            response.read()
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+def django_lines(output: str) -> list[str]:
+    """The ``django.*`` lines, without their time and response sizes (they vary)."""
+    lines = [line.split(" ", 2)[2] for line in output.splitlines() if " django." in line]
+    return [re.sub(r'(" \d{3}) \d+$', r"\1", line) for line in lines]
+
+
+def test_the_dev_server_says_a_404_once_and_a_static_file_not_at_all(dev_server: str, console: io.StringIO) -> None:
+    assert fetch(f"{dev_server}/nope/") == 404
+    assert fetch(f"{dev_server}/static/tracker/inbox.css") == 200
+    assert fetch(f"{dev_server}/accounts/login/") == 200
+    assert fetch(f"{dev_server}/static/tracker/missing.css") == 404
+
+    assert django_lines(console.getvalue()) == [
+        "WARNING django.request: Not Found: /nope/",
+        'INFO django.server: "GET /accounts/login/ HTTP/1.1" 200',
+        # static files are served around Django's handler: runserver's line is the only one saying it
+        'WARNING django.server: "GET /static/tracker/missing.css HTTP/1.1" 404',
+    ]
+
+
+def test_static_request_lines_show_at_debug(dev_server: str, console: io.StringIO) -> None:
+    server_log = logging.getLogger("django.server")
+    before = server_log.level
+    server_log.setLevel(logging.DEBUG)  # what LOG_LEVEL=DEBUG does
+    try:
+        assert fetch(f"{dev_server}/static/tracker/inbox.css") == 200
+    finally:
+        server_log.setLevel(before)
+    assert django_lines(console.getvalue()) == ['DEBUG django.server: "GET /static/tracker/inbox.css HTTP/1.1" 200']
+
+
+# ------------------------------------------------------------------ e-mails in development
+
+
+def test_a_dev_email_is_one_info_line_and_a_file_with_the_whole_message(
+    console: io.StringIO, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    message = EmailMessage(
+        subject="alice mentioned you on WEB-12", body="Line one\nLine two\n\nhttp://x/", to=["bob@example.com"]
+    )
+    folder = tmp_path / "mail"
+
+    assert LogEmailBackend(file_path=str(folder)).send_messages([message]) == 1
+
+    (written,) = sorted(folder.iterdir())
+    lines = [line.split(" ", 2)[2] for line in console.getvalue().splitlines()]
+    assert lines == [f"INFO tracker.mail: e-mail to bob@example.com: alice mentioned you on WEB-12 ({written})"]
+    assert "Line two" in written.read_text()
+    assert "Subject: alice mentioned you on WEB-12" in written.read_text()
+    assert capsys.readouterr().out == ""  # nothing on stdout: the Celery worker would log each line of it
+
+
+def test_without_a_folder_a_dev_email_is_only_its_line(console: io.StringIO) -> None:
+    message = EmailMessage(subject="carol moved WEB-3", body="…", to=["bob@example.com", "dave@example.com"])
+    assert LogEmailBackend(file_path="").send_messages([message]) == 1
+    lines = [line.split(" ", 2)[2] for line in console.getvalue().splitlines()]
+    assert lines == ["INFO tracker.mail: e-mail to bob@example.com, dave@example.com: carol moved WEB-3"]
+
+
+def test_the_local_settings_log_emails_and_keep_them_under_var_mail() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = "from django.conf import settings as s; print(s.EMAIL_BACKEND); print(s.EMAIL_FILE_PATH)"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings.local"}
+    env.pop("EMAIL_BACKEND", None)
+    env.pop("EMAIL_FILE_PATH", None)
+    out = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    ).stdout.split()
+    assert out[0] == "tracker.mail.LogEmailBackend"
+    assert out[1].endswith("var/mail")

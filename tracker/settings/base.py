@@ -242,6 +242,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# What a task prints on stdout reaches the worker's log as INFO lines (Celery's default says WARNING).
+CELERY_WORKER_REDIRECT_STDOUTS_LEVEL = "INFO"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Publishing a task (a staff member starting a job, a page queueing a refresh) must fail within
 # seconds when Redis is down or frozen, not hang: socket timeouts on the broker's connections and
@@ -314,9 +316,12 @@ if IMPORT_MAX_BYTES < 1 or IMPORT_MAX_WCU <= 0:
 # ---------------------------------------------------------------------------------------------
 # Inbox: notifications of watched issues, e-mailed through Django's mail backend
 # ---------------------------------------------------------------------------------------------
-# SMTP by default (EMAIL_HOST, EMAIL_PORT, …); local settings print e-mails on the console,
-# test settings keep them in memory (django.core.mail.outbox).
+# SMTP by default (EMAIL_HOST, EMAIL_PORT, …); local settings log one line per e-mail and write
+# it whole under var/mail (tracker.mail.LogEmailBackend), test settings keep them in memory
+# (django.core.mail.outbox).
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+# Where tracker.mail.LogEmailBackend (and Django's filebased backend) write whole messages; empty: nowhere
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default="")
 EMAIL_HOST = env("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
@@ -335,7 +340,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"no_client_error_traceback": {"()": "tracker.log_filters.NoClientErrorTraceback"}},
+    "filters": {
+        "no_client_error_traceback": {"()": "tracker.log_filters.NoClientErrorTraceback"},
+        "server_request_lines": {"()": "tracker.log_filters.ServerRequestLines"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["no_client_error_traceback"]}
     },
@@ -344,6 +352,9 @@ LOGGING = {
         # Django's default config gives `django` a console handler of its own besides the root's:
         # every request warning would print twice. No handler here: it propagates to the root once.
         "django": {"handlers": [], "level": env("LOG_LEVEL", default="INFO"), "propagate": True},
+        # runserver's request lines: a 4xx/5xx is said once, by django.request (with the reason);
+        # static files are DEBUG lines (shown with LOG_LEVEL=DEBUG).
+        "django.server": {"handlers": [], "filters": ["server_request_lines"], "propagate": True},
         # PynamoDB announces at INFO that it found no global settings file, and django-axes its
         # version and settings on every start, then three lines per login (clean-up, reset, success);
         # failed logins and lock-outs are WARNINGs and still show.

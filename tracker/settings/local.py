@@ -1,6 +1,6 @@
 """Development settings for ``make run``: debug on, a throwaway secret, loopback hosts."""
 
-from tracker.env import env
+from tracker.env import ROOT, env
 
 env.ENVIRON.setdefault("SECRET_KEY", "dev-only-not-secret-3f1c9a0e8b7d4c21a6e5")
 env.ENVIRON.setdefault("DEBUG", "true")
@@ -8,4 +8,6 @@ env.ENVIRON.setdefault("DEBUG", "true")
 from tracker.settings.base import *  # noqa: E402,F403  (settings modules extend base)
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
-EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")  # e-mails on the console
+# One INFO line per e-mail (to, subject) in the log, the whole message in var/mail/<time>-<id>.eml
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="tracker.mail.LogEmailBackend")
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default=str(ROOT / "var" / "mail"))
