@@ -9,7 +9,7 @@
     if (s.status === "uploading") { return "Receiving the file…"; }
     if (s.status === "queued") { return "Waiting for a worker to start the import…"; }
     if (s.status === "running" && s.total) {
-      return "Writing: " + s.done + " of " + s.total + " items (" + s.percent + "%).";
+      return "Saving the issues and comments: " + s.percent + "%.";
     }
     if (s.status === "running") { return "Starting: " + (s.stage || "reading the file") + "…"; }
     return "Finished.";

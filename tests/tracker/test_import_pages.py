@@ -305,7 +305,8 @@ def test_the_job_imports_the_export_numbered_as_in_it_and_deletes_the_file(
     assert status["percent"] == 100
     page = text(client.get(world.url(f"imports/{import_id}/")))
     assert f'href="/t/{world.slug}/p/MOVED/"' in page
-    assert f"{summary['wcu']} write units used; the least it could take is {summary['minimum_wcu']}" in page
+    assert "<strong>18</strong> issues and <strong>6</strong> comments saved in MOVED" in page
+    assert "6 pull requests left out" in page
     assert "MOVED-24" in page
     assert "tracker/import.js" not in page
     assert "http-equiv" not in page
