@@ -41,6 +41,7 @@ from pynamodb.exceptions import PynamoDBException
 from ddbmodels import issues as ddb_issues
 from ddbmodels import jobs
 from ddbmodels.attachments import new_attachment_id
+from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, DomainError, InvalidInput, Unavailable
 from ddbmodels.issues import ProjectItem
 from ddbmodels.jobs import FencedOut
@@ -308,7 +309,8 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
         done += count
         run.progress(stage="writing", done=done, total=state.total)
 
-    loaded = load.run(plan, max_wcu=settings.IMPORT_MAX_WCU, on_batch=wrote)
+    with capacity.measure() as load_meter:  # the load with its progress records: the issues.import pattern's figure
+        loaded = load.run(plan, max_wcu=settings.IMPORT_MAX_WCU, on_batch=wrote)
     project_counts_refresh(tenant=tenant, key=state.project)
     state.status, state.stage = "done", "done"
     state.summary = {
@@ -318,7 +320,8 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
         "items": len(plan.requests),
         "written": loaded.written,
         "resumed_after": loaded.skipped,
-        "wcu": round(loaded.wcu, 1),
+        "wcu": round(loaded.wcu, 1),  # the issues and comments written (BatchWriteItem only)
+        "load_wcu": round(load_meter.wcu, 1),  # + the load's progress records (Capacity: issues.import)
         "minimum_wcu": plan.minimum_wcu,
         "seconds": round(loaded.seconds, 2),
         "wcu_per_second": round(loaded.rate, 1),

@@ -1,4 +1,4 @@
-// The job page: polls status.json (data-status-url) until the run is ready, then shows its result.
+// The job page: polls status.json (data-status-url) until the run is ready, then reloads to show its answer.
 "use strict";
 (function () {
   var root = document.querySelector(".ddb-job"), bar = document.getElementById("job-progress");
@@ -13,6 +13,7 @@
       text("job-count", p.total ? p.done + " / " + p.total : (p.keys != null ? p.keys + " keys" : ""));
       if (p.total) { bar.max = p.total; bar.value = p.done || 0; }
       if (!s.ready) { setTimeout(poll, 1000); return; }
+      if (s.result) { window.location.reload(); return; }  // the page says the answer in words once it is there
       bar.max = 1; bar.value = 1;
       var res = s.result || {}, cap = res.capacity || {};
       if (s.error) { text("job-stage", s.error); }

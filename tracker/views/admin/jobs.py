@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from tracker.exceptions import BadRequest
 from tracker.forms.admin.jobs import JOB_FORMS, JobForm
 from tracker.jobs import RUNS_KEPT
+from tracker.selectors.admin.job_results import job_answer
 from tracker.selectors.admin.jobs import job_history, job_status, job_task_name
 from tracker.services.admin.jobs import job_start
 from tracker.services.permissions import staff_can_change
@@ -54,6 +55,7 @@ def job_view(request: HttpRequest, task_id: uuid.UUID) -> HttpResponse:
         "task_name": job_task_name(task_id=task_id),
         "status": status,
         "result": result,
+        "answer": job_answer(result) if result else None,
         # the same JSON the page's script shows once it polls (not a Python repr until then)
         "result_json": json.dumps(result, indent=2, ensure_ascii=False, default=str) if result else "",
     }
