@@ -6,9 +6,12 @@ every job run adds its meter when it ends).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from ddbmodels.core import capacity
 from tracker.capacity_stats import Row
@@ -49,9 +52,18 @@ def bars(rows: list[Row]) -> dict[str, Any]:
     }
 
 
+CODE = re.compile(r"``(.+?)``|`([^`]+)`")
+
+
+def code_html(text: str) -> SafeString:
+    """A docstring's sentence for the page: escaped, its ``code`` spans (double or single backticks) as <code>."""
+    escaped = str(escape(text))
+    return mark_safe(CODE.sub(lambda m: f"<code>{m.group(1) or m.group(2)}</code>", escaped))  # noqa: S308 (escaped first)
+
+
 def with_stated_costs(chart: dict[str, Any]) -> dict[str, Any]:
     """Each pattern's stated cost (its docstring's first paragraph) beside its bar; and the patterns not yet run."""
-    stated = capacity.stated_costs()
+    stated = {name: [code_html(cost) for cost in costs] for name, costs in capacity.stated_costs().items()}
     for bar in chart["bars"]:
         bar["stated"] = stated.get(bar["row"].label, [])
     measured = {bar["row"].label for bar in chart["bars"]}
@@ -70,7 +82,9 @@ def capacity_view(request: HttpRequest) -> HttpResponse:
                     f"Pages and jobs together, over the last {KEEP_DAYS} days, by the ddbmodels operation that made "
                     "each call (the outermost one). Calls: times the pattern ran; the last column is capacity units "
                     "per call, held against the cost each pattern states (under its name, from its code). A call "
-                    "counts once it reaches DynamoDB. (no pattern) is everything else."
+                    "counts once it reaches DynamoDB. (no pattern) is everything else. A job's calls are split "
+                    "here by pattern: an import's issues.import row is its load (issues, entries, comments) with "
+                    "the load's own progress records, not the whole job (By job)."
                 ),
                 "label": "Access pattern",
                 "count_label": "Calls",
@@ -81,7 +95,11 @@ def capacity_view(request: HttpRequest) -> HttpResponse:
             {
                 "id": "jobs",
                 "heading": "By job",
-                "help": f"Maintenance runs (Celery or management command), over the last {KEEP_DAYS} days.",
+                "help": (
+                    f"Maintenance runs (Celery or management command), over the last {KEEP_DAYS} days: each run's "
+                    "whole capacity, every call it made (its records, checkpoints and fencing too), the figure of "
+                    "the Jobs page's history. The page that queued a run counts under By page."
+                ),
                 "label": "Job",
                 "count_label": "Runs",
                 "per_label": "Units per run",
