@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import html
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
+from ddbmodels import events
+from ddbmodels.core import tables
 from tests.tracker.helpers import staff_client, text
 
 pytestmark = pytest.mark.ddblocal
@@ -14,3 +19,20 @@ def test_the_capacity_page_shows_code_not_backticks() -> None:
     assert "``" not in page
     assert "<code>" in page
 
+
+def test_the_jobs_page_labels_each_table_with_what_it_is_not_endpoint() -> None:
+    now = datetime.now(UTC)
+    current = events.EVENTS.table_name("month", now)
+    old = events.EVENTS.table_name("month", now - timedelta(days=31 * 8))  # past 3 periods' retention
+    made = [name for name in (current, old) if tables.describe_table(name) is None]
+    for name in made:
+        events.create_events_table(name)
+    try:
+        page = html.unescape(text(staff_client("reader").get("/admin/ddb/jobs/")))
+    finally:  # an old period's table would change other tests' "oldest table left"
+        for name in made:
+            tables.drop_table(name)
+    assert "(endpoint)" not in page
+    assert f">{current} — events of {now:%Y-%m} (hot: current or next period)</option>" in page
+    assert f"{old} — events of " in page
+    assert "(cold, past retention: the next archive run exports and drops it)" in page

@@ -10,21 +10,21 @@ from django import forms
 from ddbmodels.core import connection
 from ddbmodels.patterns.distinct_keys.methods import METHODS
 from tracker import tasks
-from tracker.selectors.admin.tables import archived_tables, endpoint_tables
+from tracker.selectors.admin.tables import archive_label, archived_tables, endpoint_tables, table_label
 
 MAX_SEGMENTS = 1024  # an admin bound: far above the 32 threads a worker runs, far below DynamoDB's limit
 METHOD_CHOICES = [(m, m) for m in METHODS]
 
 
 def table_choices() -> list[tuple[str, str]]:
-    """The app's tables, then every other table on the endpoint (ListTables, free)."""
+    """The app's tables, then every other table on the endpoint (ListTables, free), each labelled with what it is."""
     ours = sorted(connection.table_name(base) for base in connection.registered())
     others = sorted(name for name in endpoint_tables() if name not in ours)
-    return [(n, n) for n in ours] + [(n, f"{n} (endpoint)") for n in others]
+    return [(n, n) for n in ours] + [(n, table_label(n)) for n in others]
 
 
 def archive_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in archived_tables()[0]]
+    return [(name, archive_label(name)) for name in archived_tables()[0]]
 
 
 class JobForm(forms.Form):

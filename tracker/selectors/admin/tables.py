@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 
@@ -59,6 +60,34 @@ def events_state(table: str) -> EventsState | None:
     following = time_series.period_shift(kind, now, 1)
     state = "hot" if start in (current, following) else "cold" if start < current else "future"
     return EventsState(period, state)
+
+
+STATE_WORDS = {"hot": "hot: current or next period", "cold": "cold: an older period", "future": "a later period"}
+
+
+def table_label(name: str) -> str:
+    """A table as a form's choice names it: the app's tables plainly, an events table with its period and
+    state, a table under the app's prefix that it does not define, and other apps' tables on the endpoint."""
+    prefix = connection.current().table_prefix
+    if name.startswith(prefix) and name.removeprefix(prefix) in connection.registered():
+        return name
+    parsed = events.parse_events_table_name(name)
+    state = events_state(name)
+    if parsed is not None and state is not None:
+        kind, _, start = parsed
+        past = start < time_series.period_shift(kind, timezone.now(), -settings.EVENTS_RETENTION)
+        words = "cold, past retention: the next archive run exports and drops it" if past else STATE_WORDS[state.state]
+        return f"{name} — events of {state.period} ({words})"
+    if name.startswith(prefix):
+        return f"{name} — under this app's prefix, not one of its tables"
+    return f"{name} — another app's table on this endpoint"
+
+
+def archive_label(name: str) -> str:
+    """An archived events table as the restore form names it."""
+    parsed = events.parse_events_table_name(name.rsplit("/", 1)[-1])
+    period = f"events of {parsed[1]}, " if parsed is not None else ""
+    return f"{name} — {period}archived (its table was dropped)"
 
 
 def _keys(schema: list[dict[str, Any]], types: dict[str, str]) -> list[str]:
