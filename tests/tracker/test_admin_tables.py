@@ -102,7 +102,8 @@ def test_each_table_shows_its_partitions_with_what_each_serves_and_burst_explain
         page = text(client.get(TABLES_URL))
     section = page.split(f'id="table-{name}"', 1)[1].split("</table>", 1)[0]
     assert "About 4 (throughput needs 4, size needs 0); each serves about 1250 RCU and 500 WCU a second" in section
-    assert "saves up to 5 minutes (300 s) of it — about 375000 read and 150000 write units" in section
+    assert "(burst: about 375000 read and 150000 write units)" in section
+    assert "saves up to 5 minutes" not in section  # said once, above the tables
     assert "about 3 partition(s) of its own, 1333 RCU and 333 WCU each" in section  # the GSI: 1.33 + 1 → 3
     assert "ddb-dilution" not in section
 
@@ -113,9 +114,21 @@ def test_on_demand_tables_are_explained_without_a_throughput_share(client: Clien
     issues = connection.table_name("issues")
     section = page.split(f'id="table-{issues}"', 1)[1].split("</table>", 1)[0]
     assert "On demand (PAY_PER_REQUEST)" in section  # the test settings create the app's tables on demand
-    assert "About 1 for its size (a partition holds about 10 GB)." in section
-    assert "On demand: no fixed throughput is shared out" in section
-    assert "Burst:" not in section
+    assert "About 1 for its size; on demand." in section
+    assert "no fixed throughput is shared out" not in section
+    assert "burst" not in section
+
+
+def test_what_partitions_are_is_said_once_above_the_tables_and_their_names_look_like_links(client: Client) -> None:
+    client.force_login(staff("once-reader"))
+    page = text(client.get(TABLES_URL))
+    assert page.count('class="module ddb-table"') >= 10
+    for sentence in ("no fixed throughput is shared out", "saves up to 5 minutes (300 s)", "holds about 10 GB"):
+        assert page.count(sentence) == 1, sentence
+    assert page.index('id="ddb-partitions-note"') < page.index('class="module ddb-table"')
+    issues = connection.table_name("issues")
+    assert f'<a class="section ddb-table-link" href="/admin/ddb/tables/{issues}/"' in page
+    assert "tracker/admin/tables.css" in page
 
 
 def test_the_sidebar_of_every_admin_page_lists_the_dynamodb_pages(client: Client) -> None:
