@@ -79,6 +79,13 @@ class Tenant(models.Model):
                 f"DynamoDB still holds data of {self.slug}: offboard it first "
                 f"(manage.py offboard_tenant {self.slug}, or the admin action), then delete the tenant."
             )
+        from tracker.search.indexing import tenant_has_documents  # the search app's models load after these
+
+        if tenant_has_documents(self.slug):
+            return (
+                f"The search index still holds documents of {self.slug}: offboard it first "
+                f"(manage.py offboard_tenant {self.slug}, or the admin action), then delete the tenant."
+            )
         return None
 
 
@@ -114,6 +121,10 @@ def slug_unavailable(slug: str) -> str | None:
         )
     if ddb_tenants.tenant_has_data(slug, score_shards=settings.LEADERBOARD_SHARDS):
         return f"DynamoDB still holds data under the slug “{slug}” (a tenant removed earlier); choose another."
+    from tracker.search.indexing import tenant_has_documents  # the search app's models load after these
+
+    if tenant_has_documents(slug):
+        return f"The search index still holds documents under the slug “{slug}”; choose another."
     return None
 
 

@@ -176,6 +176,28 @@ def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
         raise
 
 
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
+def search_index_change(
+    self: Task, tenant: str, project_key: str, number: int, comment_key: str | None = None
+) -> str:
+    """Bring one search document up to the issue or comment as DynamoDB has it now (queued by ``activity.record``).
+
+    Idempotent and order-free (a document only takes a newer version). A busy database (SQLite's
+    lock held past its timeout) is retried like a DynamoDB hiccup.
+    """
+    from django.db import OperationalError
+
+    from tracker.search import indexing  # here, not at the top: the import block is shared
+
+    try:
+        return indexing.index_change(tenant=tenant, project_key=project_key, number=number, comment_key=comment_key)
+    except Exception as error:
+        if is_transient(error) or isinstance(error, OperationalError):
+            countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
+            raise self.retry(exc=error, countdown=countdown) from error
+        raise
+
+
 @shared_task(**JOB_OPTIONS)
 def import_github_export(self: Task, tenant: str, import_id: str) -> dict:
     """An owner's uploaded GitHub export into its new project (the file waits in the imports storage)."""

@@ -145,3 +145,46 @@ def all_project_keys() -> list[tuple[str, str]]:
         start_key = page.get("LastEvaluatedKey")
         if not start_key:
             return sorted(found)
+
+
+# What the search page shows of an issue (its list row and what tells a tombstone; not the description).
+ROW_ATTRIBUTES = ["pk", "n", "k", "v", "t", "st", "pr", "as", "rp", "lb", "ca", "ua", "da"]
+
+
+@capacity.access_pattern("issues.get_many")
+def issues_get_many(*, tenant: str, refs: list[tuple[str, int]]) -> dict[tuple[str, int], IssueItem]:
+    """BatchGetItem of up to 100 issues' list rows — 0.5 RCU per issue (each ≤ 4 KB), one request.
+
+    Keyed by (project key, number); missing ones are absent, tombstones are included (``is_tombstone``).
+    Unprocessed keys (throttling) are asked again by PynamoDB, a request each.
+    """
+    if len(refs) > 100:
+        raise ValueError("at most 100 issues a BatchGetItem")
+    keys = [(collection_key(tenant, key), number) for key, number in dict.fromkeys(refs)]
+    if not keys:
+        return {}
+    found: dict[tuple[str, int], IssueItem] = {}
+    for item in CollectionItem.batch_get(keys, attributes_to_get=ROW_ATTRIBUTES):
+        if isinstance(item, IssueItem):
+            found[(item.project_key, int(item.number))] = item
+    return found
+
+
+@capacity.access_pattern("issues.collection_page")
+def issue_collection_page(
+    *, tenant: str, project_key: str, after: int = PROJECT_SK, limit: int = 100
+) -> tuple[list[IssueItem], int | None]:
+    """Query pk, SK > after ascending, Limit ``limit`` — 0.5 RCU per 4 KB read, one request. Tombstones included.
+
+    The issues in number order and the number to continue after (None at the end of the collection).
+    """
+    connection = CollectionItem._get_connection()
+    page = connection.query(
+        collection_key(tenant, project_key),
+        range_key_condition=CollectionItem.number > after,
+        scan_index_forward=True,
+        limit=limit,
+    )
+    items = [CollectionItem.from_raw_data(raw) for raw in page.get("Items", [])]
+    last = page.get("LastEvaluatedKey")
+    return [item for item in items if isinstance(item, IssueItem)], int(last["n"]["N"]) if last else None

@@ -16,6 +16,7 @@ from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem, collection_key
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
+from tracker.search import indexing as search_indexing
 
 TOTAL = 1200
 OPEN = set(range(1189, 1201))  # the 12 newest are open; the rest are closed
@@ -42,6 +43,7 @@ def _load(world: World) -> None:
         )
 
     issues.issues_put_many(issue(n) for n in range(1, TOTAL + 1))
+    search_indexing.rebuild(tenant=world.slug)  # a bulk load records no changes: its documents are built
 
 
 @pytest.fixture

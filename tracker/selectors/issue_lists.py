@@ -1,6 +1,7 @@
 """Issue lists as the pages show them: the query decides which one-Query list answers it.
 
-    search words given                → ``issues.search``       (the longest word's entries)
+    search words given                → ``search.queries.search_page`` (the full-text engine, then one
+                                        BatchGetItem of the rows shown)
     else a label                      → ``issues.label_list``   (the label's entries in a status)
     else an assignee                  → ``issues.status_list``  (index assignee_status)
     else                              → ``issues.status_list``  (project_status[_updated] / team_status)
@@ -17,7 +18,9 @@ from dataclasses import dataclass, replace
 from ddbmodels import issues as ddb_issues
 from ddbmodels.issues import IssueItem
 from tracker import cursors
+from tracker.exceptions import BadCursor
 from tracker.forms.issue_filters import PROJECT_SORTS, TEAM_SORTS, IssueQuery
+from tracker.search.queries import search_page
 
 PAGE_SIZE = 25
 DEFAULT_STATUS = "open"
@@ -58,7 +61,10 @@ def issue_listing(
     start = position.key if position else None
     backwards = position.backwards if position else False
     if kind == "search":
-        page = ddb_issues.search(
+        offset = start.get("o") if start else 0
+        if not isinstance(offset, int) or offset < 0:
+            raise BadCursor(cursors.INVALID)
+        found = search_page(
             tenant=tenant,
             text=query.words,
             project_key=project_key,
@@ -66,8 +72,10 @@ def issue_listing(
             label=query.label,
             assignee=query.assignee,
             size=PAGE_SIZE,
-            start=start,
+            offset=offset,
         )
+        next_at = {"o": found.next_offset} if found.next_offset is not None else None
+        page = ddb_issues.IssuePage(issues=found.issues, next_key=next_at, prev_key=None)
     elif kind == "label":
         assert query.label is not None
         assert query.status is not None

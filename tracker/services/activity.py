@@ -14,6 +14,7 @@ from django.conf import settings
 
 from ddbmodels import events
 from ddbmodels.issues import IssueItem
+from tracker.search import indexing as search_indexing
 from tracker.services import inbox
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,8 @@ def issue_stream(issue: IssueItem) -> str:
 def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | None = None) -> str | None:
     """PutItem one event (≈ 1 WCU + 1 WCU for the by-day index); logged, never raised. The event's sort key.
 
-    Then the watchers' notifications are queued (``inbox.fan_out_later``: never raises either).
+    Then the watchers' notifications are queued (``inbox.fan_out_later``: never raises either), and
+    the search document's update (``search.indexing.index_later``: never raises either).
     """
     event = None
     try:
@@ -45,4 +47,5 @@ def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | No
         log.warning("could not record %s on %s", kind, issue_stream(issue), exc_info=True)
     key = event.t if event is not None else None
     inbox.fan_out_later(issue, kind=kind, actor=actor, data=data or {}, event_key=key)
+    search_indexing.index_later(issue, kind=kind, data=data or {})
     return key

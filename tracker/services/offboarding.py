@@ -6,7 +6,8 @@ this module gives it Django's archive and file storage, the job's fenced checkpo
 relational side: the slug is retired the moment offboarding begins (``RetiredSlug``, which
 outlives the Tenant row), the tenant's memberships are removed so nobody writes while its data
 is exported, and the record keeps the archive's place and the last run's report. Uploaded
-exports still waiting for an import (the ``imports`` storage) are deleted. The Tenant row
+exports still waiting for an import (the ``imports`` storage) are deleted, and so are the
+team's search documents (derived from the items, so not archived: a restore rebuilds them). The Tenant row
 itself is deleted by staff afterwards; deleting it is refused while any data is left
 (``Tenant.data_left``).
 """
@@ -24,6 +25,7 @@ from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import Unavailable
 from tracker.jobs import JobRun
 from tracker.models import Membership, RetiredSlug
+from tracker.search import indexing as search_indexing
 from tracker.services import imports
 from tracker.services.attachments import DjangoBlobStore
 from tracker.storage import DjangoArchiveStore
@@ -54,6 +56,7 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
     )
     report["memberships_removed"] = removed
     report["uploads_deleted"] = imports.uploads_delete(tenant=slug)  # exports waiting for an import
+    report["search_documents_deleted"] = search_indexing.remove_tenant(slug)  # derived: not archived
     report["finished"] = not any(report["remaining"].values())
     # Every run's archive is kept in the record; ``archive`` names the last one that holds items
     # (a run over an already empty tenant writes an empty archive and must not hide the real one).

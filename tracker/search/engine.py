@@ -1,0 +1,146 @@
+"""The engine's SQL, per database: one statement finds a page of issues for some words, best first.
+
+What a search means, on both engines:
+
+* the words are the letters and digits of the text (``deploy-pipeline!`` is ``deploy`` and
+  ``pipeline``), lowercased, at most ``MAX_WORDS``; each is a **prefix** (``deplo`` finds
+  ``deploy``) and they may come in any order;
+* a document matches when it has every word: an issue's title and description, or one comment;
+* an issue is found when any of its documents matches; issues whose **title** has every word come
+  first, then by relevance (FTS5's bm25 with the title weighted 10 to 1; PostgreSQL's ts_rank of the
+  weighted vector), then the most recently updated;
+* the tenant is a filter of every statement (a column, and on SQLite also a token of the indexed
+  ``scope`` column, so the full-text index itself only yields the team's documents); the project,
+  status, label and assignee are columns of the issue's document.
+
+User text never reaches the engine's query syntax as such: each word is made of letters and
+digits only and is quoted (FTS5 ``"word"*``, PostgreSQL ``'word':*``), so no input is a syntax error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connections
+
+MAX_WORDS = 8
+MAX_WORD_CHARS = 40
+WORD_RE = re.compile(r"[^\W_]+")
+TITLE_WEIGHT = 10.0  # FTS5 bm25 column weights: scope 0, title 10, body 1
+
+
+def query_words(text: str) -> list[str]:
+    """The words a search looks for: letters and digits, lowercased, without repeats, at most MAX_WORDS."""
+    words: list[str] = []
+    for word in WORD_RE.findall(text.lower()):
+        word = word[:MAX_WORD_CHARS]
+        if word not in words:
+            words.append(word)
+    return words[:MAX_WORDS]
+
+
+def scope_token(tenant: str) -> str:
+    """One token that only this tenant's documents carry (the slug in hex: letters and digits only)."""
+    return "t" + tenant.encode().hex()
+
+
+@dataclass(frozen=True)
+class Filters:
+    tenant: str
+    project_key: str | None = None
+    status: str | None = None
+    label: str | None = None
+    assignee: str | None = None
+
+
+def _like_label(label: str) -> str:
+    escaped = label.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"% {escaped} %"
+
+
+def _issue_filters(filters: Filters) -> tuple[str, list[Any]]:
+    sql, params = "", []
+    if filters.status:
+        sql += " AND i.status = %s"
+        params.append(filters.status)
+    if filters.label:
+        sql += " AND i.labels LIKE %s ESCAPE '\\'"
+        params.append(_like_label(filters.label))
+    if filters.assignee:
+        sql += " AND i.assignee = %s"
+        params.append(filters.assignee)
+    return sql, params
+
+
+def _sqlite(words: list[str], filters: Filters, limit: int, offset: int) -> tuple[str, list[Any]]:
+    terms = " AND ".join(f'"{word}"*' for word in words)
+    scope = f'scope : "{scope_token(filters.tenant)}"'
+    anywhere, in_title = f"{scope} AND {{title body}} : ({terms})", f"{scope} AND title : ({terms})"
+    project = " AND d.project_key = %s" if filters.project_key else ""
+    project_params: list[Any] = [filters.project_key] if filters.project_key else []
+    where, where_params = _issue_filters(filters)
+    # Only constants and placeholders are formatted in; every value is a parameter.
+    sql = f"""
+        WITH hits AS MATERIALIZED (
+            SELECT d.project_key AS p, d.number AS n, bm25(search_document_fts, 0.0, {TITLE_WEIGHT}, 1.0) AS score
+            FROM search_document_fts JOIN search_document d ON d.id = search_document_fts.rowid
+            WHERE search_document_fts MATCH %s AND d.tenant = %s{project}
+        ), m AS (
+            SELECT p, n, MIN(score) AS score FROM hits GROUP BY p, n
+        ), t AS (
+            SELECT d.project_key AS p, d.number AS n
+            FROM search_document_fts JOIN search_document d ON d.id = search_document_fts.rowid
+            WHERE search_document_fts MATCH %s AND d.tenant = %s AND d.comment_key = ''{project}
+        )
+        SELECT i.project_key, i.number FROM m
+        JOIN search_document i ON i.tenant = %s AND i.project_key = m.p AND i.number = m.n
+            AND i.comment_key = '' AND i.gone = 0{where}
+        ORDER BY EXISTS (SELECT 1 FROM t WHERE t.p = m.p AND t.n = m.n) DESC, m.score, i.updated DESC, i.id DESC
+        LIMIT %s OFFSET %s
+    """  # noqa: S608
+    params: list[Any] = [anywhere, filters.tenant, *project_params, in_title, filters.tenant, *project_params]
+    return sql, [*params, filters.tenant, *where_params, limit, offset]
+
+
+def _postgres(words: list[str], filters: Filters, limit: int, offset: int) -> tuple[str, list[Any]]:
+    anywhere = " & ".join(f"'{word}':*" for word in words)
+    in_title = " & ".join(f"'{word}':*A" for word in words)
+    project = " AND d.project_key = %s" if filters.project_key else ""
+    project_params: list[Any] = [filters.project_key] if filters.project_key else []
+    where, where_params = _issue_filters(filters)
+    # Only constants and placeholders are formatted in; every value is a parameter.
+    sql = f"""
+        WITH q AS (SELECT to_tsquery('simple', %s) AS q, to_tsquery('simple', %s) AS tq),
+        m AS (
+            SELECT d.project_key AS p, d.number AS n, MAX(ts_rank(d.search_vector, q.q)) AS score,
+                   bool_or(d.comment_key = '' AND d.search_vector @@ q.tq) AS title_hit
+            FROM search_document d, q
+            WHERE d.tenant = %s{project} AND d.search_vector @@ q.q
+            GROUP BY d.project_key, d.number
+        )
+        SELECT i.project_key, i.number FROM m
+        JOIN search_document i ON i.tenant = %s AND i.project_key = m.p AND i.number = m.n
+            AND i.comment_key = '' AND NOT i.gone{where}
+        ORDER BY m.title_hit DESC, m.score DESC, i.updated DESC, i.id DESC
+        LIMIT %s OFFSET %s
+    """  # noqa: S608
+    params: list[Any] = [anywhere, in_title, filters.tenant, *project_params, filters.tenant]
+    return sql, [*params, *where_params, limit, offset]
+
+
+def search(
+    words: list[str], filters: Filters, *, limit: int, offset: int = 0, using: str = "default"
+) -> list[tuple[str, int]]:
+    """(project key, number) of the issues found, best first: ``limit`` of them from ``offset``. One statement."""
+    if not words:
+        return []
+    connection = connections[using]
+    build = {"sqlite": _sqlite, "postgresql": _postgres}.get(connection.vendor)
+    if build is None:
+        raise RuntimeError(f"full-text search needs SQLite or PostgreSQL, not {connection.vendor}")
+    sql, params = build(words, filters, limit, offset)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(str(key), int(number)) for key, number in cursor.fetchall()]
