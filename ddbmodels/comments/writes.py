@@ -28,7 +28,7 @@ from ddbmodels.core.errors import (
     response_code,
 )
 from ddbmodels.core.keys import utcnow
-from ddbmodels.idempotency import new_record, record_get
+from ddbmodels.idempotency import check_unused, new_record, record_get
 from ddbmodels.patterns.sequences import lost_in_transaction, put_with_record
 
 
@@ -91,6 +91,7 @@ def comment_add(
         if idempotency_key is None:
             item.save(condition=CommentItem.key.does_not_exist())
         else:
+            check_unused(tenant=tenant, kind=kind, key=idempotency_key)  # a form sent before the upgrade
             record = new_record(tenant=tenant, kind=kind, key=idempotency_key, result=item.key, request=request)
             put_with_record(item, record, CommentItem.key.does_not_exist())
     except KeyUsed:

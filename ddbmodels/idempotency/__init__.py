@@ -1,6 +1,33 @@
-"""The idempotency table: idempotency key → the item it created (issues, orders), kept a day."""
+"""The idempotency table: idempotency key → the item it created (issues, orders, comments), kept a day."""
 
-from ddbmodels.idempotency.model import RETENTION, CreationRecord, new_record, record_key
-from ddbmodels.idempotency.reads import record_get
+from ddbmodels.idempotency.model import (
+    BY_TENANT_INDEX,
+    LEGACY,
+    RETENTION,
+    SHARDS,
+    CreationRecord,
+    new_record,
+    record_key,
+    record_pk,
+    shard_keys,
+    shard_of,
+)
+from ddbmodels.idempotency.reads import check_unused, legacy_exists, legacy_forget, legacy_record_get, record_get
 
-__all__ = ["RETENTION", "CreationRecord", "new_record", "record_get", "record_key"]
+__all__ = [
+    "BY_TENANT_INDEX",
+    "LEGACY",
+    "RETENTION",
+    "SHARDS",
+    "CreationRecord",
+    "check_unused",
+    "legacy_exists",
+    "legacy_forget",
+    "legacy_record_get",
+    "new_record",
+    "record_get",
+    "record_key",
+    "record_pk",
+    "shard_keys",
+    "shard_of",
+]

@@ -1,6 +1,13 @@
 """The issues table: projects and their issues, one item collection per project. See ``model`` for keys and costs."""
 
-from ddbmodels.issues.bulk import Reindexed, issue_requests, issues_put_many, project_reindex
+from ddbmodels.issues.bulk import (
+    Reconciled,
+    Reindexed,
+    issue_labels_reconcile,
+    issue_requests,
+    issues_put_many,
+    project_reindex,
+)
 from ddbmodels.issues.lists import SEARCH_READ, SORTS, IssuePage, label_list, search, status_list
 from ddbmodels.issues.model import (
     DESCRIPTION_MAX,
@@ -66,12 +73,14 @@ __all__ = [
     "IssuePage",
     "ProjectItem",
     "ProjectsIndex",
+    "Reconciled",
     "Reindexed",
     "all_project_keys",
     "collection_key",
     "issue_change_status",
     "issue_create",
     "issue_get",
+    "issue_labels_reconcile",
     "issue_number_next",
     "issue_numbers",
     "issue_page",

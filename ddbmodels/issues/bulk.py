@@ -1,4 +1,5 @@
-"""Loading many issues at once (BatchWriteItem of whole issues and their ``terms`` entries), and reindexing.
+"""Loading many issues at once (BatchWriteItem of whole issues and their ``labels`` entries), reindexing, and
+repairing an issue's label entries.
 
 For loads whose numbers are already decided (benchmarks, demo data, imports): the puts are
 unconditional, so a rerun of the same load overwrites what it wrote and adds nothing. Issues
@@ -16,16 +17,21 @@ from pynamodb.exceptions import UpdateError
 from ddbmodels.core import batch, capacity
 from ddbmodels.core.errors import is_conditional_failure
 from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key, issue_row
-from ddbmodels.terms import TermEntry, entries_for
+from ddbmodels.labels import LabelEntry, entries_for, entry_delete, entry_keys, entry_put, registry_ensure
 
 
 def issue_requests(issue: IssueItem) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The put requests that store ``issue`` with its list-index keys and its ``terms`` entries."""
+    """The put requests that store ``issue`` with its list-index keys and its ``labels`` entries.
+
+    A label new to this process is registered first (``labels.registry_ensure``: 0.5 RCU, and 1 WCU
+    when new to the team), before any of its entries is yielded.
+    """
     issue.set_list_keys()
     yield batch.put(CollectionItem.Meta.table_name, issue.serialize())
-    if not issue.is_tombstone:
+    if not issue.is_tombstone and issue.labels:
+        registry_ensure(issue.tenant, issue.labels)
         for entry in entries_for(issue_row(issue)).values():
-            yield batch.put(TermEntry.Meta.table_name, entry)
+            yield batch.put(LabelEntry.Meta.table_name, entry)
 
 
 @capacity.access_pattern("issues.bulk_put")
@@ -43,13 +49,13 @@ class Reindexed:
 
     issues: int  # issues read
     keys_set: int  # issues whose list-index keys were missing or wrong, now right
-    entries: int  # terms entries written
+    entries: int  # label entries written
 
 
 @capacity.access_pattern("issues.reindex")
 def project_reindex(*, tenant: str, project_key: str) -> Reindexed:
     """Query the collection (consistent, 1 RCU per 4 KB) + UpdateItem per issue whose list keys are off (1 WCU
-    + its index entries) + BatchWriteItem of every live issue's ``terms`` entries (1 WCU each).
+    + its index entries) + BatchWriteItem of every live issue's ``labels`` entries (1 WCU each).
 
     For installs whose issues predate the list indexes (``tables.create_all`` adds the indexes,
     this fills them); idempotent, so a rerun rewrites the same entries and fixes nothing twice.
@@ -78,7 +84,63 @@ def project_reindex(*, tenant: str, project_key: str) -> Reindexed:
             except UpdateError as error:
                 if not is_conditional_failure(error):
                     raise
-        if not item.is_tombstone:
-            requests.extend(batch.put(TermEntry.Meta.table_name, e) for e in entries_for(issue_row(item)).values())
+        if not item.is_tombstone and item.labels:
+            registry_ensure(tenant, item.labels)
+            requests.extend(batch.put(LabelEntry.Meta.table_name, e) for e in entries_for(issue_row(item)).values())
     written = batch.batch_write(requests)
     return Reindexed(issues=read, keys_set=fixed, entries=written)
+
+
+GONE = 10**15  # the guard for entries of an issue that does not exist: older than any version
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    """What ``issue_labels_reconcile`` found and did."""
+
+    checked: int  # entry keys read
+    put: int  # entries written (missing, or an older copy)
+    deleted: int  # entries removed (a status or label the issue no longer has)
+
+
+@capacity.access_pattern("labels.reconcile")
+def issue_labels_reconcile(
+    *, tenant: str, project_key: str, number: int, labels_also: Iterable[str] = ()
+) -> Reconciled:
+    """Make an issue's ``labels`` entries what the issue says — idempotent, safe beside live writers.
+
+    GetItem of the issue (consistent, 1 RCU) + BatchGetItem (consistent) of every key its entries
+    may have: each label it has or ``labels_also`` names (labels it had: the change event's), in
+    every status — 1 RCU a key (2 labels: 8 RCU). Then, guarded by the issue's version like every
+    entry write, puts what is missing or older (1 WCU each) and deletes what it should not have
+    (1 WCU each). A correct issue costs the reads alone. Called by the change-event task after each
+    issue write (a writer that died between its update and its entries leaves them stale until
+    then) and by ``manage.py upgrade_search``.
+    """
+    from ddbmodels.tenants.reads import batch_get_pages
+
+    try:
+        item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=True)
+    except CollectionItem.DoesNotExist:
+        item = None
+    issue = item if isinstance(item, IssueItem) else None
+    wanted = entries_for(issue_row(issue)) if issue is not None and not issue.is_tombstone else {}
+    version = int(issue.version or 0) if issue is not None else 0
+    labels = set(labels_also) | (set(issue.labels or ()) if issue is not None else set())
+    if wanted:
+        registry_ensure(tenant, labels & set(issue.labels or ()) if issue is not None else set())
+    keys = entry_keys(tenant, frozenset(labels), project_key, number)
+    stored = {
+        (raw["lk"]["S"], raw["s"]["S"]): raw
+        for page in batch_get_pages(LabelEntry.Meta.table_name, keys)
+        for raw in page
+    }
+    put = deleted = 0
+    for key, entry in wanted.items():
+        if stored.get(key) != entry:
+            put += entry_put(entry)
+    for key, raw in stored.items():
+        if key not in wanted:
+            # an entry of a version newer than the issue read cannot be: the issue is read first
+            deleted += entry_delete(raw, version if issue is not None else GONE)
+    return Reconciled(checked=len(keys), put=put, deleted=deleted)

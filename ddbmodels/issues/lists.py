@@ -4,7 +4,8 @@
     … by last update                              index project_status_updated  PK xs        SK ua
     the team's issues in a status                 index team_status             PK xt        SK ua
     one person's issues in a status               index assignee_status         PK xa        SK ua
-    a label's issues in a status (team/project)   table terms  PK tn  SK begins_with "l#<label>#<status>#[<PROJECT>#]"
+    a label's issues in a status (team/project)   table labels PK lk = "<team>#<label>"
+                                                               SK begins_with "<status>#[<PROJECT>#]"
     issues whose title has a word (search)        table terms  PK tn  SK begins_with "w#<word>#[<PROJECT>#]"
 
 Each reads ``size + 1`` entries of ≈ 150–300 bytes: 26 rows ≈ 4–8 KB, 0.5–1 RCU eventually
@@ -24,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ddbmodels import labels as ddb_labels
 from ddbmodels.core import capacity
 from ddbmodels.issues.model import (
     AssigneeStatusIndex,
@@ -39,7 +41,7 @@ from ddbmodels.issues.model import (
     team_status_key,
 )
 from ddbmodels.patterns.pagination import KeyPage, keyed_page
-from ddbmodels.terms import entry_page, label_prefix, query_words, word_prefix
+from ddbmodels.terms import entry_page, query_words, word_prefix
 
 SORTS = ("number", "updated")
 SEARCH_READ = 100  # word entries one search request reads (≈ 15–30 KB: 2–4 RCU)
@@ -142,12 +144,17 @@ def label_list(
     start: dict[str, Any] | None = None,
     backwards: bool = False,
 ) -> IssuePage:
-    """Query terms tn=tenant, begins_with(s, "l#<label>#<status>#[<PROJECT>#]"), Limit size+1 — ≈ 0.5–1 RCU.
+    """Query labels lk="<team>#<label>", begins_with(s, "<status>#[<PROJECT>#]"), Limit size+1 — ≈ 0.5–1 RCU.
 
     Rows come from the entries' copies (no second read); ordered by project key, then number, newest first.
     """
-    page = entry_page(
-        tenant=tenant, prefix=label_prefix(label, status, project_key), size=size, start=start, backwards=backwards
+    page = ddb_labels.entry_page(
+        tenant=tenant,
+        label=label,
+        prefix=ddb_labels.label_prefix(status, project_key),
+        size=size,
+        start=start,
+        backwards=backwards,
     )
     return IssuePage(
         issues=[issue_from_entry(tenant, entry) for entry in page.items], next_key=page.next_key, prev_key=page.prev_key

@@ -33,9 +33,10 @@ attribute rewrites the projected attributes (1 WCU an index). Size: ≈ 4 × 200
 issue on top of the item. The ``xt`` partition of a big team takes all of that team's writes:
 fine up to DynamoDB's 1,000 WCU per partition (far beyond any team's issue edits).
 
-Labels and title words are lists of their own (an issue has many of each; an index key holds
-one value): the ``terms`` table (``ddbmodels.terms``), written in the same transaction as the
-issue.
+Labels are lists of their own (an issue has several; an index key holds one value): the ``labels``
+table (``ddbmodels.labels``), keyed per label, written in a create's transaction and right after
+an edit's conditional update (guarded by the issue version). Words are the search engine's
+(``tracker/search``), not DynamoDB's.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
 from ddbmodels.core.keys import utcnow
-from ddbmodels.terms import IssueRow, issue_of
+from ddbmodels.labels import IssueRow, issue_of
 
 PROJECT_KEY_RE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
 PROJECT_SK = 0
@@ -301,12 +302,12 @@ def project_load(raw: dict[str, Any]) -> ProjectItem | None:
     return item if isinstance(item, ProjectItem) else None
 
 
-# What a ``terms`` entry copies of its issue (the list row): LIST_ATTRIBUTES without the kind, with the update time.
+# What a label entry copies of its issue (the list row): LIST_ATTRIBUTES without the kind, with the update time.
 ROW_ATTRIBUTES = ("t", "st", "pr", "as", "lb", "rp", "ca", "ua")
 
 
 def issue_row(issue: IssueItem) -> IssueRow:
-    """The issue as its ``terms`` entries copy it."""
+    """The issue as its label entries copy it (with its version: the entries' write guard)."""
     raw = issue.serialize(null_check=False)
     return IssueRow(
         tenant=issue.tenant,
@@ -316,14 +317,17 @@ def issue_row(issue: IssueItem) -> IssueRow:
         title=issue.title,
         labels=frozenset(issue.labels or ()),
         row={name: raw[name] for name in ROW_ATTRIBUTES if name in raw},
+        version=int(issue.version or 0),
     )
 
 
 def issue_from_entry(tenant: str, entry: dict[str, Any]) -> IssueItem:
-    """The list row a ``terms`` entry copies, as an IssueItem (without description or version)."""
+    """The list row a label entry copies, as an IssueItem (without description; version the entry's)."""
     project_key, number = issue_of(entry["s"]["S"])
     raw = {name: entry[name] for name in ROW_ATTRIBUTES if name in entry}
     raw.update(pk={"S": collection_key(tenant, project_key)}, n={"N": str(number)}, k={"S": "issue"})
+    if "v" in entry:
+        raw["v"] = entry["v"]
     item = CollectionItem.from_raw_data(raw)
     assert isinstance(item, IssueItem)
     return item

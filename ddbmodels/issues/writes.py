@@ -7,9 +7,13 @@ number stays taken. A project is the static item at sort key 0 of its collection
 ``project_writes``).
 
 Every write keeps the issue's list indexes right: it sets (or removes) the list-index key
-attributes in the same request (``IssueItem.list_keys``), and when labels, title words or the
-status of a labelled issue change, the issue's ``terms`` entries change in the same
-TransactWriteItems as the issue itself — the issue and its entries never disagree.
+attributes in the same request (``IssueItem.list_keys``). A labelled issue's ``labels`` entries
+are put in a create's transaction; an edit, a status change or a tombstone writes them right after
+its conditional update, each guarded by the issue's new version (``ddbmodels.labels.writes``), so
+a late writer never undoes a newer one, and ``bulk.issue_labels_reconcile`` repairs what a writer
+that died between the two left (the change-event task calls it). Title words are not DynamoDB's
+any more: a status or assignee change writes no word entry (the search engine, ``tracker/search``,
+is fed from the change events).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar, cast
 
-from pynamodb.exceptions import TransactWriteError, UpdateError
+from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
 from pynamodb.models import Model
@@ -33,8 +37,8 @@ from ddbmodels.core.errors import (
     is_conditional_failure,
 )
 from ddbmodels.core.keys import utcnow
-from ddbmodels.core.transactions import RawTransactWrite, raw_put
-from ddbmodels.idempotency import new_record, record_get
+from ddbmodels.core.transactions import raw_put
+from ddbmodels.idempotency import check_unused, new_record, record_get
 from ddbmodels.issues.model import (
     TRANSITIONS,
     CollectionItem,
@@ -42,8 +46,8 @@ from ddbmodels.issues.model import (
     collection_key,
     issue_row,
 )
-from ddbmodels.patterns.sequences import Claimed, put_next, reason_codes
-from ddbmodels.terms import TermEntry, entries_for
+from ddbmodels.labels import LabelEntry, entries_for, entries_move, registry_ensure
+from ddbmodels.patterns.sequences import Claimed, put_next
 
 V = TypeVar("V", bound=CollectionItem)
 
@@ -63,9 +67,10 @@ def issue_create(
 ) -> Claimed[IssueItem]:
     """Query max SK (1 RCU, consistent) + conditional PutItem (1 WCU per KB, + 3–4 index entries); retried.
 
-    With labels or title words the put is a TransactWriteItems of the issue and its ``terms``
-    entries: 2 WCU per item ≤ 1 KB (a title of 6 words and 2 labels: 2 × 9 = 18 WCU + the
-    list-index entries).
+    With labels the put is a TransactWriteItems of the issue and its ``labels`` entries: 2 WCU per
+    item ≤ 1 KB (2 labels: 2 × 3 = 6 WCU + the list-index entries). A label new to the team is
+    registered first (``labels.registry_ensure``: 0.5 RCU the first time a process sees it, 1 WCU
+    the first time the team uses it).
 
     Raises NotFound when the project's static item is missing (the same read proves it exists:
     the smallest possible maximum of a project collection is its static item at SK 0).
@@ -73,8 +78,9 @@ def issue_create(
     Exactly once: the issue carries this call's random token, so a put refused on our own
     committed item (botocore retried after a lost answer) is recognised (+1 RCU on a refused
     put only). With ``idempotency_key`` the put is a transaction with the key's record
-    (``ddbmodels.idempotency``): 4 WCU instead of 1 (+3 WCU); a key that already created an
-    issue returns that issue, ``replayed``, after 2 consistent GetItems (2 RCU), writing nothing.
+    (``ddbmodels.idempotency``): +2 WCU for the record and +1 for its ``by_tenant`` entry; a key
+    that already created an issue returns that issue, ``replayed``, after 2 consistent GetItems
+    (2 RCU), writing nothing.
     """
     pk = collection_key(tenant, project_key)
     request = uuid.uuid4().hex
@@ -102,13 +108,17 @@ def issue_create(
         return issue
 
     def entries(item: IssueItem) -> list[dict[str, Any]]:
-        return [raw_put(TermEntry.Meta.table_name, entry) for entry in _entries(item).values()]
+        return [raw_put(LabelEntry.Meta.table_name, entry) for entry in _entries(item).values()]
 
     def record(item: IssueItem) -> Model:
         assert idempotency_key is not None
         return new_record(tenant=tenant, kind=kind, key=idempotency_key, result=str(item.number), request=request)
 
+    if labels:
+        registry_ensure(tenant, labels)  # before any entry of a new label exists: offboarding finds it
     try:
+        if idempotency_key:
+            check_unused(tenant=tenant, kind=kind, key=idempotency_key)  # a form sent before the upgrade
         return put_next(
             # the whole collection: a query of IssueItem would filter the static item at SK 0 out
             cast("type[IssueItem]", CollectionItem),
@@ -147,8 +157,8 @@ def update_versioned(item: V, actions: Sequence[Action], condition: Condition | 
     return item
 
 
-def _entries(issue: IssueItem) -> dict[str, dict[str, Any]]:
-    """The ``terms`` entries the issue should have now, raw, by sort key (none for a tombstone)."""
+def _entries(issue: IssueItem) -> dict[tuple[str, str], dict[str, Any]]:
+    """The ``labels`` entries the issue should have now, raw, by key (none for a tombstone)."""
     return {} if issue.is_tombstone else entries_for(issue_row(issue))
 
 
@@ -164,44 +174,30 @@ def _list_key_actions(issue: IssueItem) -> list[Action]:
 def _update_with_entries(
     issue: IssueItem, actions: list[Action], condition: Condition | None, local: dict[str, Any]
 ) -> IssueItem:
-    """UpdateItem the issue to ``local`` (+ its list-index keys) — or, when its ``terms`` entries change,
-    TransactWriteItems [Update issue, Put changed entries, Delete gone entries].
+    """UpdateItem the issue to ``local`` (+ its list-index keys), then move its ``labels`` entries.
 
-    ``local`` are the attribute values ``actions`` set: they give the issue as it will be (its
-    entries and list keys), and are applied to ``issue`` once committed (a transaction returns
-    no item). Raises ChangedSinceRead when the issue's version (or ``condition``) no longer
-    holds, or another transaction is changing it; nothing is written then.
+    ``local`` are the attribute values ``actions`` set: they give the issue as it will be (its list
+    keys). Raises ChangedSinceRead when the issue's version (or ``condition``) no longer holds;
+    nothing is written then. Once the update is committed, the label entries that change are put
+    and deleted one by one (1 WCU each, outside a transaction: a status change of an issue with 2
+    labels costs 4 WCU there instead of 8), each guarded by the new version; labels new to the team
+    are registered before their first entry.
     """
     after = IssueItem.from_raw_data(issue.serialize(null_check=False))
     for name, value in local.items():
         setattr(after, name, value)
     actions = [*actions, *_list_key_actions(after)]
-    before_entries, after_entries = _entries(issue), _entries(after)
-    puts = [entry for sort, entry in after_entries.items() if before_entries.get(sort) != entry]
-    deletes = [sort for sort in before_entries if sort not in after_entries]
-    if not puts and not deletes:
-        updated = update_versioned(issue, actions, condition)
-    else:
-        table = TermEntry.Meta.table_name
-        try:
-            with RawTransactWrite(
-                connection=CollectionItem._get_connection().connection,
-                client_request_token=uuid.uuid4().hex,
-                return_consumed_capacity="TOTAL",
-            ) as transaction:
-                transaction.update(issue, actions=actions, condition=condition)
-                for entry in puts:
-                    transaction.put_raw(table, entry)
-                for sort in deletes:
-                    transaction.delete_raw(table, {"tn": {"S": issue.tenant}, "s": {"S": sort}})
-        except TransactWriteError as error:
-            if {"ConditionalCheckFailed", "TransactionConflict"} & set(reason_codes(error)):
-                raise ChangedSinceRead("changed since it was loaded", pk=issue.pk, number=issue.number) from error
-            raise
-        for name, value in local.items():
-            setattr(issue, name, value)
-        updated = issue
+    before_entries = _entries(issue)
+    added = set(after.labels or ()) - set(issue.labels or ())
+    if added and not after.is_tombstone:
+        registry_ensure(issue.tenant, added)
+    updated = update_versioned(issue, actions, condition)
+    for name, value in local.items():
+        setattr(updated, name, value)
     updated.set_list_keys()
+    after_entries = _entries(updated)
+    if before_entries or after_entries:
+        entries_move(before_entries, after_entries, version=int(updated.version or 0))
     return updated
 
 
@@ -217,27 +213,23 @@ def issue_update(
 ) -> IssueItem:
     """UpdateItem the editable fields if version matches and not tombstoned — 1 WCU per KB (+ list-index entries).
 
-    A change of labels or title words is a TransactWriteItems with the entries that change:
-    2 WCU per item ≤ 1 KB.
+    Then the issue's ``labels`` entries: each rewritten (its row copy changed), put or deleted, 1 WCU.
     """
-    label_set = set(labels)
-    now = utcnow()
-    actions: list[Action] = [
-        IssueItem.title.set(title),
-        IssueItem.priority.set(priority),
-        IssueItem.updated_at.set(now),
-        IssueItem.description.set(description) if description else IssueItem.description.remove(),
-        IssueItem.assignee.set(assignee) if assignee else IssueItem.assignee.remove(),
-        IssueItem.labels.set(label_set) if label_set else IssueItem.labels.remove(),
-    ]
-    local: dict[str, object] = {
+    wanted: dict[str, Any] = {
         "title": title,
         "priority": priority,
-        "updated_at": now,
         "description": description or None,
         "assignee": assignee or None,
-        "labels": label_set or None,
+        "labels": set(labels) or None,
     }
+    # Only the attributes that differ from the issue as loaded (the version condition makes that what
+    # is stored) are in the request: one left alone is never overwritten, not even with its own value.
+    local: dict[str, Any] = {name: value for name, value in wanted.items() if value != (getattr(issue, name) or None)}
+    local["updated_at"] = utcnow()
+    actions: list[Action] = [
+        getattr(IssueItem, name).set(value) if value is not None else getattr(IssueItem, name).remove()
+        for name, value in local.items()
+    ]
     return _update_with_entries(issue, actions, IssueItem.deleted_at.does_not_exist(), local)
 
 
@@ -245,7 +237,7 @@ def issue_update(
 def issue_change_status(issue: IssueItem, *, to: str) -> IssueItem:
     """UpdateItem status if version matches and status is still the one left — 1 WCU per KB (+ 2 WCU an index moved).
 
-    A labelled issue's label entries move with it (TransactWriteItems: 2 WCU per item ≤ 1 KB).
+    A labelled issue's label entries move after it (a guarded delete and put each: 2 WCU a label).
     Raises InvalidTransition for a move the workflow does not allow (nothing is written).
     """
     current = issue.status
@@ -264,7 +256,7 @@ def issue_change_status(issue: IssueItem, *, to: str) -> IssueItem:
 def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
     """UpdateItem to a tombstone (content removed, number kept) if version matches — 1 WCU (+ index entries removed).
 
-    Its ``terms`` entries go in the same TransactWriteItems (2 WCU per item). Never DeleteItem:
+    Its ``labels`` entries are deleted after it (1 WCU each, guarded). Never DeleteItem:
     the sequence reads the largest SK, so a deleted top issue's number would be handed out again.
     """
     if issue.is_tombstone:

@@ -17,7 +17,7 @@ from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidTransition, KeyUsed, is_conditional_failure
 from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
 from ddbmodels.counters.model import ORDERS_COUNTER, CounterItem
-from ddbmodels.idempotency import CreationRecord, new_record, record_get
+from ddbmodels.idempotency import CreationRecord, check_unused, new_record, record_get
 from ddbmodels.orders.model import (
     DEFAULT_SHARDS,
     DELIVERY_METHODS,
@@ -104,6 +104,8 @@ def order_place(
 
     kwargs = {"token": ("request", request), "record": record if idempotency_key else None}
     try:
+        if idempotency_key:
+            check_unused(tenant=customer, kind="order", key=idempotency_key)  # a form sent before the upgrade
         if mode == "gapless":
             return put_numbered_gapless(CounterItem, counter, build, **kwargs)  # type: ignore[arg-type]
         return put_numbered_atomic(CounterItem, counter, build, **kwargs)  # type: ignore[arg-type]

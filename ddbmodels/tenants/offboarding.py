@@ -23,8 +23,9 @@ index; the offboarding job's own item is written without a team, so it is never 
 Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query;
 job items 0.5 RCU for the index Query + 1 RCU each);
 each delete is 1 WCU per KB of the item plus 1 WCU per index entry it has (orders 3, events 2,
-score items 2, project static items 2, inbox watchers and heads 2, a team's job items 2, issues,
-comments, awards and notifications 1, settled attachments 1), plus 1 WCU
+score items 2, project static items 2, inbox watchers and heads 2, a team's job items 2, idempotency
+records 2, issues, comments, awards, notifications, label entries and registry items 1, settled
+attachments 1), plus 1 WCU
 per 25 items for the checkpoint; the check reads the tenant's keys once more.
 """
 
@@ -51,7 +52,18 @@ BATCH_SIZE = 25  # BatchWriteItem's maximum
 DELETE_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
 ROOT = "offboarding"
 # The projects last: while anything else is left, the tenant's projects still show it has data.
-DELETE_ORDER = ("attachments", "comments", "scores", "events", "inbox", "jobs", *reads.TENANT_KEYED, "issues")
+DELETE_ORDER = (
+    "attachments",
+    "comments",
+    "scores",
+    "events",
+    "inbox",
+    "jobs",
+    "labels",
+    "idempotency_keys",
+    *reads.TENANT_KEYED,
+    "issues",
+)
 
 Progress = Callable[..., None]
 
@@ -107,6 +119,8 @@ def export_tenant(
     for base in reads.TENANT_KEYED:
         if reads.tenant_key_name(base) is not None:
             write(base, connection.table_name(base), reads.tenant_keyed_pages(tenant, base))
+    write("labels", connection.table_name("labels"), reads.labels_pages(tenant))
+    write("idempotency_keys", connection.table_name("idempotency_keys"), reads.idempotency_pages(tenant))
     file_names: list[str] = []
     attachments = reads.attachments_pages(tenant, issues)
     write("attachments", connection.table_name("attachments"), _collect_files(attachments, file_names))
@@ -256,6 +270,8 @@ def remaining(tenant: str, issues: list[reads.IssueRef], *, shards: Shards) -> d
     for base in reads.TENANT_KEYED:
         if reads.tenant_key_name(base) is not None:
             left[base] = count(reads.tenant_keyed_pages(tenant, base))
+    left["labels"] = count(reads.labels_pages(tenant))
+    left["idempotency_keys"] = count(reads.idempotency_pages(tenant))
     left["attachments"] = count(reads.attachments_pages(tenant, known))
     left["comments"] = count(reads.comments_pages(tenant, known))
     left["scores"] = count(reads.scores_pages(tenant, known, shards=shards.scores))

@@ -17,11 +17,15 @@ from typing import Any
 from ddbmodels.core import capacity, connection, retry
 from ddbmodels.core.errors import Unavailable
 from ddbmodels.core.items import query_pages
+from ddbmodels.core.tables import describe_table
 from ddbmodels.events.model import BY_DAY_INDEX, EVENTS, day_key
+from ddbmodels.idempotency.model import BY_TENANT_INDEX as IDEMPOTENCY_BY_TENANT
+from ddbmodels.idempotency.model import shard_keys as idempotency_shards
 from ddbmodels.inbox.model import BY_TENANT_INDEX as INBOX_BY_TENANT
 from ddbmodels.inbox.model import HEAD_SK as INBOX_HEAD_SK
 from ddbmodels.issues.model import PROJECT_SK, collection_key
 from ddbmodels.jobs.model import BY_TENANT_INDEX as JOBS_BY_TENANT
+from ddbmodels.labels.model import label_key
 from ddbmodels.patterns.time_series import list_period_tables, period_shift
 from ddbmodels.scores.model import TOP_INDEX, award_key
 
@@ -102,14 +106,31 @@ def issues_pages(tenant: str, projects: Iterable[str], issues_seen: list[IssueRe
             yield page
 
 
-# Tables whose partition key is the tenant itself (a registered table only: one not in this build is skipped).
+# Tables whose partition key is the tenant itself: a registered table, or one of the layouts ``upgrade_search``
+# replaces (``LEGACY_TENANT_KEYED``) while it still exists here; any other is skipped.
 TENANT_KEYED = ("orders", "idempotency", "terms")
+# Tables of an earlier layout, keyed by the team, and their partition key's name: an install that has not run
+# ``manage.py upgrade_search`` yet still holds a team's items there (idempotency records, label and word entries).
+LEGACY_TENANT_KEYED = {"idempotency": "t", "terms": "tn"}
 
 
 def tenant_key_name(base: str) -> str | None:
-    """The partition key's stored name of a tenant-keyed table, or None when no such table is registered."""
+    """The partition key's stored name of a tenant-keyed table, or None when this install has no such table.
+
+    A registered table: its model's (no request). An old layout's (``LEGACY_TENANT_KEYED``): DescribeTable
+    (free), and only when its key is still the team's.
+    """
     model = connection.registered().get(base)
-    return None if model is None else str(model._hash_key_attribute().attr_name)
+    if model is not None:
+        return str(model._hash_key_attribute().attr_name)
+    name = LEGACY_TENANT_KEYED.get(base)
+    if name is None:
+        return None
+    description = describe_table(connection.table_name(base))
+    if description is None:
+        return None
+    hash_key = [k["AttributeName"] for k in description["KeySchema"] if k["KeyType"] == "HASH"]
+    return name if hash_key == [name] else None
 
 
 @capacity.access_pattern("tenants.tenant_keyed")
@@ -119,6 +140,40 @@ def tenant_keyed_pages(tenant: str, base: str) -> Iterator[Page]:
     if name is None:
         return
     yield from query_pages(connection.table_name(base), **key_equals(name, tenant, consistent=True))
+
+
+@capacity.access_pattern("tenants.labels")
+def labels_pages(tenant: str) -> Iterator[Page]:
+    """Query labels lk = the team (its label registry, consistent: 1 RCU per 4 KB), then lk = ``<team>#<label>``
+    per label, consistent — 1 RCU per 4 KB of each label's entries (at least 1 a label).
+
+    Every entry of a label is written after its registry item (``labels.registry_ensure``), so the
+    registry names every key that holds one. The registry items come last, so a run deleting in this
+    order that stops half way still finds the labels it has not emptied yet.
+    """
+    table = connection.table_name("labels")
+    registry = [item for page in query_pages(table, **key_equals("lk", tenant, consistent=True)) for item in page]
+    for item in registry:
+        yield from query_pages(table, **key_equals("lk", label_key(tenant, item["s"]["S"]), consistent=True))
+    if registry:
+        yield registry
+
+
+@capacity.access_pattern("tenants.idempotency")
+def idempotency_pages(tenant: str) -> Iterator[Page]:
+    """Query idempotency_keys ``by_tenant`` ts = ``<team>#<n>`` per shard (KEYS_ONLY: 0.5 RCU per 4 KB of keys,
+    at least 0.5 a shard), then BatchGetItem of those keys, consistent — 1 RCU per record.
+
+    The index is eventually consistent; the consistent BatchGetItem returns only what exists.
+    """
+    table = connection.table_name("idempotency_keys")
+    keys: list[dict[str, Any]] = []
+    for shard in idempotency_shards(tenant):
+        for page in query_pages(table, **key_equals("ts", shard, index=IDEMPOTENCY_BY_TENANT)):
+            keys.extend({"k": item["k"]} for item in page)
+    for page in batch_get_pages(table, keys):
+        if page:
+            yield page
 
 
 @capacity.access_pattern("tenants.attachments")
@@ -217,8 +272,8 @@ def events_pages(tenant: str, table: str, *, shards: int) -> Iterator[Page]:
 
 @capacity.access_pattern("tenants.has_data")
 def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
-    """Query ``projects``, each tenant-keyed table, each ``top`` shard, inbox and jobs ``by_tenant``, Limit 1 —
-    0.5 RCU each.
+    """Query ``projects``, each tenant-keyed table, each ``top`` shard, inbox and jobs ``by_tenant``, the label
+    registry and each idempotency ``by_tenant`` shard, Limit 1 — 0.5 RCU each.
 
     Every attachment, comment, award and event hangs off an issue, so a tenant without projects, orders
     idempotency records or scores has nothing those would find either (offboarding deletes the projects last).
@@ -230,6 +285,11 @@ def tenant_has_data(tenant: str, *, score_shards: int) -> bool:
     probes += [(base, key_equals(name, tenant)) for base in TENANT_KEYED if (name := tenant_key_name(base)) is not None]
     probes.append(("inbox", key_equals("tn", tenant, index=INBOX_BY_TENANT)))
     probes.append(("jobs", key_equals("tn", tenant, index=JOBS_BY_TENANT)))
+    probes.append(("labels", key_equals("lk", tenant)))  # the label registry: written before any entry
+    probes += [
+        ("idempotency_keys", key_equals("ts", shard, index=IDEMPOTENCY_BY_TENANT))
+        for shard in idempotency_shards(tenant)
+    ]
     probes += [
         ("scores", key_equals("tp", f"{tenant}#{shard}", index=TOP_INDEX)) for shard in range(1, score_shards + 1)
     ]

@@ -44,7 +44,14 @@ def populate(world: World) -> None:
     watchers and a notification."""
     slug, member = world.slug, world.member.username
     first = issues.issue_create(
-        tenant=slug, project_key="WEB", title="Ship it", reporter=member, assignee=member, priority="high"
+        tenant=slug,
+        project_key="WEB",
+        title="Ship it",
+        reporter=member,
+        assignee=member,
+        priority="high",
+        labels=["release", "ops"],  # label entries under their own keys, and the team's label registry
+        idempotency_key=f"{slug}-form-1",  # an idempotency record under its own key
     ).item
     second = issues.issue_create(tenant=slug, project_key="WEB", title="Docs", reporter=member).item
     issues.project_create(tenant=slug, key="OPS", name="Operations", created_by=world.owner.username)
@@ -99,6 +106,10 @@ def stored(slug: str) -> dict[str, int]:
         "scores": _scan_count(name("scores"), "pk", f"{slug}#", prefix=True),
         "events": sum(_scan_count(t, "tenant", slug, prefix=False) for t in tenant_reads.event_tables()),
         "inbox": _scan_count(name("inbox"), "pk", f"{slug}#", prefix=True),
+        # the label registry (PK the team) and each label's entries (PK "<team>#<label>")
+        "labels": _scan_count(name("labels"), "lk", slug, prefix=False)
+        + _scan_count(name("labels"), "lk", f"{slug}#", prefix=True),
+        "idempotency_keys": _scan_count(name("idempotency_keys"), "k", f"{slug}#", prefix=True),
     }
     for base in tenant_reads.TENANT_KEYED:
         key = tenant_reads.tenant_key_name(base)
@@ -124,7 +135,9 @@ def test_offboarding_exports_verifies_and_deletes_every_item_and_file_of_the_ten
     populate(world)
     populate(other_world)
     before, others_before = stored(world.slug), stored(other_world.slug)
-    assert all(before[t] for t in ("issues", "orders", "attachments", "comments", "scores", "events", "inbox")), before
+    tables = ("issues", "orders", "attachments", "comments", "scores", "events", "inbox", "labels", "idempotency_keys")
+    assert all(before[t] for t in tables), before
+    assert (before["labels"], before["idempotency_keys"]) == (2 + 2, 1)  # 2 registry items + 2 entries
     assert before["comments"] == 3
     others_files = files_of(media, other_world.slug)
     assert len(files_of(media, world.slug)) == 3

@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import issues
+from ddbmodels import issues, labels
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import ChangedSinceRead
-from ddbmodels.issues.model import IssueItem, ProjectItem
-from ddbmodels.terms import TermEntry
+from ddbmodels.issues.model import IssueItem, ProjectItem, issue_row
+from ddbmodels.tenants import reads as tenant_reads
 from tests.ddbmodels.conftest import REPORTER
 from tests.ddbmodels.issues.test_issues import edit
 
@@ -28,7 +28,9 @@ def create(tenant: str, key: str, title: str, **fields: object) -> IssueItem:
 
 
 def entries(tenant: str) -> list[str]:
-    return sorted(entry.sort for entry in TermEntry.query(tenant, consistent_read=True))
+    """Every label entry of the team, as "<label>#<status>#<PROJECT>#<number>" (the registry items left out)."""
+    found = [item for page in tenant_reads.labels_pages(tenant) for item in page if item["lk"]["S"] != tenant]
+    return sorted(f"{item['lk']['S'].split('#', 1)[1]}#{item['s']['S']}" for item in found)
 
 
 def test_the_open_list_holds_exactly_the_open_issues_newest_first_in_one_request(
@@ -117,26 +119,71 @@ def test_label_lists_follow_status_changes_label_edits_and_deletes(tenant: str, 
     assert not [sort for sort in entries(tenant) if sort.endswith("API#000000000001")]
 
 
-def test_search_finds_titles_by_every_word_in_at_most_one_request(tenant: str, make_project: MakeProject) -> None:
+def test_each_label_has_its_own_key_and_the_team_registry_names_each_label_once(
+    tenant: str, make_project: MakeProject
+) -> None:
     make_project("WEB")
-    create(tenant, "WEB", "Login fails on Safari")
-    create(tenant, "WEB", "Logout button missing")
-    create(tenant, "WEB", "Safari renders the footer wrong")
+    create(tenant, "WEB", "one", labels=["bug", "ui"])
+    create(tenant, "WEB", "two", labels=["bug"])
+    keys = {
+        item["lk"]["S"]
+        for key in (labels.label_key(tenant, "bug"), labels.label_key(tenant, "ui"))
+        for item in labels.LabelEntry._get_connection().query(key, consistent_read=True)["Items"]
+    }
+    assert keys == {f"{tenant}#bug", f"{tenant}#ui"}  # no entry under the team's own key
+    assert labels.team_labels(tenant) == ["bug", "ui"]
+    labels.registry_forget()  # a new process: it reads the registry (0.5 RCU) and writes nothing
     with capacity.measure() as meter:
-        page = issues.search(tenant=tenant, text="safari login")
-    assert refs(page) == ["WEB-1"]
-    assert meter.requests == 1
-    assert refs(issues.search(tenant=tenant, text="SAFARI")) == ["WEB-3", "WEB-1"]
-    assert refs(issues.search(tenant=tenant, text="the")) == []  # a stop word finds nothing
-    assert refs(issues.search(tenant=tenant, text="safari", status="closed")) == []
+        labels.registry_ensure(tenant, ["bug"])
+    assert (meter.rcu, meter.wcu) == (0.5, 0)
 
 
-def test_a_title_edit_moves_its_words(tenant: str, make_project: MakeProject) -> None:
+def test_a_status_change_moves_label_entries_outside_a_transaction_13_wcu(
+    tenant: str, make_project: MakeProject
+) -> None:
     make_project("WEB")
-    issue = create(tenant, "WEB", "Checkout slow")
-    edit(issue, title="Checkout times out")
-    assert refs(issues.search(tenant=tenant, text="slow")) == []
-    assert refs(issues.search(tenant=tenant, text="times")) == ["WEB-1"]
+    issue = create(tenant, "WEB", "crash when saving draft offline twice", labels=["bug", "ui"], assignee="ann")
+    with capacity.measure() as meter:
+        issues.issue_change_status(issue, to="in_progress")
+    # the issue 1 + four list-index entries moved (2 each) + two label entries moved (a delete and a put: 2 each)
+    assert meter.wcu == 1 + 4 * 2 + 2 * 2
+    assert entries(tenant) == [f"bug#in_progress#WEB#{1:012d}", f"ui#in_progress#WEB#{1:012d}"]
+
+
+def test_a_late_writer_of_an_older_version_changes_no_entry(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    issue = create(tenant, "WEB", "flaky", labels=["ci"])
+    v1 = issues.issue_get(tenant=tenant, project_key="WEB", number=1, consistent=True)
+    assert v1 is not None
+    issues.issue_change_status(issue, to="closed")
+    stale = labels.entries_for(_row(v1))  # the open entry of version 1, as a writer that stalled would put it
+    assert [labels.entry_put(entry) for entry in stale.values()] == [True]  # no newer entry at that key ...
+    closed = labels.entries_for(_row(issues.issue_get(tenant=tenant, project_key="WEB", number=1, consistent=True)))
+    assert not labels.entry_delete(next(iter(closed.values())), 1)  # ... but a newer one is never removed
+    assert entries(tenant) == [f"ci#closed#WEB#{1:012d}", f"ci#open#WEB#{1:012d}"]
+    fixed = issues.issue_labels_reconcile(tenant=tenant, project_key="WEB", number=1)
+    assert (fixed.put, fixed.deleted) == (0, 1)  # the reconcile (the change-event task's) removes the stale one
+    assert entries(tenant) == [f"ci#closed#WEB#{1:012d}"]
+    again = issues.issue_labels_reconcile(tenant=tenant, project_key="WEB", number=1)
+    assert (again.put, again.deleted) == (0, 0)
+
+
+def test_the_reconcile_writes_entries_a_dead_writer_left_out(tenant: str, make_project: MakeProject) -> None:
+    make_project("WEB")
+    issue = create(tenant, "WEB", "slow page", labels=["perf", "web"])
+    for entry in labels.entries_for(_row(issue)).values():  # as if the writer died after the issue's update
+        labels.LabelEntry._get_connection().delete_item(entry["lk"]["S"], entry["s"]["S"])
+    assert entries(tenant) == []
+    with capacity.measure() as meter:
+        fixed = issues.issue_labels_reconcile(tenant=tenant, project_key="WEB", number=1)
+    assert (fixed.checked, fixed.put, fixed.deleted) == (8, 2, 0)
+    assert meter.wcu == 2
+    assert refs(issues.label_list(tenant=tenant, label="perf", status="open")) == ["WEB-1"]
+
+
+def _row(issue: IssueItem | None) -> labels.IssueRow:
+    assert issue is not None
+    return issue_row(issue)
 
 
 def test_a_stale_edit_changes_neither_the_issue_nor_its_entries(tenant: str, make_project: MakeProject) -> None:
@@ -149,7 +196,7 @@ def test_a_stale_edit_changes_neither_the_issue_nor_its_entries(tenant: str, mak
     with pytest.raises(ChangedSinceRead):
         edit(stale, labels=["docs"], title="something else")
     assert entries(tenant) == before
-    assert "l#docs#open#WEB#000000000001" not in before
+    assert f"docs#open#WEB#{1:012d}" not in before
 
 
 def test_a_tombstone_leaves_every_list(tenant: str, make_project: MakeProject) -> None:

@@ -1,0 +1,164 @@
+"""``manage.py upgrade_search`` on data of the old shape: label entries per label, per-record idempotency keys,
+the search index rebuilt, the old tables gone; a rerun is a no-op and a killed run resumes."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+import ddbmodels
+from ddbmodels import idempotency, issues, labels
+from ddbmodels.core import connection, tables
+from ddbmodels.core.keys import utcnow
+from ddbmodels.issues import IssueItem, collection_key
+from tracker.services import search_upgrade
+
+pytestmark = [pytest.mark.ddblocal, pytest.mark.django_db]
+TEAM = "acme"
+
+
+@pytest.fixture
+def old_install(ddblocal: ddbmodels.DynamoSettings) -> Iterator[str]:
+    """Tables under a prefix of this test's own, with items as the previous version wrote them."""
+    prefix = f"{ddblocal.table_prefix}up{uuid.uuid4().hex[:8]}-"
+    ddbmodels.configure(table_prefix=prefix)
+    idempotency.legacy_forget()
+    labels.registry_forget()
+    try:
+        tables.create_all()  # what ddb_create_tables does: the new tables beside the old ones
+        client = connection.client()
+        client.create_table(  # the old idempotency table: PK the team, SK "<kind>#<key>"
+            TableName=connection.table_name("idempotency"),
+            AttributeDefinitions=[
+                {"AttributeName": "t", "AttributeType": "S"},
+                {"AttributeName": "k", "AttributeType": "S"},
+            ],
+            KeySchema=[{"AttributeName": "t", "KeyType": "HASH"}, {"AttributeName": "k", "KeyType": "RANGE"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        tables.wait_active(connection.table_name("idempotency"))
+        _write_old_shape()
+        yield prefix
+    finally:
+        client = connection.client()
+        for name in client.list_tables(Limit=100)["TableNames"]:
+            if name.startswith(prefix):
+                client.delete_table(TableName=name)
+        ddbmodels.configure(table_prefix=ddblocal.table_prefix)
+        idempotency.legacy_forget()
+        labels.registry_forget()
+
+
+def _write_old_shape() -> None:
+    issues.project_create(tenant=TEAM, key="WEB", name="Web", created_by="owner")
+    client = connection.client()
+    now = utcnow()
+    for n, (title, status, tags) in enumerate(
+        [
+            ("Login fails on Safari", "open", {"bug", "ui"}),
+            ("Dark mode", "closed", {"feature"}),
+            ("Docs", "open", None),
+        ],
+        start=1,
+    ):
+        issue = IssueItem(
+            pk=collection_key(TEAM, "WEB"), number=n, title=title, status=status, reporter="ann", labels=tags
+        )
+        issue.set_list_keys()
+        issue.save()  # the issue with its list keys, and no label entry: the old version kept them in ``terms``
+        for tag in sorted(tags or ()):
+            client.put_item(
+                TableName=connection.table_name("terms"),
+                Item={"tn": {"S": TEAM}, "s": {"S": f"l#{tag}#{status}#WEB#{n:012d}"}, "t": {"S": title}},
+            )
+        for word in title.lower().split():
+            client.put_item(
+                TableName=connection.table_name("terms"),
+                Item={"tn": {"S": TEAM}, "s": {"S": f"w#{word}#WEB#{n:012d}"}, "w": {"S": title.lower()}},
+            )
+    old = {"t": {"S": TEAM}, "q": {"S": "req-1"}, "ca": {"S": now.strftime("%Y-%m-%dT%H:%M:%S.%f+0000")}}
+    expires = int((now + timedelta(hours=20)).timestamp())
+    client.put_item(
+        TableName=connection.table_name("idempotency"),
+        Item={**old, "k": {"S": "issue#WEB#form-key-1"}, "r": {"S": "1"}, "x": {"N": str(expires)}},
+    )
+    gone = int((now - timedelta(hours=1)).timestamp())
+    client.put_item(
+        TableName=connection.table_name("idempotency"),
+        Item={**old, "k": {"S": "issue#WEB#form-key-old"}, "r": {"S": "2"}, "x": {"N": str(gone)}},
+    )
+
+
+def upgrade(*args: str) -> dict[str, Any]:
+    out = io.StringIO()
+    call_command("upgrade_search", "--json", *args, stdout=out)
+    text = out.getvalue()
+    return json.loads(text[text.index("{\n") :])
+
+
+def refs(page: issues.IssuePage) -> list[str]:
+    return [issue.reference for issue in page.issues]
+
+
+def test_a_form_sent_before_the_upgrade_is_not_created_again_even_before_the_copy(old_install: str) -> None:
+    again = issues.issue_create(
+        tenant=TEAM, project_key="WEB", title="Login fails on Safari", reporter="ann", idempotency_key="form-key-1"
+    )
+    assert (again.replayed, again.number) == (True, 1)  # found in the old table: nothing written
+    assert issues.issue_number_next(tenant=TEAM, project_key="WEB") == 4
+
+
+def test_the_upgrade_builds_label_entries_copies_records_and_drops_the_old_tables(old_install: str) -> None:
+    assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == []  # not built yet
+
+    report = upgrade("--max-wcu", "500")
+
+    result = report["result"]
+    assert report["status"] == "done"
+    assert result["labels"] == {"projects": 1, "issues": 3, "entries": 3}
+    assert result["idempotency"] == {"read": 2, "copied": 1, "expired": 1}
+    assert sorted(result["drop"]) == sorted(connection.table_name(t) for t in ("terms", "idempotency"))
+    assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == ["WEB-1"]
+    assert refs(issues.label_list(tenant=TEAM, label="ui", status="open", project_key="WEB")) == ["WEB-1"]
+    assert refs(issues.label_list(tenant=TEAM, label="feature", status="closed")) == ["WEB-2"]
+    assert labels.team_labels(TEAM) == ["bug", "feature", "ui"]
+    assert tables.describe_table(connection.table_name("terms")) is None  # every old entry gone, for free
+    assert tables.describe_table(connection.table_name("idempotency")) is None
+    # the copied record still answers a resubmission; a new key creates once
+    again = issues.issue_create(
+        tenant=TEAM, project_key="WEB", title="Login fails on Safari", reporter="ann", idempotency_key="form-key-1"
+    )
+    assert (again.replayed, again.number) == (True, 1)
+    made = issues.issue_create(tenant=TEAM, project_key="WEB", title="New", reporter="ann", idempotency_key="k2")
+    twice = issues.issue_create(tenant=TEAM, project_key="WEB", title="New", reporter="ann", idempotency_key="k2")
+    assert (made.number, twice.number, twice.replayed) == (4, 4, True)
+
+    rerun = upgrade()["result"]
+    assert rerun["idempotency"] == {"read": 0, "copied": 0, "expired": 0}
+    assert rerun["drop"] == []
+    assert rerun["labels"]["entries"] == 3  # the same entries rewritten: nothing new
+    assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == ["WEB-1"]
+
+
+def test_a_killed_run_resumes_at_its_checkpoint(old_install: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = search_upgrade._idempotency_stage
+
+    def dies(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("killed")
+
+    monkeypatch.setattr(search_upgrade, "_idempotency_stage", dies)
+    with pytest.raises(RuntimeError):
+        upgrade()
+    assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == ["WEB-1"]  # the first stage stands
+    monkeypatch.setattr(search_upgrade, "_idempotency_stage", real)
+    report = upgrade()["result"]
+    assert report["resumed_from"]["stage"] == "idempotency"
+    assert "labels" not in report  # not done again
+    assert report["idempotency"]["copied"] == 1

@@ -1,0 +1,35 @@
+"""Upgrade an existing install in place: per-label entries, per-record idempotency keys, the search engine.
+
+    python manage.py ddb_create_tables          # creates ``labels`` and ``idempotency_keys``
+    python manage.py upgrade_search --max-wcu 200
+
+Resumable (a checkpoint under the job's fencing token), one run at a time, safe to run again: a
+rerun finds nothing left to copy or drop. ``tracker.services.search_upgrade`` says what each stage does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracker.management.jobcommand import JobCommand
+from tracker.services.search_upgrade import upgrade_search_job
+
+
+class Command(JobCommand):
+    help = (
+        "Build the label entries (keyed per label) and the per-record idempotency keys from today's data, "
+        "rebuild the search index, then drop the old terms and idempotency tables."
+    )
+    job_name = "upgrade_search"
+
+    def add_arguments(self, parser: Any) -> None:
+        super().add_arguments(parser)
+        parser.add_argument("--max-wcu", type=float, default=None, help="write units per second at most")
+        parser.add_argument("--restart", action="store_true", help="ignore a saved checkpoint and start over")
+
+    def work(self, options: dict[str, Any]) -> Any:
+        def say(line: str) -> None:
+            self.stdout.write(line)
+            self.stdout.flush()
+
+        return lambda run: upgrade_search_job(run, max_wcu=options["max_wcu"], say=say, restart=options["restart"])

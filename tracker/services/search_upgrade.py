@@ -1,0 +1,207 @@
+"""Upgrading an install in place to per-label entries, per-record idempotency keys and the search engine.
+
+``manage.py upgrade_search`` runs ``upgrade_search_job`` through ``tracker.jobs.run_job`` (one run
+at a time, fenced, metered). Run it after ``ddb_create_tables`` has created ``labels`` and
+``idempotency_keys``, while the new version serves (its writes already go to the new tables):
+
+    labels        every project's collection (Query, consistent, a page at a time) → each live
+                  labelled issue's ``labels`` entries (and each label's registry item), by
+                  BatchWriteItem under the WCU budget — rewriting an entry is harmless, the
+                  issue's own writers only ever put a newer version
+    idempotency   the old ``idempotency`` table (PK the team; a day of records at most: a Scan) →
+                  each unexpired record copied to its own key (PutItem ``attribute_not_exists``: a
+                  record a new create wrote meanwhile is kept)
+    search        the search engine's rebuild for every team (``tracker.search.indexing.rebuild``)
+    drop          DeleteTable of ``terms`` and of the old ``idempotency`` table: free, where
+                  deleting their items one by one would cost 1 WCU each for data nothing reads
+
+The checkpoint (stage and position) is saved in the job's item under its fencing token after every
+page, so a killed run resumes where it was and a superseded one stops; a finished run leaves none,
+and a rerun finds nothing left to copy or drop (its label pass rewrites the same entries).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ddbmodels import idempotency, issues, labels
+from ddbmodels.core import batch, connection, keys, tables
+from ddbmodels.core.throttle import TokenBucket
+from ddbmodels.issues import CollectionItem, IssueItem, collection_key
+from ddbmodels.issues.model import issue_row
+from tracker.jobs import JobRun
+
+PAGE = 100  # issues read per Query of a collection (≈ 1 KB each with the description: 12.5–25 RCU consistent)
+LEGACY_TERMS = "terms"
+Say = Callable[[str], None]
+
+
+def _collection_pages(tenant: str, project_key: str, after: int) -> Iterator[tuple[list[IssueItem], int | None]]:
+    """Query pk, SK > after, Limit PAGE, consistent — 1 RCU per 4 KB; (issues, last number read or None at the end)."""
+    model_connection = CollectionItem._get_connection()
+    while True:
+        page = model_connection.query(
+            collection_key(tenant, project_key),
+            range_key_condition=CollectionItem.number > after,
+            limit=PAGE,
+            consistent_read=True,
+        )
+        items = [CollectionItem.from_raw_data(raw) for raw in page.get("Items", [])]
+        last = page.get("LastEvaluatedKey")
+        yield [i for i in items if isinstance(i, IssueItem)], int(last["n"]["N"]) if last else None
+        if not last:
+            return
+        after = int(last["n"]["N"])
+
+
+def _labels_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket | None, say: Say) -> dict[str, int]:
+    pairs = issues.all_project_keys()
+    counts = {"projects": 0, "issues": 0, "entries": 0}
+    for index, (tenant, project_key) in enumerate(pairs):
+        if index < state.get("project", 0):
+            continue
+        after = state.get("after", 0) if index == state.get("project", 0) else 0
+        for page, last in _collection_pages(tenant, project_key, after):
+            requests = []
+            for issue in page:
+                counts["issues"] += 1
+                if issue.is_tombstone or not issue.labels:
+                    continue
+                labels.registry_ensure(tenant, issue.labels)
+                requests += [
+                    batch.put(labels.LabelEntry.Meta.table_name, e)
+                    for e in labels.entries_for(issue_row(issue)).values()
+                ]
+            run.save_checkpoint(json.dumps({**state, "project": index, "after": after}))  # the fence
+            counts["entries"] += batch.batch_write_paced(requests, bucket=bucket).written
+            after = last if last is not None else (int(page[-1].number) if page else after)
+            run.progress(stage="labels", project=f"{tenant}/{project_key}", done=counts["issues"])
+        counts["projects"] += 1
+        say(
+            f"labels: {tenant}/{project_key} done ({counts['issues']} issues read, {counts['entries']} entries written)"
+        )
+        state.update(project=index + 1, after=0)
+        run.save_checkpoint(json.dumps(state))
+    return counts
+
+
+def _legacy_idempotency_table() -> str | None:
+    return connection.table_name(idempotency.LEGACY) if idempotency.legacy_exists() else None
+
+
+def _idempotency_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket | None, say: Say) -> dict[str, int]:
+    """Scan the old table (a day of records at most; 1 RCU per 4 KB consistent) and copy the unexpired ones."""
+    counts = {"read": 0, "copied": 0, "expired": 0}
+    idempotency.legacy_forget()
+    table = _legacy_idempotency_table()
+    if table is None:
+        say("idempotency: no old table, nothing to copy")
+        return counts
+    client = connection.client()
+    now = keys.utcnow().timestamp()
+    start = state.get("start")
+    while True:
+        request: dict[str, Any] = {"TableName": table, "ConsistentRead": True, "Limit": PAGE}
+        if start:
+            request["ExclusiveStartKey"] = start
+        page = client.scan(**request, ReturnConsumedCapacity="TOTAL")
+        run.save_checkpoint(json.dumps({**state, "start": start}))  # the fence
+        for item in page.get("Items", []):
+            counts["read"] += 1
+            if "x" in item and float(item["x"]["N"]) < now:
+                counts["expired"] += 1
+                continue
+            tenant, sort = item["t"]["S"], item["k"]["S"]
+            pk = f"{tenant}#{sort}"
+            record = {**{k: v for k, v in item.items() if k not in ("t", "k")}}
+            record.update(k={"S": pk}, ts={"S": idempotency.shard_of(tenant, pk)})
+            if bucket is not None:
+                bucket.take(3)
+            try:
+                client.put_item(
+                    TableName=idempotency.CreationRecord.Meta.table_name,
+                    Item=record,
+                    ConditionExpression="attribute_not_exists(k)",
+                    ReturnConsumedCapacity="TOTAL",
+                )
+                counts["copied"] += 1
+            except client.exceptions.ConditionalCheckFailedException:
+                pass  # a record this key already has (copied by an earlier run)
+        start = page.get("LastEvaluatedKey")
+        run.progress(stage="idempotency", done=counts["read"])
+        if not start:
+            break
+    say(f"idempotency: {counts['read']} old records read, {counts['copied']} copied, {counts['expired']} expired")
+    return counts
+
+
+def _search_stage(run: JobRun, state: dict[str, Any], say: Say, rebuild: Callable[..., dict[str, Any]]) -> list[Any]:
+    tenants = sorted({tenant for tenant, _ in issues.all_project_keys()})
+    reports = []
+    for tenant in tenants:
+        if tenant in state.get("tenants_done", []):
+            continue
+
+        def save(checkpoint: dict[str, Any], tenant: str = tenant) -> None:
+            run.save_checkpoint(json.dumps({**state, "tenant": tenant, "rebuild": checkpoint}))
+
+        resume = state.get("rebuild") if state.get("tenant") == tenant else None
+        report = rebuild(tenant=tenant, checkpoint=resume, save_checkpoint=save, progress=say)
+        reports.append(report)
+        state.setdefault("tenants_done", []).append(tenant)
+        state.pop("rebuild", None)
+        run.save_checkpoint(json.dumps(state))
+    return reports
+
+
+def search_rebuild() -> Callable[..., dict[str, Any]]:
+    """The search engine's rebuild of one team (``tracker.search.indexing.rebuild``): the hook this upgrade calls."""
+    from tracker.search.indexing import rebuild
+
+    return rebuild
+
+
+def _drop_stage(run: JobRun, say: Say) -> list[str]:
+    dropped = []
+    for base, old in ((LEGACY_TERMS, True), (idempotency.LEGACY, idempotency.legacy_exists())):
+        name = connection.table_name(base)
+        if old and tables.describe_table(name) is not None:
+            run.fence()
+            connection.client().delete_table(TableName=name)
+            dropped.append(name)
+            say(f"drop: {name} deleted (DeleteTable: no write units)")
+    idempotency.legacy_forget()
+    return dropped
+
+
+STAGES = ("labels", "idempotency", "search", "drop")
+
+
+def upgrade_search_job(
+    run: JobRun, *, max_wcu: float | None = None, say: Say = lambda line: None, restart: bool = False
+) -> dict[str, Any]:
+    """Every stage from the saved checkpoint on (``restart``: from the beginning); the report."""
+    saved = None if restart else run.checkpoint()
+    state: dict[str, Any] = json.loads(saved) if saved else {"stage": STAGES[0]}
+    if saved:
+        say(f"resuming at {state['stage']} ({saved})")
+    bucket = TokenBucket(max_wcu) if max_wcu else None
+    report: dict[str, Any] = {"resumed_from": state if saved else None}
+    for stage in STAGES[STAGES.index(state["stage"]) :]:
+        if state.get("stage") != stage:
+            state = {"stage": stage}
+            run.save_checkpoint(json.dumps(state))
+        say(f"{stage}: started")
+        if stage == "labels":
+            report[stage] = _labels_stage(run, state, bucket, say)
+        elif stage == "idempotency":
+            report[stage] = _idempotency_stage(run, state, bucket, say)
+        elif stage == "search":
+            report[stage] = _search_stage(run, state, say, search_rebuild())
+        else:
+            report[stage] = _drop_stage(run, say)
+    run.save_checkpoint(None)
+    labels.registry_forget()
+    return report
