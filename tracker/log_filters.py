@@ -52,7 +52,7 @@ class ServerRequestLines(logging.Filter):
         args = record.args
         if not (isinstance(args, tuple) and len(args) == 3 and str(args[1]).isdigit()):
             return True
-        status = int(args[1])
+        status = int(str(args[1]))
         _, _, rest = str(args[0]).partition(" ")  # "GET /static/tracker/site.css HTTP/1.1"
         if not rest.startswith(self.static_prefix()):
             return status < 400  # 400 and above: django.request said it, with the reason
