@@ -180,3 +180,29 @@ def mentioned(text: str, mentions: Mentions) -> list[str]:
     env: dict[str, Any] = {"mentions": mentions}
     _PARSER.parse(text, env)
     return list(env["mentioned"])
+
+
+_PLAIN_BLOCKS = frozenset({"code_block", "fence"})
+
+
+def plain_text(text: str | None) -> str:
+    """The words of the markdown ``text`` as a reader sees them, without the formatting: one line.
+
+    ``**only**`` → ``only``, ``[the docs](https://…)`` → ``the docs``, ``# Steps`` → ``Steps``;
+    code keeps its content; paragraphs, list items and line breaks become single spaces. For
+    inbox previews and e-mails, where the markdown is not rendered.
+    """
+    if not text:
+        return ""
+    words: list[str] = []
+    for token in _PARSER.parse(text, {"mentions": None}):
+        if token.type in _PLAIN_BLOCKS:
+            words.append(token.content)
+        elif token.type == "inline":
+            for child in token.children or ():
+                if child.type in ("text", "code_inline"):
+                    words.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    words.append(" ")
+        words.append(" ")
+    return " ".join("".join(words).split())

@@ -198,16 +198,27 @@ def _after_cancellation(notes: list[Note], reasons: list[dict[str, Any]], result
 
 
 @capacity.access_pattern("inbox.mark_all_read")
-def mark_all_read(*, tenant: str, username: str, now: datetime | None = None) -> None:
-    """UpdateItem of the inbox head: ``c = 0``, ``rt`` = now — 1 WCU (+1 for a new head's index entry)."""
+def mark_all_read(*, tenant: str, username: str, now: datetime | None = None) -> int:
+    """UpdateItem of the inbox head: ``c = 0``, ``rt`` = now — 1 WCU (+1 for a new head's index entry).
+
+    Returns how many were unread just before (the head's old ``c``, ``ReturnValues=UPDATED_OLD``:
+    the same request, no read), so the page can say how many it marked read.
+    """
     now = utcnow() if now is None else as_utc(now)
-    InboxItem(person_key(tenant, username), HEAD_SK).update(
-        actions=[
-            InboxItem.unread.set(0),
-            InboxItem.read_through.set(read_through_key(time_key(now))),
-            InboxItem.tenant.set(tenant),
-        ]
+    answer = connection.client().update_item(
+        TableName=InboxItem.Meta.table_name,
+        Key={"pk": {"S": person_key(tenant, username)}, "sk": {"S": HEAD_SK}},
+        UpdateExpression="SET c = :zero, rt = :rt, tn = :tn",
+        ExpressionAttributeValues={
+            ":zero": {"N": "0"},
+            ":rt": {"S": read_through_key(time_key(now))},
+            ":tn": {"S": tenant},
+        },
+        ReturnValues="UPDATED_OLD",
+        ReturnConsumedCapacity="TOTAL",
     )
+    before = answer.get("Attributes", {}).get("c", {}).get("N", "0")
+    return max(int(before), 0)
 
 
 @capacity.access_pattern("inbox.mark_read")

@@ -123,7 +123,7 @@ def test_the_inbox_page_shows_unread_in_bold_links_to_the_issue_and_marks_all_re
 
     assert page.status_code == 200
     body = text(page)
-    assert re.findall(r"<strong>([^<]*)</strong>", body)[-2:] == [
+    assert re.findall(r'<li class="unread">\s*<span class="dot">.*?</span></span>\s*<a [^>]*>([^<]*)</a>', body) == [
         f"{world.owner.username} moved WEB-1 “Fix the login” from Open to In progress",
         f"{world.owner.username} opened WEB-1 “Fix the login” and assigned it to you",
     ]
@@ -137,10 +137,15 @@ def test_the_inbox_page_shows_unread_in_bold_links_to_the_issue_and_marks_all_re
     assert unread(world, bob) == 1
     assert [n[2] for n in notes_of(world, bob)] == [True, False]
 
-    assert bob_client.post(world.url("inbox/read/")).status_code == 302
+    marked = bob_client.post(world.url("inbox/read/"), follow=True)
+    assert marked.redirect_chain == [(world.url("inbox/"), 302)]
+    assert "Marked 1 notification read." in text(marked)
+    assert "Inbox <strong>" not in text(marked)  # the header's count went with it
     assert unread(world, bob) == 0
     after = text(bob_client.get(world.url("inbox/")))
     assert "Mark all read" not in after
+    assert "Marked 1 notification read." not in after  # said once
+    assert "Nothing was unread." in text(bob_client.post(world.url("inbox/read/"), follow=True))
     assert "Inbox <strong>" not in after
     assert len(re.findall(r'<li class="read">', after)) == 2
 
@@ -229,14 +234,80 @@ def test_comments_and_mentions_make_watchers_and_say_so(
         issue,
         kind="comment.added",
         actor=world.member.username,
-        data={"comment": "c#1", "mentions": [world.viewer.username, "stranger"], "excerpt": "Look at **this** now"},
+        data={"comment": "c#1", "mentions": [world.viewer.username, "stranger"], "excerpt": "Look at this now"},
     )
     (report,) = run_queued()
     assert report["watchers_added"] == sorted([world.member.username, world.viewer.username])  # not the stranger
     assert report["delivered"] == [world.viewer.username]  # the reporter watches nothing: made without a request
     assert notes_of(world, world.viewer.username)[0][1] == (
-        f"{world.member.username} mentioned you on WEB-1: Look at **this** now"
+        f"{world.member.username} mentioned you on WEB-1: Look at this now"
     )
+
+
+def test_a_comments_preview_is_its_words_without_the_markdown(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, bob = addressed, addressed.member.username
+    new_issue(world, "Deploy script", reporter=world.owner.username)
+    owner = world.client_for(world.owner)
+    owner.post(world.project_url("1/watch/"))
+    body = f"@{bob} this is **only** a _test_ of [the script](https://example.com/x) — run `make deploy`"
+    assert world.client_for(world.member).post(world.project_url("1/comments/"), {"body": body}).status_code == 302
+    run_queued()
+
+    expected = f"{bob} commented on WEB-1: @{bob} this is only a test of the script — run make deploy"
+    assert notes_of(world, world.owner.username) == [("WEB-1", expected, True)]
+    assert expected in text(owner.get(world.url("inbox/")))
+    assert "**" not in text(owner.get(world.url("inbox/")))
+
+
+def test_a_description_edit_says_so_with_the_new_words(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, bob, alice = addressed, addressed.member.username, addressed.owner.username
+    new_issue(world, "Login page", reporter=bob, description="Old steps")
+    bob_client = world.client_for(world.member)
+    bob_client.post(world.project_url("1/watch/"))
+    form = {"title": "Login page", "priority": "medium", "assignee": "", "labels": "", "version": "1"}
+    edited = world.client_for(world.owner).post(
+        world.project_url("1/edit/"), {**form, "description": "## Steps\n\n1. open **the** page\n2. wait"}
+    )
+    assert edited.status_code == 302
+    run_queued()
+    assert notes_of(world, bob)[0][1] == (
+        f"{alice} edited the description of WEB-1 “Login page”: “Steps open the page wait”"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            {"changed": {}, "description": True, "excerpt": "New words"},
+            "edited the description of WEB-7 “T”: “New words”",
+        ),
+        ({"changed": {}, "description": True, "excerpt": ""}, "removed the description of WEB-7 “T”"),
+        ({"changed": {"title": ["Old", "T"]}}, "renamed WEB-7 to “T”"),
+        ({"changed": {"priority": ["low", "high"]}}, "changed the priority of WEB-7 “T” from Low to High"),
+        ({"changed": {"assignee": [None, "carol"]}}, "assigned WEB-7 “T” to carol"),
+        ({"changed": {"assignee": [None, "bob"]}}, "assigned WEB-7 “T” to you"),
+        ({"changed": {"assignee": ["bob", None]}}, "unassigned you from WEB-7 “T”"),
+        ({"changed": {"assignee": ["carol", "dave"]}}, "reassigned WEB-7 “T” from carol to dave"),
+        ({"changed": {}, "labels": {"added": ["bug", "ui"], "removed": []}}, "added labels bug, ui to WEB-7 “T”"),
+        ({"changed": {}, "labels": {"added": [], "removed": ["bug"]}}, "removed label bug from WEB-7 “T”"),
+        (
+            {"changed": {"priority": ["low", "urgent"]}, "labels": {"added": ["bug"]}, "description": True},
+            "changed the priority of WEB-7 “T” from Low to Urgent, added label bug and edited its description",
+        ),
+        ({"changed": {}}, "saved WEB-7 “T”"),
+    ],
+)
+def test_an_edit_is_told_in_a_teams_words(data: dict[str, Any], said: str) -> None:
+    text = inbox_services.note_text(
+        kind="issue.edited", actor="alice", data=data, reference="WEB-7", title="T", recipient="bob"
+    )
+    assert text == f"alice {said}"
+    assert "(details)" not in text
 
 
 def test_the_header_count_is_one_cached_get_and_a_dynamodb_error_only_hides_it(

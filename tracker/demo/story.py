@@ -22,6 +22,8 @@ from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import PRIORITIES, IssueItem, collection_key, issues_put_many
 from ddbmodels.patterns.time_series.periods import period_shift
 from tracker.demo.content import COMMENTS, DESCRIPTIONS, TITLES, VARIANTS
+from tracker.markdown import plain_text
+from tracker.services.comments import EXCERPT_CHARS
 from tracker.services.inbox import note_text
 
 SPAN = timedelta(days=35)
@@ -98,7 +100,12 @@ def tell(
             notes.append(comment)
             mentions = [other] if f"@{other}" in body else []
             changes.append(
-                Change(when, "comment.added", author, {"comment": comment.key, "mentions": mentions, "excerpt": body})
+                Change(
+                    when,
+                    "comment.added",
+                    author,
+                    {"comment": comment.key, "mentions": mentions, "excerpt": plain_text(body)[:EXCERPT_CHARS]},
+                )
             )
         changes.sort(key=lambda change: change.when)
         issue = IssueItem(

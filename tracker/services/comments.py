@@ -1,7 +1,8 @@
 """Comment writes: members and owners add; authors edit and delete their own. Each one is an activity event.
 
 The event (``activity.record``) has one shape for all three kinds, which the inbox fan-out reads:
-``{"comment": <sort key>, "mentions": [members mentioned], "excerpt": <first 140 characters>}``.
+``{"comment": <sort key>, "mentions": [members mentioned], "excerpt": <first 140 characters>}``,
+the excerpt in plain words (the markdown's formatting stripped: ``**only**`` is ``only``).
 ``mentions`` are the members the new text mentions: all of them for a new comment, only the
 newly mentioned ones for an edit (nobody is told twice), none for a deletion, whose excerpt is
 empty too (a deleted comment's words do not live on in the history).
@@ -15,7 +16,7 @@ from ddbmodels import comments
 from ddbmodels.comments import Added, CommentItem
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem
-from tracker.markdown import mentioned
+from tracker.markdown import mentioned, plain_text
 from tracker.models import Membership
 from tracker.selectors.comments import team_mentions
 from tracker.services import activity
@@ -25,7 +26,7 @@ EXCERPT_CHARS = 140
 
 
 def _event(comment: CommentItem, *, mentions: list[str], excerpt: str) -> dict[str, object]:
-    return {"comment": comment.key, "mentions": mentions, "excerpt": excerpt[:EXCERPT_CHARS]}
+    return {"comment": comment.key, "mentions": mentions, "excerpt": plain_text(excerpt)[:EXCERPT_CHARS]}
 
 
 def _require_author(membership: Membership, comment: CommentItem) -> None:

@@ -25,7 +25,8 @@ from ddbmodels.events.model import new_sort_key
 from ddbmodels.issues import IssueItem
 from tracker import optional_redis
 from tracker.cache import invalidate
-from tracker.forms.issues import STATUS_LABELS
+from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
+from tracker.markdown import plain_text
 from tracker.models import Membership
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ NOTIFY_KINDS = frozenset(
         "attachment.added",
     }
 )
-EXCERPT_MAX = 80
+EXCERPT_MAX = 80  # characters of a comment or description a notification quotes
+DESCRIPTION_EXCERPT_CHARS = 140  # of the new description, carried by the fan-out task (not the history)
 
 
 def unread_cache_key(tenant: str, username: str) -> str:
@@ -79,11 +81,12 @@ def issue_unwatch(*, membership: Membership, issue: IssueItem) -> None:
     )
 
 
-def inbox_mark_all_read(*, membership: Membership) -> None:
-    """Everything in the inbox up to now is read; the count is 0."""
+def inbox_mark_all_read(*, membership: Membership) -> int:
+    """Everything in the inbox up to now is read; the count is 0. How many were unread."""
     username = membership.user.get_username()
-    inbox.mark_all_read(tenant=membership.tenant.slug, username=username)
+    marked = inbox.mark_all_read(tenant=membership.tenant.slug, username=username)
     forget_unread(membership.tenant.slug, [username])
+    return marked
 
 
 def notification_open(*, membership: Membership, event_key: str) -> inbox.Notification | None:
@@ -104,6 +107,9 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
         return
     from tracker.tasks import fan_out_event  # the tasks module imports the services
 
+    if kind == "issue.edited" and data.get("description"):
+        # The history records only that the description changed; the notification quotes the new text.
+        data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
     event = {
         "stream": f"{issue.pk}#{int(issue.number)}",
         "event_key": event_key or new_sort_key(utcnow()),  # the event could not be written: a key of its own
@@ -154,19 +160,13 @@ def note_text(
     """What the notification says, in plain words, to ``recipient``."""
     about = f"{reference} “{title}”" if title else reference
     mentions = data.get("mentions") or []
-    excerpt = " ".join(str(data.get("excerpt") or "").split())
-    if len(excerpt) > EXCERPT_MAX:
-        excerpt = excerpt[: EXCERPT_MAX - 1] + "…"
+    excerpt = _excerpt(data.get("excerpt"))
     if kind == "issue.created":
         if assignee == recipient:
             return f"{actor} opened {about} and assigned it to you"
         return f"{actor} opened {about}"
     if kind == "issue.edited":
-        change = (data.get("changed") or {}).get("assignee")
-        if change and change[1] == recipient:
-            return f"{actor} assigned {about} to you"
-        fields = ", ".join(sorted(data.get("changed") or {})) or "details"
-        return f"{actor} edited {about} ({fields})"
+        return _edited_text(actor=actor, data=data, about=about, recipient=recipient)
     if kind == "issue.status":
         before = STATUS_LABELS.get(data.get("from", ""), data.get("from", ""))
         after = STATUS_LABELS.get(data.get("to", ""), data.get("to", ""))
@@ -179,6 +179,67 @@ def note_text(
     if kind == "attachment.added":
         return f"{actor} attached {data.get('filename', 'a file')} to {reference}"
     return f"{actor} changed {reference}"
+
+
+def _excerpt(value: object) -> str:
+    """One line of at most ``EXCERPT_MAX`` characters (an ellipsis when cut)."""
+    text = " ".join(str(value or "").split())
+    return text if len(text) <= EXCERPT_MAX else text[: EXCERPT_MAX - 1] + "…"
+
+
+def _edited_clauses(data: dict[str, Any], recipient: str, about: str) -> list[tuple[str, str]]:
+    """What an edit changed: per change, its clause naming the issue (said first) and the one after another."""
+    changed = data.get("changed") or {}
+    clauses: list[tuple[str, str]] = []
+
+    def who(name: str) -> str:
+        return "you" if name == recipient else name
+
+    if "assignee" in changed:
+        before, after = changed["assignee"]
+        if not before:
+            clauses.append((f"assigned {about} to {who(after)}", f"assigned it to {who(after)}"))
+        elif not after:
+            clauses.append((f"unassigned {who(before)} from {about}", f"unassigned {who(before)}"))
+        else:
+            clauses.append((f"reassigned {about} from {who(before)} to {who(after)}", f"reassigned it to {who(after)}"))
+    if "title" in changed:
+        title = changed["title"][1]
+        clauses.append((f"renamed {about.split(' ', 1)[0]} to “{title}”", f"renamed it to “{title}”"))
+    if "priority" in changed:
+        before, after = (PRIORITY_LABELS.get(value, value) for value in changed["priority"])
+        clauses.append(
+            (f"changed the priority of {about} from {before} to {after}", f"changed its priority to {after}")
+        )
+    labels = data.get("labels") or {}
+    for verb, preposition in (("added", "to"), ("removed", "from")):
+        names = list(labels.get(verb) or [])
+        if names:
+            said = f"{verb} {'labels' if len(names) > 1 else 'label'} {', '.join(names)}"
+            clauses.append((f"{said} {preposition} {about}", said))
+    if data.get("description"):
+        excerpt = _excerpt(data.get("excerpt"))
+        if "excerpt" in data and not excerpt:
+            clauses.append((f"removed the description of {about}", "removed its description"))
+        else:
+            quoted = f": “{excerpt}”" if excerpt else ""
+            clauses.append((f"edited the description of {about}{quoted}", f"edited its description{quoted}"))
+    return clauses
+
+
+def _edited_text(*, actor: str, data: dict[str, Any], about: str, recipient: str) -> str:
+    """An edit in a team's words: "alice edited the description of WEB-12 “Title”: “the new text…”".
+
+    The first change names the issue, the others follow ("alice changed the priority of WEB-12
+    “Title” from Low to High and edited its description: “…”"); an edit that changed nothing a
+    notification tells of is "alice saved WEB-12 “Title”".
+    """
+    clauses = _edited_clauses(data, recipient, about)
+    if not clauses:
+        return f"{actor} saved {about}"
+    parts = [clauses[0][0], *(later for _, later in clauses[1:])]
+    said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return f"{actor} {said}"
 
 
 def fan_out(

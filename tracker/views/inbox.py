@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from ddbmodels.core.keys import utcnow
+from ddbmodels.inbox import Notification
 from tracker.models import Membership
 from tracker.selectors.inbox import inbox_page
 from tracker.selectors.issues import project_issue_access
@@ -19,20 +23,44 @@ from tracker.views.issues import issue_kwargs
 WatchChange = Callable[..., None]  # inbox_services.issue_watch or issue_unwatch
 
 
+@dataclass(frozen=True)
+class Row:
+    """A notification as the inbox lists it: the time short ("14:05" today, "Nov 24" this year, else the date)."""
+
+    note: Notification
+    when: str
+    full: str  # "2026-11-24 14:05 UTC": the time's title
+
+
+def time_label(at: datetime, now: datetime) -> str:
+    """Today: "14:05"; this year: "Nov 24"; before: "2025-11-24" (UTC, as the page says)."""
+    if at.date() == now.date():
+        return at.strftime("%H:%M")
+    if at.year == now.year:
+        return f"{at:%b} {at.day}"
+    return at.strftime("%Y-%m-%d")
+
+
 @tenant_view
 def inbox(request: HttpRequest, membership: Membership) -> HttpResponse:
     page = inbox_page(membership=membership, cursor=request.GET.get("cursor"))
+    now = utcnow()
+    rows = [Row(note, time_label(note.at, now), f"{note.at:%Y-%m-%d %H:%M} UTC") for note in page.notifications]
     return render(
         request,
         "tracker/inbox.html",
-        {"membership": membership, "page": page, "first_page": not request.GET.get("cursor")},
+        {"membership": membership, "page": page, "rows": rows, "first_page": not request.GET.get("cursor")},
     )
 
 
 @require_POST
 @tenant_view
 def inbox_read_all(request: HttpRequest, membership: Membership) -> HttpResponse:
-    inbox_services.inbox_mark_all_read(membership=membership)
+    marked = inbox_services.inbox_mark_all_read(membership=membership)
+    if marked:
+        messages.success(request, f"Marked {marked} notification{'s' if marked != 1 else ''} read.")
+    else:
+        messages.info(request, "Nothing was unread.")
     return redirect("inbox", tenant=membership.tenant.slug)
 
 

@@ -88,9 +88,12 @@ def test_the_unread_count_costs_one_get_and_mark_all_read_resets_it(tenant: str)
     assert unread(tenant, "nobody") == 0
 
     with capacity.measure() as meter:
-        inbox.mark_all_read(tenant=tenant, username="bob", now=datetime(2026, 11, 22, 10, 16, 30, tzinfo=UTC))
+        marked = inbox.mark_all_read(tenant=tenant, username="bob", now=datetime(2026, 11, 22, 10, 16, 30, tzinfo=UTC))
     assert (meter.requests, meter.wcu) == (1, 1)
+    assert marked == 2  # how many were unread: the same request says it
     assert unread(tenant, "bob") == 0
+    assert inbox.mark_all_read(tenant=tenant, username="bob", now=datetime(2026, 11, 22, 10, 16, 30, tzinfo=UTC)) == 0
+    assert inbox.mark_all_read(tenant=tenant, username="nobody") == 0  # no head yet
     assert [n.unread for n in page_of(tenant, "bob").items] == [False, False]
 
     inbox.deliver(tenant=tenant, event_key=EVENT_3, notes=[note("bob")])

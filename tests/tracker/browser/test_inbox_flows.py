@@ -62,7 +62,7 @@ def test_a_member_watches_hears_of_the_change_and_reads_it_on_a_phone(
         "holder name” from Open to In progress"
     )
     assert int(page.evaluate("document.documentElement.scrollWidth")) <= PHONE["width"]
-    weight = item.locator("strong").evaluate("node => getComputedStyle(node).fontWeight")
+    weight = item.evaluate("node => getComputedStyle(node).fontWeight")
     assert int(weight) >= 600
     shot(page, "phone-inbox")
 
