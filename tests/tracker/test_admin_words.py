@@ -28,7 +28,7 @@ def test_the_jobs_page_labels_each_table_with_what_it_is_not_endpoint() -> None:
     for name in made:
         events.create_events_table(name)
     try:
-        page = html.unescape(text(staff_client("reader").get("/admin/ddb/jobs/")))
+        page = html.unescape(text(staff_client("operator", may_change=True).get("/admin/ddb/jobs/")))
     finally:  # an old period's table would change other tests' "oldest table left"
         for name in made:
             tables.drop_table(name)
@@ -36,3 +36,19 @@ def test_the_jobs_page_labels_each_table_with_what_it_is_not_endpoint() -> None:
     assert f">{current} — events of {now:%Y-%m} (hot: current or next period)</option>" in page
     assert f"{old} — events of " in page
     assert "(cold, past retention: the next archive run exports and drops it)" in page
+
+
+def test_the_index_offers_read_only_staff_what_they_can_do_and_no_more() -> None:
+    reader = text(staff_client("reader").get("/admin/"))
+    for offer in ("browse, edit, delete", "Start a job", "; reconcile"):
+        assert offer not in reader
+    assert "Tables, indexes, items (browse; read only)" in reader
+    assert "Past runs and their results (read only)" in reader
+    jobs = text(staff_client("reader2").get("/admin/ddb/jobs/"))
+    assert "ddb-job-form" not in jobs
+    assert 'id="job-history"' in jobs
+
+    operator = text(staff_client("operator", may_change=True).get("/admin/"))
+    for offer in ("browse, edit, delete", "Start a job", "; reconcile"):
+        assert offer in operator
+    assert "ddb-job-form" in text(staff_client("operator2", may_change=True).get("/admin/ddb/jobs/"))

@@ -38,9 +38,10 @@ def jobs_view(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"{form.title}: queued as {task_id}.")
             return redirect("admin:ddb_job", task_id=task_id)
         bound = (key, form)
-    forms = [
+    forms = [  # read-only staff are shown the runs only, not forms they cannot submit
         (key, bound[1] if bound and bound[0] == key else form_class(prefix=key))
         for key, form_class in JOB_FORMS.items()
+        if can_change
     ]
     context = {"can_change": can_change, "forms": forms, "history": job_history(), "runs_kept": RUNS_KEPT}
     return admin_page(request, "admin/ddb/jobs.html", "Maintenance jobs", context, status=400 if bound else 200)
