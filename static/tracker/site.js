@@ -100,7 +100,12 @@ document.addEventListener("submit", function (event) {
       var search = document.querySelector("[data-search]");
       if (search) {
         search.focus();
-        try {  // the caret after what is there, to add to the query (not every input type allows it)
+        // The caret after what is there and a space, so a word typed now is a word of its own
+        // ("is:closed deploy", never "is:closeddeploy").
+        if (search.value && !/\s$/.test(search.value)) {
+          search.value += " ";
+        }
+        try {  // not every input type allows a selection
           search.setSelectionRange(search.value.length, search.value.length);
         } catch (ignored) { /* no selection on this input type */ }
         done = true;

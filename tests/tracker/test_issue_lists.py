@@ -6,6 +6,7 @@ of which 12 are open, a few assigned to the member, some labelled ``bug``, all w
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import timedelta
 
@@ -129,19 +130,51 @@ def test_sorting_by_last_update_and_oldest_first(big: World) -> None:
     assert refs(oldest)[:2] == ["WEB-1189", "WEB-1190"]
 
 
-def test_the_query_box_shows_what_the_list_is_and_tabs_keep_the_other_filters(big: World) -> None:
+def test_the_query_box_holds_what_was_asked_and_tabs_keep_the_other_filters(big: World) -> None:
     response = big.client_for(big.member).get(big.project_url(), {"q": "label:bug"})
     page = text(response)
-    assert 'value="is:open label:bug"' in page
+    assert 'value="label:bug"' in page  # the list's own "is:open" is the active tab, not text to delete
     assert '<a href="?q=is%3Aclosed+label%3Abug">Closed' in page
+    assert '<a href="?q=is%3Aopen+label%3Abug" class="active" aria-current="page">Open' in page
+
+
+def test_the_default_list_leaves_the_box_empty_and_clear_goes_back_to_it(big: World) -> None:
+    client = big.client_for(big.member)
+    default = text(client.get(big.project_url()))
+    assert 'name="q" value=""' in default  # not "is:open sort:newest", which a typed word would be glued to
+    assert ">Clear</a>" not in default
+    asked = text(client.get(big.project_url(), {"q": "is:closed sort:oldest"}))
+    assert 'name="q" value="is:closed sort:oldest"' in asked
+    assert '<a href="?">Clear</a>' in asked
+    assert 'name="q" value=""' in text(client.get(big.project_url() + "?"))  # where Clear leads
 
 
 @pytest.mark.parametrize("query", ["is:nothing", "label:<b>", "assignee:a#b", "sort:sideways", "label:"])
-def test_a_filter_it_does_not_understand_is_a_400_page_with_the_reason(world: World, query: str) -> None:
-    response = world.client_for(world.member).get(world.project_url(), {"q": query})
-    assert response.status_code == 400
-    assert 'class="error" role="alert"' in text(response)
-    assert "<b>" not in text(response)
+def test_a_filter_it_does_not_understand_is_named_on_the_list_which_still_shows(big: World, query: str) -> None:
+    response = big.client_for(big.member).get(big.project_url(), {"q": query})
+    assert response.status_code == 200
+    page = text(response)
+    error = re.search(r'<p class="error" role="alert" id="issue-q-error">(.*?)</p>', page, re.S)
+    assert error is not None
+    assert f"“{query}”" in html.unescape(error.group(1))  # the token, as typed (escaped)
+    assert "<b>" not in page
+    assert 'aria-invalid="true"' in page
+    assert refs(response) == [f"WEB-{n}" for n in sorted(OPEN, reverse=True)]  # the list without it
+
+
+def test_a_word_run_into_a_filter_is_named_and_taken_apart_for_one_click(big: World) -> None:
+    response = big.client_for(big.member).get(big.project_url(), {"q": "sort:updateddeploy"})
+    assert response.status_code == 200  # was a 400 page with no list
+    page = text(response)
+    assert "“sort:updateddeploy” is not a sort this list knows" in page
+    assert 'Did you mean <a href="?q=sort%3Aupdated+deploy">sort:updated deploy</a>?' in page
+    assert 'value="sort:updateddeploy"' in page  # left as typed, to be fixed
+    assert len(refs(response)) == len(OPEN)
+    both = big.client_for(big.member).get(big.project_url(), {"q": "is:closedsafari label:bug", "sort": "nope"})
+    page = text(both)
+    assert "“is:closedsafari” is not a status" in page
+    assert "“sort=nope” is not a sort" in page
+    assert refs(both) == ["WEB-1199", "WEB-1192", "WEB-1191"]  # label:bug still applies
 
 
 def test_the_team_list_never_shows_another_teams_issues(big: World, make_world: object) -> None:

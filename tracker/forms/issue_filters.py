@@ -38,7 +38,17 @@ TOKEN_RE = re.compile(r"^(is|status|assignee|label|sort):(.*)$", re.IGNORECASE)
 
 
 class QueryError(ValueError):
-    """A filter the list does not understand; its message is shown on the page."""
+    """Filters the list does not understand; the message (shown on the page) names each of them.
+
+    ``query`` is the rest of what was asked (the list shows it), and ``suggestion`` the box's text
+    with a value run into the next word taken apart (``sort:updateddeploy`` → ``sort:updated
+    deploy``), when that is what it looks like.
+    """
+
+    def __init__(self, message: str, query: IssueQuery | None = None, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.query = query if query is not None else IssueQuery()
+        self.suggestion = suggestion
 
 
 @dataclass(frozen=True)
@@ -57,7 +67,7 @@ class IssueQuery:
         if self.status:
             parts.append(f"is:{self.status}")
         if self.assignee:
-            parts.append(f"assignee:{self.assignee}")
+            parts.append("assignee:@me" if self.assignee == "me" else f"assignee:{self.assignee}")
         if self.label:
             parts.append(f"label:{self.label}")
         if self.sort:
@@ -71,48 +81,81 @@ def _status(value: str) -> str:
     status = STATUS_WORDS.get(value.lower())
     if status is None:
         names = ", ".join(f"is:{s}" for s in STATUSES)
-        raise QueryError(f"Unknown status “{value}”: use {names}.")
+        raise QueryError(f"is not a status this list knows (use {names}).")
     return status
 
 
 def _assignee(value: str) -> str:
     value = value.removeprefix("@")
     if not USERNAME_RE.match(value):
-        raise QueryError(f"“{value}” is not a username.")
+        raise QueryError("is not a username.")
     return value
 
 
 def _label(value: str) -> str:
     value = value.lower()
     if not LABEL_RE.match(value) or len(value) > 30:
-        raise QueryError(f"“{value}” is not a label.")
+        raise QueryError("is not a label (letters, digits, “-”, “_” and “.”, at most 30 of them).")
     return value
 
 
 def _sort(value: str) -> str:
     if value not in SORT_LABELS:
-        raise QueryError(f"Unknown sort “{value}”: use {', '.join(SORT_LABELS)}.")
+        names = ", ".join(f"sort:{s}" for s in SORT_LABELS)
+        raise QueryError(f"is not a sort this list knows (use {names}).")
     return value
 
 
 PARSERS = {"is": _status, "status": _status, "assignee": _assignee, "label": _label, "sort": _sort}
+# The values a filter takes from a fixed list: a longer value that starts with one of them is
+# probably that one run into the next word ("sort:updateddeploy" after "sort:updated" + "deploy").
+KNOWN_VALUES = {"is": tuple(STATUS_WORDS), "status": tuple(STATUS_WORDS), "sort": tuple(SORT_LABELS)}
+EXAMPLES = {
+    "is": "is:open",
+    "status": "status:open",
+    "assignee": "assignee:@me",
+    "label": "label:bug",
+    "sort": "sort:updated",
+}
+
+
+def _taken_apart(name: str, value: str) -> str | None:
+    """``name:value`` split after the known value it starts with (``sort:updated deploy``), or None."""
+    for known in sorted(KNOWN_VALUES.get(name, ()), key=len, reverse=True):
+        if value.lower().startswith(known) and len(value) >= len(known) + 3:  # a word, not a typo's extra letter
+            return f"{name}:{known} {value[len(known) :]}"
+    return None
 
 
 def parse(text: str) -> IssueQuery:
-    """The query in the box's ``text``; QueryError for a filter it does not understand."""
+    """The query in the box's ``text``; QueryError naming each filter it does not understand.
+
+    The error carries the query without those filters, so the page can still show a list.
+    """
     found: dict[str, str] = {}
     words: list[str] = []
-    for token in text.split():
+    problems: list[str] = []
+    tokens = text.split()
+    fixed = list(tokens)
+    for at, token in enumerate(tokens):
         match = TOKEN_RE.match(token)
         if match is None:
             words.append(token)
             continue
         name, value = match.group(1).lower(), match.group(2)
-        if not value:
-            raise QueryError(f"“{token}” needs a value.")
         field = "status" if name == "is" else name
-        found[field] = PARSERS[name](value)
-    return IssueQuery(words=" ".join(words), **found)
+        try:
+            if not value:
+                raise QueryError(f"needs a value, such as {EXAMPLES[name]}.")
+            found[field] = PARSERS[name](value)
+        except QueryError as problem:
+            problems.append(f"“{token}” {problem}")
+            fixed[at] = _taken_apart(name, value) or token
+    query = IssueQuery(words=" ".join(words), **found)
+    if problems:
+        suggestion = " ".join(fixed)
+        raise QueryError(" ".join(problems), query, suggestion if suggestion != " ".join(tokens) else None)
+    return query
 
 
 class IssueFilterForm(forms.Form):
@@ -126,15 +169,29 @@ class IssueFilterForm(forms.Form):
     cursor = forms.CharField(required=False, max_length=2000)
 
     def query(self) -> IssueQuery:
-        """The parameters over the box's text; QueryError when either says something unknown."""
+        """The parameters over the box's text; QueryError when either says something unknown.
+
+        Like ``parse``, the error names every filter it does not understand and carries the rest.
+        """
         data = self.cleaned_data
-        query = parse(data.get("q") or "")
+        error: QueryError | None = None
+        try:
+            query = parse(data.get("q") or "")
+        except QueryError as problem:
+            error, query = problem, problem.query
         changes: dict[str, str] = {}
+        problems = [str(error)] if error else []
         for field in ("status", "assignee", "label", "sort"):
             value = (data.get(field) or "").strip()
             if value:
-                changes[field] = PARSERS[field](value)
-        return replace(query, **changes)
+                try:
+                    changes[field] = PARSERS[field](value)
+                except QueryError as problem:
+                    problems.append(f"“{field}={value}” {problem}")
+        query = replace(query, **changes)
+        if problems:
+            raise QueryError(" ".join(problems), query, error.suggestion if error else None)
+        return query
 
 
 def goto_target(words: str, *, project_key: str | None) -> tuple[str, int] | None:

@@ -28,8 +28,16 @@ def _link(query: IssueQuery, **changes: str | None) -> str:
     return "?" + urlencode({"q": text}) if text else "?"
 
 
-def _list_context(membership: Membership, listing: IssueListing, project: ProjectItem | None) -> dict[str, object]:
-    query = listing.query
+def _list_context(
+    membership: Membership, listing: IssueListing, project: ProjectItem | None, asked: IssueQuery
+) -> dict[str, object]:
+    """The list page's context; the box, tabs, sorts and pages' links say what was ``asked``.
+
+    The list fills in what was not asked (open issues, its default sort) and shows that on the
+    tabs and sorts; the box holds only what the person asked for, so "Clear" leaves it empty and
+    a word typed into it is not glued to a filter nobody typed.
+    """
+    query = asked
     tabs = []
     if listing.kind != "search" or query.status:
         for status in STATUSES:
@@ -39,11 +47,11 @@ def _list_context(membership: Membership, listing: IssueListing, project: Projec
                     "label": STATUS_LABELS[status],
                     "count": count,
                     "url": _link(query, status=status),
-                    "active": status == query.status,
+                    "active": status == listing.query.status,
                 }
             )
     sorts = [
-        {"label": SORT_LABELS[sort], "url": _link(query, sort=sort), "active": sort == query.sort}
+        {"label": SORT_LABELS[sort], "url": _link(query, sort=sort), "active": sort == listing.query.sort}
         for sort in listing.sorts
     ]
     base = _link(query)
@@ -53,7 +61,7 @@ def _list_context(membership: Membership, listing: IssueListing, project: Projec
         "query_text": query.text(),
         "tabs": tabs,
         "sorts": sorts,
-        "mine_url": _link(query, assignee=membership.user.get_username(), words=""),
+        "mine_url": _link(query, assignee="me", words=""),
         "clear_url": "?",
         "next_url": f"{base}&{urlencode({'cursor': listing.next_cursor})}" if listing.next_cursor else None,
         "previous_url": f"{base}&{urlencode({'cursor': listing.previous_cursor})}" if listing.previous_cursor else None,
@@ -72,8 +80,19 @@ def _render_list(
     else:
         try:
             query = form.query()
-        except QueryError as problem:
-            error = str(problem)
+        except QueryError as problem:  # a form error: named on the page, the list shows the rest
+            listing = _listing(membership, project, problem.query, cursor=None)
+            context = _list_context(membership, listing, project, problem.query)
+            suggestion = problem.suggestion
+            context.update(
+                project=project,
+                error=str(problem),
+                query_text=form.data.get("q", ""),
+                suggestion=suggestion,
+                suggestion_url="?" + urlencode({"q": suggestion}) if suggestion else None,
+                rest_listed=True,
+            )
+            return render(request, template, context)
     project_key = project.project_key if project else None
     if error is None and query.words:
         target = goto_target(query.words, project_key=project_key)
@@ -84,19 +103,25 @@ def _render_list(
             error = f"There is no issue {key}-{number}."
     if error is not None:
         listing = IssueListing(issues=[], next_cursor=None, previous_cursor=None, query=query, kind="status", sorts=())
-        context = _list_context(membership, listing, project)
+        context = _list_context(membership, listing, project, query)
         context.update(project=project, error=error, query_text=form.data.get("q", ""))
         return render(request, template, context, status=400)
-    listing = issue_listing(
-        tenant=membership.tenant.slug,
-        project_key=project_key,
-        query=query,
-        cursor=form.cleaned_data.get("cursor") or None,
-        username=membership.user.get_username(),
-    )
-    context = _list_context(membership, listing, project)
+    listing = _listing(membership, project, query, cursor=form.cleaned_data.get("cursor") or None)
+    context = _list_context(membership, listing, project, query)
     context["project"] = project
     return render(request, template, context)
+
+
+def _listing(
+    membership: Membership, project: ProjectItem | None, query: IssueQuery, *, cursor: str | None
+) -> IssueListing:
+    return issue_listing(
+        tenant=membership.tenant.slug,
+        project_key=project.project_key if project else None,
+        query=query,
+        cursor=cursor,
+        username=membership.user.get_username(),
+    )
 
 
 @tenant_view
