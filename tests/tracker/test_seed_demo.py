@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 from pytest_django.fixtures import SettingsWrapper
 
 import ddbmodels
-from ddbmodels import comments, events, inbox, issues
+from ddbmodels import comments, events, inbox, issues, orders
 from ddbmodels.core import connection, tables
 from tracker.management.commands.seed_demo import DEMO_PASSWORD, TENANTS, USERS
 from tracker.models import Membership
@@ -68,6 +70,20 @@ def test_the_demo_has_its_logins_teams_and_weeks_of_work(demo_tables: str, db: N
     assert history[-1].kind == "issue.created"  # newest first: the oldest is the opening
     assert len({e.at.date() for n in range(1, 120, 7) for e in events.stream_events(stream=f"acme#WEB#{n}")}) > 7
     assert inbox.head_get(tenant="acme", username="alice").unread > 0
+
+    placed = orders.orders_oldest(limit=200, shards=settings.ORDER_SHARDS)  # every team's, oldest first
+    assert len(placed) == sum(count // 10 for _, projects in TENANTS.values() for _, count in projects.values())
+    assert [int(o.number) for o in placed] == list(range(1, len(placed) + 1))  # numbers follow the dates
+    now = datetime.now(UTC)
+    statuses = {o.status for o in placed}
+    assert {"pending", "fulfilled"} <= statuses
+    assert len(statuses) >= 3  # paid or cancelled too, not all pending
+    for order in placed:
+        age = now - order.placed_at
+        if order.status == "fulfilled":
+            assert age > timedelta(days=2), order.number  # fulfilment takes days
+        if order.status == "pending":
+            assert age < timedelta(days=21), order.number  # nobody leaves an order pending for months
 
     call_command("seed_demo")  # a second start leaves it alone
     assert issues.issue_number_next(tenant="acme", project_key="WEB") == TENANTS["acme"][1]["WEB"][1] + 1

@@ -8,7 +8,7 @@ change in the issues' history, watchers, and the last three days' notifications 
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from ddbmodels import issues, orders, scores
 from ddbmodels.core.keys import utcnow
-from ddbmodels.orders import DELIVERY_METHODS, PRODUCTS
+from tracker.demo import orders as demo_orders
 from tracker.demo import story
 from tracker.models import Membership, Tenant
 from tracker.services.projects import project_counts_refresh
@@ -88,12 +88,23 @@ class Command(BaseCommand):
             self.stdout.write("Demo data already loaded.")
             return
         total = sum(count for *_, count in todo)
+        planned: list[demo_orders.PlannedOrder] = []
         with tqdm(total=total, desc="demo issues", unit="issue", disable=None) as bar:
             for slug, key, title, count in todo:
-                self._project(rng, slug, key, title, count, bar)
-        self.stdout.write(self.style.SUCCESS(f"Loaded {len(todo)} projects and {total} issues."))
+                planned += self._project(rng, slug, key, title, count, bar)
+        # all teams' orders oldest first, so the global numbers follow their dates; statuses by age
+        made = demo_orders.orders_place(
+            planned, rng=random.Random(options["seed"] + 1), shards=settings.ORDER_SHARDS, now=datetime.now(UTC)
+        )
+        statuses = ", ".join(f"{made[s]} {s}" for s in orders.STATUSES if made[s])
+        self.stdout.write(
+            self.style.SUCCESS(f"Loaded {len(todo)} projects, {total} issues and {len(planned)} orders ({statuses}).")
+        )
 
-    def _project(self, rng: random.Random, slug: str, key: str, title: str, count: int, bar: tqdm) -> None:
+    def _project(
+        self, rng: random.Random, slug: str, key: str, title: str, count: int, bar: tqdm
+    ) -> list[demo_orders.PlannedOrder]:
+        """Write one project's story; its team's orders, planned (placed later, with every team's)."""
         owner = next(u for u, (_, roles) in USERS.items() if roles.get(slug) == "owner")
         people = [u for u, (_, roles) in USERS.items() if roles.get(slug) in ("owner", "member")]
         issues.project_create(
@@ -108,19 +119,4 @@ class Command(BaseCommand):
         # Points for the issues that ended up resolved (the same idempotent awards as the status hook).
         for _ in scores.sync_project(tenant=slug, project_key=key, shards=settings.LEADERBOARD_SHARDS):
             pass
-        self._orders(rng, slug, owner, count // 10)
-
-    def _orders(self, rng: random.Random, slug: str, owner: str, count: int) -> None:
-        """A few add-on orders spread over the last three months (global numbers, atomic counter)."""
-        now = datetime.now(UTC)
-        for _ in range(count):
-            product = rng.choice(list(PRODUCTS))
-            orders.order_place(
-                customer=slug,
-                product=product,
-                quantity=rng.randint(1, min(20, PRODUCTS[product].max_quantity)),
-                delivery=rng.choice(DELIVERY_METHODS),
-                placed_by=owner,
-                shards=settings.ORDER_SHARDS,
-                when=now - timedelta(minutes=rng.randint(0, 90 * 24 * 60)),
-            )
+        return demo_orders.orders_plan(rng, customer=slug, placed_by=owner, count=count // 10, now=datetime.now(UTC))
