@@ -192,7 +192,7 @@ def search_index_change(
     try:
         return indexing.index_change(tenant=tenant, project_key=project_key, number=number, comment_key=comment_key)
     except Exception as error:
-        if is_transient(error) or isinstance(error, OperationalError):
+        if is_transient(error) or (isinstance(error, OperationalError) and "locked" in str(error)):
             countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
             raise self.retry(exc=error, countdown=countdown) from error
         raise

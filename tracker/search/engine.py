@@ -85,19 +85,20 @@ def _sqlite(words: list[str], filters: Filters, limit: int, offset: int) -> tupl
     sql = f"""
         WITH hits AS MATERIALIZED (
             SELECT d.project_key AS p, d.number AS n, bm25(search_document_fts, 0.0, {TITLE_WEIGHT}, 1.0) AS score
-            FROM search_document_fts JOIN search_document d ON d.id = search_document_fts.rowid
+            FROM search_document_fts CROSS JOIN search_document d ON d.id = search_document_fts.rowid
             WHERE search_document_fts MATCH %s AND d.tenant = %s{project}
         ), m AS (
             SELECT p, n, MIN(score) AS score FROM hits GROUP BY p, n
-        ), t AS (
-            SELECT d.project_key AS p, d.number AS n
-            FROM search_document_fts JOIN search_document d ON d.id = search_document_fts.rowid
+        ), t AS MATERIALIZED (
+            SELECT DISTINCT d.project_key AS p, d.number AS n
+            FROM search_document_fts CROSS JOIN search_document d ON d.id = search_document_fts.rowid
             WHERE search_document_fts MATCH %s AND d.tenant = %s AND d.comment_key = ''{project}
         )
         SELECT i.project_key, i.number FROM m
-        JOIN search_document i ON i.tenant = %s AND i.project_key = m.p AND i.number = m.n
+        CROSS JOIN search_document i ON i.tenant = %s AND i.project_key = m.p AND i.number = m.n
             AND i.comment_key = '' AND i.gone = 0{where}
-        ORDER BY EXISTS (SELECT 1 FROM t WHERE t.p = m.p AND t.n = m.n) DESC, m.score, i.updated DESC, i.id DESC
+        LEFT JOIN t ON t.p = m.p AND t.n = m.n
+        ORDER BY t.n IS NOT NULL DESC, m.score, i.updated DESC, i.id DESC
         LIMIT %s OFFSET %s
     """  # noqa: S608
     params: list[Any] = [anywhere, filters.tenant, *project_params, in_title, filters.tenant, *project_params]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 
 from ddbmodels import comments as ddb_comments
 from ddbmodels.comments import CommentItem
@@ -298,6 +298,18 @@ def rebuild(
         if save_checkpoint is not None:
             save_checkpoint(state)
     return {"tenant": tenant, **counts, "rcu": round(reader.meter.rcu, 1), "requests": reader.meter.requests}
+
+
+def rebuild_after_import(*, tenant: str, project_key: str) -> dict[str, Any] | None:
+    """``rebuild`` of a project just bulk-loaded (an import records no changes); a database error is logged.
+
+    The import itself is done and stays done: ``manage.py search_index rebuild --tenant`` catches up later.
+    """
+    try:
+        return rebuild(tenant=tenant, project_key=project_key)
+    except DatabaseError:
+        log.warning("the search documents of %s/%s were not built after its import", tenant, project_key, exc_info=True)
+        return None
 
 
 def rebuild_with_stored_checkpoint(

@@ -51,6 +51,7 @@ from tracker.imports import projects as import_projects
 from tracker.imports.records import Record, parse_text
 from tracker.jobs import JobRun
 from tracker.models import Membership
+from tracker.search import indexing as search_indexing
 from tracker.selectors.imports import ImportState, import_get, import_job_name
 from tracker.selectors.projects import project_cache_key, project_list_cache_key
 from tracker.services.permissions import require_role
@@ -312,6 +313,7 @@ def import_run_job(run: JobRun, *, tenant: str, import_id: str) -> dict[str, Any
     with capacity.measure() as load_meter:  # the load with its progress records: the issues.import pattern's figure
         loaded = load.run(plan, max_wcu=settings.IMPORT_MAX_WCU, on_batch=wrote)
     project_counts_refresh(tenant=tenant, key=state.project)
+    search_indexing.rebuild_after_import(tenant=tenant, project_key=state.project)
     state.status, state.stage = "done", "done"
     state.summary = {
         "issues": preview.issues,

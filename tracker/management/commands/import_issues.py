@@ -17,6 +17,7 @@ from tracker.imports import FORMATS, Record, parse
 from tracker.imports import load as bulk
 from tracker.imports import projects as import_projects
 from tracker.models import Tenant
+from tracker.search import indexing as search_indexing
 from tracker.services.projects import project_counts_refresh
 
 IMPORTED_BY = "import"
@@ -109,6 +110,7 @@ class Command(BaseCommand):
             if done.written:
                 for key in plan.issues:
                     project_counts_refresh(tenant=tenant, key=key)
+                    search_indexing.rebuild_after_import(tenant=tenant, project_key=key)
             import_projects.release(tenant=tenant, job=plan.job, keys=list(plan.issues))
         if not done.written:
             self.stdout.write(f"already imported ({done.skipped} items written by an earlier run): nothing written")
