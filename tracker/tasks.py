@@ -177,6 +177,20 @@ def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
+def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
+    """One person's e-mail about one issue when its mail window closes (queued by the fan-out); sent once."""
+    from tracker.services import inbox  # here, not at the top: the import block is shared
+
+    try:
+        return inbox.send_digest(**window)
+    except Exception as error:
+        if is_transient(error):
+            countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
+            raise self.retry(exc=error, countdown=countdown) from error
+        raise
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
 def search_index_change(
     self: Task, tenant: str, project_key: str, number: int, comment_key: str | None = None
 ) -> str:

@@ -11,6 +11,10 @@ One table, three kinds of item, told apart by their sort key:
                   ref ("WEB-12"), pj (project key), n (number), ac (actor), k (kind), tx (a short
                   plain-words text), rd (read flag), x (expiry: TTL, ``RETENTION`` after the event)
 
+    mail window   PK pk = "<tenant>#<username>"           SK sk = "m#<PROJECT>#<number>"
+                  ws (when the window opened, a time key), nk (string set: the event keys of the
+                  notifications it gathered), x (expiry: TTL, a day after it opened)
+
     GSI by_tenant   PK tn, no sort key, KEYS_ONLY — sparse: only watchers and inbox heads carry tn
 
 Usernames have no '#' (Django allows letters, digits and @.+-_), so a person's key
@@ -39,6 +43,17 @@ arrives late (its event older than ``rt``) is delivered already read and not cou
 head's update is conditioned on ``rt < sk``. An unread notification that expires by TTL stays
 counted until the next "Mark all read".
 
+E-mail at most once per issue per window (``ddbmodels.inbox.mail``): the first notification a
+person gets about an issue opens a mail window — an UpdateItem of ``m#<PROJECT>#<n>`` in their
+collection (``ws = if_not_exists(ws, now)``, ``ADD nk {event key}``, ``ReturnValues=ALL_OLD``:
+1 WCU) that says whether it opened it; later ones in the window add their key to the set (1 WCU
+each). A delayed task sends the digest when the window closes: GetItem of the window (1 RCU,
+consistent), one Query of the person's notifications between the first and last key of the set
+(consistent: 1 RCU per 4 KB), then a DeleteItem conditioned on ``ws`` (1 WCU) claims the window
+and returns every key it holds (``ALL_OLD``). DynamoDB applies the ADD and the Delete one after
+the other, so a notification is in exactly one window: the deleted one (in this e-mail) or a new
+one (the next); a task run twice finds its window gone and sends nothing.
+
 Offboarding (``ddbmodels.tenants``) finds every item of a tenant without a Scan: one Query of
 ``by_tenant`` gives the watchers (a watcher item is nothing but its keys, so the KEYS_ONLY entry
 *is* the item) and the inbox heads (hence the people), then one Query per person reads their
@@ -51,7 +66,13 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, TTLAttribute, UnicodeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+)
 from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
@@ -63,6 +84,7 @@ BY_TENANT_INDEX = "by_tenant"
 HEAD_SK = "#"
 WATCHER_MARK = "w#"
 NOTE_MARK = "n#"
+MAIL_MARK = "m#"
 TEXT_MAX = 200
 # Django usernames are letters, digits and @.+-_ (150 at most); '#' would break the key layout.
 USERNAME_RE = re.compile(r"^[^#\s]{1,150}$")
@@ -115,6 +137,13 @@ def note_sk(event_key: str) -> str:
     return f"{NOTE_MARK}{event_key}"
 
 
+def mail_sk(project_key: str, number: int) -> str:
+    """Sort key of a person's mail window for one issue: ``m#<PROJECT>#<number>``."""
+    if not re.match(r"^[A-Z][A-Z0-9]{1,9}$", project_key) or int(number) < 1:
+        raise ValueError(f"invalid issue {project_key!r} #{number!r}")
+    return f"{MAIL_MARK}{project_key}#{int(number)}"
+
+
 def read_through_key(time_key: str) -> str:
     """``rt`` for "read up to ``time_key``": above every notification key of that millisecond."""
     return f"{NOTE_MARK}{time_key}#~"
@@ -152,5 +181,8 @@ class InboxItem(Model):
     text = UnicodeAttribute(attr_name="tx", null=True)
     read = BooleanAttribute(attr_name="rd", null=True)
     expires = TTLAttribute(attr_name="x", null=True)
+    # mail window
+    window_start = UnicodeAttribute(attr_name="ws", null=True)
+    window_keys = UnicodeSetAttribute(attr_name="nk", null=True)
 
     by_tenant = ByTenantIndex()

@@ -10,50 +10,25 @@ from typing import Any
 
 import pytest
 from django.core import mail
-from django.test import Client
 
 from ddbmodels import inbox, issues
 from ddbmodels.core import capacity
 from ddbmodels.inbox import InboxItem
+from ddbmodels.inbox import mail as inbox_mail
 from tests.tracker.conftest import World
 from tests.tracker.helpers import NOT_FOUND_TEXT, new_issue, text, version_of
+from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, digests, queued, run_queued)
+    Digests,
+    Queued,
+    addressed_fixture,
+    create_assigned,
+    digests_fixture,
+    queued_fixture,
+    run_queued_fixture,
+)
 from tracker import optional_redis, tasks
 from tracker.services import activity
 from tracker.services import inbox as inbox_services
-
-Queued = list[dict[str, Any]]
-
-
-@pytest.fixture
-def queued(monkeypatch: pytest.MonkeyPatch) -> Queued:
-    """The fan-outs queued by the requests of the test, kept instead of sent to the broker."""
-    events: Queued = []
-
-    def keep(*args: Any, kwargs: dict[str, Any], **options: Any) -> None:
-        events.append(kwargs["event"])
-
-    monkeypatch.setattr(tasks.fan_out_event, "apply_async", keep)
-    return events
-
-
-@pytest.fixture
-def run_queued(queued: Queued) -> Callable[[], list[dict[str, Any]]]:
-    """Run every queued fan-out as the worker does (``.apply()``, in this process); their reports."""
-
-    def run() -> list[dict[str, Any]]:
-        reports = [tasks.fan_out_event.apply(kwargs={"event": event}).get() for event in queued]
-        queued.clear()
-        return reports
-
-    return run
-
-
-@pytest.fixture
-def addressed(world: World) -> World:
-    for user in (world.owner, world.member, world.viewer):
-        user.email = f"{user.username}@example.com"
-        user.save()
-    return world
 
 
 def unread(world: World, username: str) -> int:
@@ -66,19 +41,16 @@ def notes_of(world: World, username: str) -> list[tuple[str, str, bool]]:
     return [(n.reference, n.text, n.unread) for n in page.items]
 
 
-def create_assigned(world: World, client: Client, assignee: str, title: str = "Fix the login") -> str:
-    response = client.post(world.project_url("new/"), {"title": title, "priority": "high", "assignee": assignee})
-    assert response.status_code == 302
-    return str(response["Location"])
-
-
 def test_an_issue_assigned_to_bob_reaches_his_inbox_and_mailbox_and_not_the_actors(
-    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]], digests: Digests
 ) -> None:
     world, owner, bob = addressed, addressed.owner.username, addressed.member.username
     create_assigned(world, world.client_for(world.owner), bob)
 
     (report,) = run_queued()
+    assert mail.outbox == []  # the e-mail waits for the end of the mail window
+    assert [(kwargs["username"], countdown) for kwargs, countdown in digests.scheduled] == [(bob, 300)]
+    assert digests.run() == [{"sent": 1, "already": False, "notifications": 1}]
 
     assert report["watchers_added"] == sorted([owner, bob])
     assert report["delivered"] == [bob]
@@ -93,13 +65,16 @@ def test_an_issue_assigned_to_bob_reaches_his_inbox_and_mailbox_and_not_the_acto
 
 
 def test_the_same_event_fanned_out_twice_is_one_notification_and_one_email(
-    addressed: World, queued: Queued, run_queued: Callable[[], list[dict[str, Any]]]
+    addressed: World, queued: Queued, run_queued: Callable[[], list[dict[str, Any]]], digests: Digests
 ) -> None:
     world, bob = addressed, addressed.member.username
     create_assigned(world, world.client_for(world.owner), bob)
     queued.append(dict(queued[0]))  # the task delivered twice (a retry, a redelivered message)
 
     first, second = run_queued()
+    assert len(digests.scheduled) == 1
+    digests.scheduled.append(digests.scheduled[0])  # and the digest's task ran twice too
+    assert [report["sent"] for report in digests.run()] == [1, 0]
 
     assert first["delivered"] == [bob]
     assert second["delivered"] == []
@@ -375,9 +350,10 @@ def no_stale_messages(redis_cache: str) -> Iterator[None]:
 
 
 @pytest.mark.slow
-def test_the_fan_out_runs_on_the_real_worker(
-    addressed: World, no_stale_messages: None, celery_worker: subprocess.Popen[bytes]
+def test_the_fan_out_and_the_email_digest_run_on_the_real_worker(
+    addressed: World, no_stale_messages: None, start_worker: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
+    celery_worker = start_worker(NOTIFY_EMAIL_WINDOW_SECONDS="1")
     world, bob = addressed, addressed.member.username
     create_assigned(world, world.client_for(world.owner), bob, title="Through the worker")
     deadline = time.monotonic() + 60
@@ -388,6 +364,17 @@ def test_the_fan_out_runs_on_the_real_worker(
         ("WEB-1", f"{world.owner.username} opened WEB-1 “Through the worker” and assigned it to you", True)
     ]
     assert unread(world, world.owner.username) == 0
+
+    window = {"tenant": world.slug, "username": bob, "project_key": "WEB", "number": 1}
+    # The fan-out opened bob's mail window; its digest, a second later, claims it (and sends the e-mail).
+    opened = inbox_mail.window_add(**window, event_key="2000-01-01T00:00:00.000Z#00000000")
+    if not opened.opened:  # the window was still open: our key joined it; wait for the worker's digest
+        while time.monotonic() < deadline and inbox_mail.window_keys(**window, start=opened.start) is not None:
+            assert celery_worker.poll() is None, "the worker died"
+            time.sleep(0.3)
+        assert inbox_mail.window_keys(**window, start=opened.start) is None, "the digest never claimed the window"
+    else:  # the digest ran already: the window was gone; this one is ours to clean up
+        assert inbox_mail.window_take(**window, start=opened.start) == ["2000-01-01T00:00:00.000Z#00000000"]
 
 
 def test_an_error_page_asks_dynamodb_nothing_for_the_header(world: World) -> None:

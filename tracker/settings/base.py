@@ -341,6 +341,9 @@ DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Tracker <tracker@localho
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
 # Seconds the header's unread count is cached per person (every change to it drops it sooner)
 INBOX_COUNT_CACHE_SECONDS = env.int("INBOX_COUNT_CACHE_SECONDS", default=30)
+# A person gets at most one e-mail per issue per this many seconds: the first notification opens
+# the window, one e-mail lists everything the window gathered when it closes (0: at once)
+NOTIFY_EMAIL_WINDOW_SECONDS = env.int("NOTIFY_EMAIL_WINDOW_SECONDS", default=300)
 # ---------------------------------------------------------------------------------------------
 # Logging
 # ---------------------------------------------------------------------------------------------
