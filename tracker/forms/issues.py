@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from django import forms
-from django.core import signing
+from django.core import signing, validators
 
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
 from tracker.forms.idempotency import IdempotentForm
@@ -14,12 +14,50 @@ from tracker.forms.idempotency import IdempotentForm
 STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
 PRIORITY_LABELS = {"low": "Low", "medium": "Medium", "high": "High", "urgent": "Urgent"}
 LABEL_RE = re.compile(r"^[\w.-]+$")
+PRIORITY_CHOICES = [(p, PRIORITY_LABELS[p]) for p in PRIORITIES]
+
+
+def same_text(a: str, b: str) -> bool:
+    """Equal as a person sees them: line breaks of any kind alike, surrounding blanks ignored."""
+    return _lines(a).strip() == _lines(b).strip()
+
+
+def _lines(value: str) -> str:
+    return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _widen(field: forms.Field, length: int) -> None:
+    """Let ``field`` take back a stored value of ``length`` characters (its clean method limits new text)."""
+    assert isinstance(field, forms.CharField)
+    if field.max_length is not None and length > field.max_length:
+        field.max_length = length
+        field.validators = [v for v in field.validators if not isinstance(v, validators.MaxLengthValidator)]
+        field.validators.append(validators.MaxLengthValidator(length))
+        field.widget.attrs["maxlength"] = str(length)
+
+
+class TextField(forms.CharField):
+    """A textarea's text with LF line breaks: browsers send CRLF, which would count twice against the limit."""
+
+    def to_python(self, value: Any) -> str:
+        return _lines(super().to_python(value) or "")
 
 
 class IssueForm(IdempotentForm):
+    """Create an issue, or edit one (``current``: its ``edit_snapshot`` as the editor loaded it).
+
+    An edit changes only what the person changed. A value the form could not offer as it is stored
+    (an assignee who is a viewer now or not in the team, a priority no longer offered, labels an
+    import or an older version stored) is shown as it is, with a note, and comes back unchanged;
+    only a value the person picks or types anew is checked against what may be picked now. Text
+    that differs only in line breaks or surrounding blanks is the stored text.
+    """
+
     title = forms.CharField(max_length=TITLE_MAX)
-    description = forms.CharField(max_length=DESCRIPTION_MAX, required=False, widget=forms.Textarea(attrs={"rows": 8}))
-    priority = forms.ChoiceField(choices=[(p, PRIORITY_LABELS[p]) for p in PRIORITIES], initial="medium")
+    description = TextField(
+        max_length=DESCRIPTION_MAX, required=False, strip=False, widget=forms.Textarea(attrs={"rows": 8})
+    )
+    priority = forms.ChoiceField(choices=PRIORITY_CHOICES, initial="medium")
     assignee = forms.ChoiceField(required=False)
     labels = forms.CharField(
         required=False,
@@ -31,29 +69,73 @@ class IssueForm(IdempotentForm):
     # What the editor loaded (signed), so a stale edit can be merged field by field; absent when creating.
     base = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, assignees: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        assignees: list[str],
+        current: dict[str, Any] | None = None,
+        standing: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``standing``: why a kept assignee cannot be picked anew ("viewer now"; default "not in this team")."""
         super().__init__(*args, **kwargs)
+        self.current = current
         assignee = self.fields["assignee"]
         assert isinstance(assignee, forms.ChoiceField)
-        assignee.choices = [("", "— nobody —")] + [(u, u) for u in assignees]
+        choices = [("", "— nobody —")] + [(u, u) for u in assignees]
+        kept = (current or {}).get("assignee") or ""
+        if kept and kept not in assignees:
+            why = (standing or {}).get(kept, "not in this team")
+            choices.insert(1, (kept, f"{kept} ({why} — can't be newly assigned)"))
+            assignee.help_text = (
+                f"{kept} is {'a ' if why.startswith('viewer') else ''}{why}: they stay assigned until someone "
+                "changes it, but cannot be assigned anew."
+            )
+        assignee.choices = choices
+        priority = self.fields["priority"]
+        assert isinstance(priority, forms.ChoiceField)
+        kept = (current or {}).get("priority") or ""
+        if kept and kept not in PRIORITIES:
+            priority.choices = [*PRIORITY_CHOICES, (kept, f"{kept} (no longer offered)")]
+        if current is not None:  # what is stored always fits back: a longer value may be kept, not typed anew
+            _widen(self.fields["title"], len(current["title"]))
+            _widen(self.fields["description"], len(_lines(current["description"])))
+            _widen(self.fields["labels"], len(", ".join(current["labels"])))
 
     def clean_title(self) -> str:
         title = self.cleaned_data["title"].strip()
         if not title:
             raise forms.ValidationError("A title is required.")
+        if self.current is not None and same_text(title, self.current["title"]):
+            return str(self.current["title"])  # as stored, blanks and all
+        if len(title) > TITLE_MAX:
+            raise forms.ValidationError(f"At most {TITLE_MAX} characters.")
         return title
+
+    def clean_description(self) -> str:
+        description = self.cleaned_data.get("description") or ""
+        if self.current is not None and same_text(description, self.current["description"]):
+            return str(self.current["description"])
+        if len(description.strip()) > DESCRIPTION_MAX:
+            raise forms.ValidationError(f"At most {DESCRIPTION_MAX} characters.")
+        return description.strip()
 
     def clean_labels(self) -> list[str]:
         raw = self.cleaned_data.get("labels") or ""
-        labels = sorted({part.strip().lower() for part in raw.split(",") if part.strip()})
-        if len(labels) > LABELS_MAX:
+        kept = {label.lower(): label for label in (self.current or {}).get("labels") or ()}
+        labels: set[str] = set()
+        for part in (part.strip() for part in raw.split(",")):
+            if part:
+                labels.add(part if part in kept.values() else kept.get(part.lower(), part.lower()))
+        new = sorted(labels - set(kept.values()))
+        if len(labels) > LABELS_MAX and new:
             raise forms.ValidationError(f"At most {LABELS_MAX} labels.")
-        for label in labels:
+        for label in new:
             if len(label) > LABEL_MAX or not LABEL_RE.match(label):
                 raise forms.ValidationError(
                     f"Label “{label}”: up to {LABEL_MAX} letters, digits, dots, dashes or underscores."
                 )
-        return labels
+        return sorted(labels)
 
 
 class StatusForm(forms.Form):

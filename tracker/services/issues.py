@@ -9,10 +9,10 @@ from typing import Any
 from django.core.cache import cache
 
 from ddbmodels import issues
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, NotFound
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
-from tracker.models import Membership
+from tracker.models import Membership, Role
 from tracker.services import activity, leaderboard
 from tracker.services.permissions import require_role
 
@@ -91,14 +91,24 @@ def issue_update(
     assignee: str | None,
     labels: Iterable[str],
 ) -> IssueItem:
-    """Save an edit made on version ``expected_version``; ChangedSinceRead if it is no longer current."""
+    """Save an edit made on version ``expected_version``; ChangedSinceRead if it is no longer current.
+
+    Only the fields that differ from the issue as loaded (which is what the editor saw: the version
+    matches) are changed; an edit that changes nothing writes nothing and records nothing. A newly
+    chosen assignee must be a member or owner now (InvalidInput otherwise); one kept stays, whatever
+    their role has become.
+    """
     require_role(membership, "member")
     _check_version(issue, expected_version)
+    wanted = edit_values(title=title, description=description, priority=priority, assignee=assignee, labels=labels)
+    changes = {name: value for name, value in wanted.items() if value != edit_values_of(issue)[name]}
+    if not changes:
+        return issue
+    if changes.get("assignee") and not _assignable(membership, changes["assignee"]):
+        raise InvalidInput("only members and owners can be assigned", assignee=changes["assignee"])
     before = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
     description_before, labels_before = issue.description or "", set(issue.labels or ())
-    issue = issues.issue_update(
-        issue, title=title, description=description, priority=priority, assignee=assignee, labels=labels
-    )
+    issue = issues.issue_update(issue, **{**edit_values_of(issue), **changes})
     after = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
     changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
     data: dict[str, Any] = {"changed": changed}
@@ -110,6 +120,35 @@ def issue_update(
         data["labels"] = {"added": added, "removed": removed}
     activity.record(issue, kind="issue.edited", actor=membership.user.get_username(), data=data)
     return issue
+
+
+def edit_values(
+    *, title: str, description: str | None, priority: str, assignee: str | None, labels: Iterable[str] | None
+) -> dict[str, Any]:
+    """An issue's editable fields in one shape, so that equal means unchanged."""
+    return {
+        "title": title,
+        "description": description or "",
+        "priority": priority,
+        "assignee": assignee or None,
+        "labels": frozenset(labels or ()),
+    }
+
+
+def edit_values_of(issue: IssueItem) -> dict[str, Any]:
+    return edit_values(
+        title=issue.title,
+        description=issue.description,
+        priority=issue.priority,
+        assignee=issue.assignee,
+        labels=issue.labels,
+    )
+
+
+def _assignable(membership: Membership, username: str) -> bool:
+    return Membership.objects.filter(
+        tenant=membership.tenant, user__username=username, role__in=(Role.OWNER, Role.MEMBER)
+    ).exists()
 
 
 def issue_change_status(

@@ -141,21 +141,23 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
         raise PermissionDenied("Viewers cannot edit issues.")
     issue = issue_access(project=project_item, number=number, consistent=True)
     assignees = tenant_usernames(tenant=membership.tenant)
+    standing = _standing(membership, assignees)
+    snapshot = edit_snapshot(issue)
     initial = {
-        "title": issue.title,
-        "description": issue.description or "",
-        "priority": issue.priority,
-        "assignee": issue.assignee or "",
-        "labels": ", ".join(sorted(issue.labels or ())),
+        **snapshot,
+        "labels": ", ".join(snapshot["labels"]),
         "version": int(issue.version or 0),
-        "base": sign_base(edit_snapshot(issue)),
+        "base": sign_base(snapshot),
     }
-    form = IssueForm(request.POST or None, initial=initial, assignees=assignees)
+    # What the editor loaded decides what they changed: a field as it was then is a field left alone.
+    loaded = (read_base(request.POST.get("base") or "") if request.method == "POST" else None) or snapshot
+    form = IssueForm(request.POST or None, initial=initial, assignees=assignees, current=loaded, standing=standing)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         if data["version"] is None:
             form.add_error(None, MISSING_VERSION)
         else:
+            version = int(issue.version or 0)
             try:
                 issue_services.issue_update(
                     membership=membership,
@@ -168,15 +170,24 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
                     labels=data["labels"],
                 )
             except ChangedSinceRead:
-                return _stale_edit(request, membership, project_item, issue, data, assignees)
+                return _stale_edit(request, membership, project_item, issue, data, assignees, standing)
             else:
-                messages.success(request, f"Saved {issue.reference}.")
+                if int(issue.version or 0) == version:
+                    messages.info(request, f"Nothing to save: {issue.reference} is as it was.")
+                else:
+                    messages.success(request, f"Saved {issue.reference}.")
                 return redirect("issue_detail", **issue_kwargs(membership, issue))
     return render(
         request,
         "tracker/issue_form.html",
         {"form": form, "project": project_item, "membership": membership, "issue": issue},
     )
+
+
+def _standing(membership: Membership, assignees: list[str]) -> dict[str, str]:
+    """Why a member who is not among ``assignees`` cannot be assigned anew: viewers are "viewer now"."""
+    everyone = tenant_usernames(tenant=membership.tenant, min_role="viewer")
+    return {username: "viewer now" for username in everyone if username not in assignees}
 
 
 def _stale_edit(
@@ -186,6 +197,7 @@ def _stale_edit(
     issue: IssueItem,
     data: dict[str, Any],
     assignees: list[str],
+    standing: dict[str, str],
 ) -> HttpResponse:
     """A 409 with both changes: theirs merged where only they changed, conflicts side by side.
 
@@ -204,7 +216,7 @@ def _stale_edit(
         post[field] = ", ".join(merged[field]) if field == "labels" else merged[field]
     post["version"] = str(int(fresh.version or 0))
     post["base"] = sign_base(theirs)
-    form = IssueForm(post, assignees=assignees)
+    form = IssueForm(post, assignees=assignees, current=theirs, standing=standing)
     form.is_valid()
     form.add_error(None, STALE_MESSAGE)
 
