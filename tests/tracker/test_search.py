@@ -23,8 +23,9 @@ from ddbmodels import comments as ddb_comments
 from ddbmodels import issues
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue, text
+from tests.tracker.test_seed_demo import demo_tables  # noqa: F401  (the demo under tables of its own)
 from tracker import tasks
-from tracker.search import indexing
+from tracker.search import engine, indexing
 from tracker.search.models import GONE, SearchDocument
 
 Queued = list[dict[str, Any]]
@@ -243,3 +244,18 @@ def test_a_tenant_with_documents_left_may_not_be_deleted(make_world: Callable[..
     assert "search index still holds documents" in (world.tenant.data_left() or "")
     indexing.remove_tenant(world.slug)
     assert world.tenant.data_left() is None
+
+
+def test_the_demo_loader_builds_the_demo_search_index(demo_tables: str) -> None:  # noqa: F811  (the fixture)
+    call_command("seed_demo", stdout=io.StringIO())
+    team = engine.Filters(tenant="acme")
+    found = {f"{k}-{n}" for k, n in engine.search(engine.query_words("postmess"), team, limit=50)}
+    assert found  # a word only in the first comment of an issue
+    assert all(ref.startswith("WEB-") for ref in found)
+    assert engine.search(engine.query_words("milton stapler"), engine.Filters(tenant="initech"), limit=5)
+    assert not engine.search(engine.query_words("milton"), team, limit=5)  # another team's words
+    SearchDocument.objects.filter(tenant="globex").delete()  # as before the index existed
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out)
+    assert "globex: search index built" in out.getvalue()
+    assert engine.search(engine.query_words("pendingint"), engine.Filters(tenant="globex"), limit=5)

@@ -109,3 +109,97 @@ COMMENTS = [
     "@{other} thanks, that did it.",
     "Let's split this: the quick fix now, the cleanup in a new issue.",
 ]
+
+# What people wrote about particular issues, so a search finds words that are not in any title:
+# title → (a paragraph that opens its description, a line added to its first comment).
+DETAILS: dict[str, tuple[str, str]] = {
+    "Checkout button does nothing on Safari 17": (
+        "The payment iframe loads, but the click never reaches our handler on Safari 17.",
+        "Safari blocks the iframe's postMessage without a user gesture; a polyfill did not help.",
+    ),
+    "Password reset email arrives after 10 minutes": (
+        "Mails queue behind the newsletter batch in the same SMTP relay.",
+        "Postmark shows the message accepted at once; the delay is in our outbox worker.",
+    ),
+    "Search results flicker while typing": (
+        "Every keystroke re-renders the whole list; there is no debounce on the input.",
+        "A 150 ms debounce and keeping the previous results until the new ones arrive fixes it.",
+    ),
+    "Product page images are not lazy-loaded": (
+        "Lighthouse flags 3.2 MB of offscreen images on the product page.",
+        "Adding loading=lazy and a srcset brought the largest contentful paint down to 1.8 s.",
+    ),
+    "Pricing page shows prices without VAT in the EU": (
+        "Visitors from Germany and France see net prices; the VAT rate lookup returns nothing for them.",
+        "The geolocation header is stripped by the CDN, so every visitor falls back to the US rates.",
+    ),
+    "Login page rejects passwords with a trailing space": (
+        "The form trims the password before hashing, but signup did not trim it.",
+        "Support confirmed four customers locked out this way; a migration re-hashes on next login.",
+    ),
+    "Content-Security-Policy blocks the chat widget": (
+        "The widget loads a script from its own CDN and opens a websocket to a second host.",
+        "Allow-listing the two hosts in script-src and connect-src is enough; no unsafe-inline needed.",
+    ),
+    "Session expires while filling in the long form": (
+        "The session cookie lives 15 minutes and the form autosaves nothing.",
+        "We now refresh the session on each autosave (every 60 s) and keep drafts in localStorage.",
+    ),
+    "Rate limiter counts OPTIONS requests": (
+        "Browsers send a CORS preflight before each POST, and both count against the quota.",
+        "Skipping preflight requests in the limiter's middleware halves the 429s in the dashboard.",
+    ),
+    "Token refresh returns 500 when the token is expired": (
+        "The refresh endpoint decodes the JWT with expiry verification on and crashes on ExpiredSignatureError.",
+        "Fixed: expired tokens get a 401 with error=invalid_grant, as the OAuth spec says.",
+    ),
+    "p99 latency of /v2/orders above 800 ms": (
+        "Tracing shows an N+1 query on order lines for accounts with many shipments.",
+        "Prefetching the lines and adding an index on shipment_id got p99 to 210 ms in the load test.",
+    ),
+    "CSV export times out for large accounts": (
+        "Accounts with more than 200k orders hit the 30 s gateway timeout.",
+        "Moving the export to a background job that e-mails a signed download link; streaming was not enough.",
+    ),
+    "Disk on the build runner fills up every Friday": (
+        "Docker layers from the week's builds pile up in /var/lib/docker until the disk is full.",
+        "A nightly docker system prune with a 48 h filter keeps it under 60 %.",
+    ),
+    "Nightly backup job failed twice this week": (
+        "pg_dump exits with 'could not obtain lock' while the vacuum runs.",
+        "Moved the backup to 02:30, after autovacuum's window; both runs since were green.",
+    ),
+    "Runbook for a DynamoDB throttling incident": (
+        "Steps for a ProvisionedThroughputExceededException storm: find the hot partition key first.",
+        "Contributor Insights shows the top keys; on-demand mode buys time while we fix the key design.",
+    ),
+    "Crash when opening a notification on Android 14": (
+        "A PendingIntent without FLAG_IMMUTABLE throws an IllegalArgumentException on Android 14.",
+        "Crashlytics: 1,240 crashes in a day, all on the notification tap path.",
+    ),
+    "Push notifications arrive twice": (
+        "Both the FCM token and the legacy GCM token are registered for the same device.",
+        "Deduplicating tokens on registration stopped the doubles for the beta group.",
+    ),
+    "Daily revenue dashboard is a day late": (
+        "The Airflow DAG waits for the payments export, which lands after the 06:00 run.",
+        "Switched the DAG to a sensor on the export file instead of a fixed schedule.",
+    ),
+    "Deduplicate customers imported twice": (
+        "The CRM import ran twice on March 3rd; about 4,000 customers exist in duplicate.",
+        "Matching on normalised e-mail plus phone finds 3,912 pairs; merging keeps the older id.",
+    ),
+    "Stapler keeps going missing": (
+        "The red Swingline stapler was last seen in the basement storage room.",
+        "Milton says it is his stapler.",
+    ),
+}
+
+
+def details_of(title: str) -> tuple[str, str] | None:
+    """The DETAILS of a title as the story numbers it (a repeated title carries one of VARIANTS)."""
+    for variant in VARIANTS[1:]:
+        if title.endswith(variant):
+            title = title[: -len(variant)]
+            break
+    return DETAILS.get(title)

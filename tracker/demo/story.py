@@ -21,7 +21,7 @@ from ddbmodels.core import batch
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import PRIORITIES, IssueItem, collection_key, issues_put_many
 from ddbmodels.patterns.time_series.periods import period_shift
-from tracker.demo.content import COMMENTS, DESCRIPTIONS, TITLES, VARIANTS
+from tracker.demo.content import COMMENTS, DESCRIPTIONS, TITLES, VARIANTS, details_of
 from tracker.markdown import plain_text
 from tracker.services.comments import EXCERPT_CHARS
 from tracker.services.inbox import note_text
@@ -83,11 +83,14 @@ def tell(
             changes.append(Change(when, "issue.status", assignee or reporter, {"from": status, "to": to}))
             status = to
         notes: list[CommentItem] = []
+        detail = details_of(title)  # words worth searching for (no random draw: the story stays the same)
         for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
             when = min(now, when + timedelta(hours=rng.uniform(0.5, 20)))
             author = rng.choice(people)
             other = rng.choice([p for p in people if p != author] or people)
             body = rng.choice(COMMENTS).format(other=other)
+            if detail and not notes:
+                body += "\n\n" + detail[1]
             comment = CommentItem(
                 stream=comments.issue_stream(tenant, key, n),
                 key=comments.new_sort_key(when),
@@ -112,7 +115,7 @@ def tell(
             pk=collection_key(tenant, key),
             number=n,
             title=title,
-            description=rng.choice(DESCRIPTIONS),
+            description=(detail[0] + "\n\n" if detail else "") + rng.choice(DESCRIPTIONS),
             status=status,
             priority=rng.choices(PRIORITIES, weights=[3, 6, 3, 1])[0],
             assignee=assignee,

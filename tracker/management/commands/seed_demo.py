@@ -22,6 +22,7 @@ from ddbmodels.core.keys import utcnow
 from tracker.demo import orders as demo_orders
 from tracker.demo import story
 from tracker.models import Membership, Tenant
+from tracker.search import indexing as search_indexing
 from tracker.services.projects import project_counts_refresh
 
 DEMO_PASSWORD = "tracker-demo"  # noqa: S105  (published demo logins, printed by make run)
@@ -85,6 +86,7 @@ class Command(BaseCommand):
             if issues.project_get(tenant=slug, key=key) is None
         ]
         if not todo:
+            self._index_if_missing()
             self.stdout.write("Demo data already loaded.")
             return
         total = sum(count for *_, count in todo)
@@ -101,6 +103,15 @@ class Command(BaseCommand):
             self.style.SUCCESS(f"Loaded {len(todo)} projects, {total} issues and {len(planned)} orders ({statuses}).")
         )
 
+    def _index_if_missing(self) -> None:
+        """Demo data loaded before the search index existed: build the teams' documents once."""
+        for slug in TENANTS:
+            if not search_indexing.tenant_has_documents(slug):
+                report = search_indexing.rebuild(tenant=slug)
+                self.stdout.write(
+                    f"{slug}: search index built ({report['issues']} issues, {report['comments']} comments)"
+                )
+
     def _project(
         self, rng: random.Random, slug: str, key: str, title: str, count: int, bar: tqdm
     ) -> list[demo_orders.PlannedOrder]:
@@ -114,6 +125,7 @@ class Command(BaseCommand):
             rng, tenant=slug, key=key, count=count, people=people, now=utcnow(), period=settings.EVENTS_PERIOD
         )
         story.write(told, tenant=slug, period=settings.EVENTS_PERIOD, shards=settings.EVENTS_SHARDS)
+        search_indexing.rebuild(tenant=slug, project_key=key)  # written in bulk: no change events to feed it
         bar.update(count)
         project_counts_refresh(tenant=slug, key=key)
         # Points for the issues that ended up resolved (the same idempotent awards as the status hook).
