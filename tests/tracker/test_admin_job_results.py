@@ -77,6 +77,8 @@ def test_the_distinct_keys_page_says_the_answer_first_and_lists_the_keys(monkeyp
     # the JSON is still there for whoever needs it, folded
     folded = page.split("<details", 1)[1].split("</details>", 1)[0]
     assert "&quot;distinct_keys&quot;: 7" in folded
+    main = page.split('<div id="content-main"', 1)[1].split("<script", 1)[0]
+    assert main.count("<div") + 1 == main.count("</div>")  # its own divs closed, and itself: nothing more
 
 
 def test_every_job_gets_a_sentence_and_an_unknown_one_its_figures() -> None:
