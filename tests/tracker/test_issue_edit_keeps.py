@@ -300,3 +300,25 @@ def test_the_service_refuses_a_viewer_as_a_new_assignee(world: World) -> None:
             assignee=world.viewer.username,
             labels=(),
         )
+
+
+def test_saving_a_comment_as_it_was_writes_nothing_and_does_not_mark_it_edited(world: World) -> None:
+    from ddbmodels import comments
+
+    issue = new_issue(world, "Commented")
+    body = "Seen on Safari:\n\n- step one\n- step two"
+    comment = comments.comment_add(
+        tenant=world.slug, project_key="WEB", number=int(issue.number), author=world.member.username, body=body
+    ).comment
+    client = world.client_for(world.member)
+    url = world.project_url(f"{int(issue.number)}/comments/{comments.comment_id(comment.key)}/edit/")
+    page = client.get(url)
+    assert page.status_code == 200, url
+    values = _FormValues()
+    values.feed(text(page))
+    with unchanged(world):
+        response = client.post(url, values.values)  # CRLF line breaks, as a browser sends them
+    assert response.status_code == 302
+    assert flash(response) == ["Nothing to save: the comment is as it was."]
+    (stored,) = comments.CommentItem.query(comment.stream, consistent_read=True)
+    assert (stored.body, int(stored.version), stored.updated_at) == (body, 1, comment.updated_at)

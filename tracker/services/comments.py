@@ -61,12 +61,18 @@ def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempote
 def comment_edit(
     *, membership: Membership, issue: IssueItem, comment: CommentItem, expected_version: int, body: str
 ) -> CommentItem:
-    """Save the author's edit made on ``expected_version``; ChangedSinceRead when it is no longer current."""
+    """Save the author's edit made on ``expected_version``; ChangedSinceRead when it is no longer current.
+
+    A text that is the stored one (once stored as every body is: LF line ends, no blank lines
+    around) writes nothing and records nothing: the comment is not marked edited.
+    """
     _require_author(membership, comment)
     if int(comment.version or 0) != expected_version:
         raise ChangedSinceRead(
             "the comment changed since it was loaded", current=comment.body, wanted=body, key=comment.key
         )
+    if comments.check_body(body) == comment.body:
+        return comment
     team = team_mentions(tenant=membership.tenant)
     before = set(mentioned(comment.body, team))
     comment = comments.comment_edit(comment, body=body, by=membership.user.get_username())

@@ -80,8 +80,9 @@ def comment_edit(request: HttpRequest, membership: Membership, project: str, num
     form = CommentEditForm(request.POST or None, initial={"body": item.body, "version": int(item.version)})
     context = {"membership": membership, "project": project_item, "issue": issue, "comment": item, "form": form}
     if request.method == "POST" and form.is_valid():
+        version = int(item.version or 0)
         try:
-            comment_services.comment_edit(
+            saved = comment_services.comment_edit(
                 membership=membership,
                 issue=issue,
                 comment=item,
@@ -90,7 +91,10 @@ def comment_edit(request: HttpRequest, membership: Membership, project: str, num
             )
         except ChangedSinceRead:
             return _stale_edit(request, context, form)
-        messages.success(request, "Comment saved.")
+        if int(saved.version or 0) == version:
+            messages.info(request, "Nothing to save: the comment is as it was.")
+        else:
+            messages.success(request, "Comment saved.")
         return HttpResponseRedirect(issue_comments_url(membership, issue, comment=item))
     return render(request, "tracker/comments/edit.html", context)
 
