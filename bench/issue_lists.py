@@ -3,26 +3,26 @@
 For each size in ``--sizes`` (default 1000,10000,100000) a team of its own (``bench-<size>``,
 the size zero-padded so every key is as long at every size) gets a project WEB of that many
 issues and a project API of a tenth as many, bulk-loaded with ``issues.issues_put_many``
-(BatchWriteItem of each issue and its ``terms`` entries) on threads. The shape is a team's:
+(BatchWriteItem of each issue and its ``labels`` entries) on threads. The shape is a team's:
 about 1 % open (a dozen at 1,000), 2 % in progress, 3 % resolved, the rest closed, scattered
 over the project's history; assignees from 8 people (Zipf: the first has about a third), 15 %
-unassigned; labels from 6 (``bug`` on about 5 %); titles from a vocabulary ("Checkout fails on
-Safari"), where ``checkout`` is common (about 1 title in 10) and ``kerberos`` rare (3 titles at
-every size).
+unassigned; labels from 6 (``bug`` on about 5 %), each label's entries under its own key; titles
+from a vocabulary ("Checkout fails on Safari"). Search is the search engine's, not a DynamoDB list:
+``bench/search.py`` measures it.
 
 Then each list is called ``--repeat`` times (one unmetered call first): the open list by number
 and by last update, the closed list's first page, the team's open issues, one person's ("My
-issues"), label ``bug`` open in the project and in the team, a search for the rare word, a search
-for two common words — and the old ``issues.issue_page(status="open")``, a Query of the whole
-collection with a FilterExpression, for comparison ("before": it reads the issues it discards).
+issues"), label ``bug`` open in the project and in the team — and the old
+``issues.issue_page(status="open")``, a Query of the whole collection with a FilterExpression, for
+comparison ("before": it reads the issues it discards).
 Each call is checked against the issues loaded (exactly the right rows, in order).
 
 DynamoDB's floor of a list: its one request, 0.5 RCU per started 4 KB of the entries the Query
-returned (``size + 1`` at most; ``SEARCH_READ + 1`` for a search), sized by DynamoDB's rules from
+returned (``size + 1`` at most), sized by DynamoDB's rules from
 the items in the answer. The old list's floor is the same for the rows it shows; what it reads
 beyond them is computed from the collection as loaded (newest first, ``Limit 26`` a request,
-until 26 open ones are found) and named. **Flat**: at every size the same requests (a search at
-most 3), each at its floor, never more than one full page of RCU (a bound that does not depend on
+until 26 open ones are found) and named. **Flat**: at every size the same requests (one),
+each at its floor, never more than one full page of RCU (a bound that does not depend on
 the project's size), and RCU at the largest size ÷ RCU at the smallest ≤ 1.1 — unless the
 smaller project did not fill the page (12 open issues at 1,000 show 12 rows, 0.5 RCU; 26 at
 100,000, 1 RCU), or the same entries, at most 10 % more bytes, crossed a 4 KB step (26 entries
@@ -56,9 +56,7 @@ from botocore import handlers
 from issue_list_parts.chart import chart
 from issue_list_parts.shape import (
     API_SHARE,
-    COMMON_PAIR,
     PEOPLE,
-    RARE,
     RARE_TITLES,
     Spec,
     Team,
@@ -68,10 +66,11 @@ from issue_list_parts.shape import (
 )
 
 from ddbmodels import issues
+from ddbmodels import labels as ddb_labels
 from ddbmodels.core import capacity, tables
 from ddbmodels.core.threads import map_in_threads
-from ddbmodels.issues import SEARCH_READ, CollectionItem
-from ddbmodels.terms import TermEntry, title_words
+from ddbmodels.issues import CollectionItem
+from ddbmodels.labels import LabelEntry
 from devtools import bench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,8 +78,6 @@ CHART = ROOT / "bench" / "out" / "issue_lists.png"
 PAGE = 25  # the pages' size: a list reads PAGE + 1 entries
 CHUNK = 250  # issues per load task
 OLD_LIST = "old: issue_page(status=open)"
-SEARCH = "search"  # lists whose name starts with this may take up to 3 requests
-SEARCH_REQUESTS = 3
 FLAT = 1.1
 
 
@@ -126,6 +123,10 @@ def load(run: bench.Run, size: int) -> Team:
     )
     for key in team.specs:
         issues.project_create(tenant=slug, key=key, name=f"{key} ({size:,})", created_by="bench")
+    # the team's labels registered once, before the load (as the first issue of each label does): outside the meter
+    ddb_labels.registry_ensure(
+        slug, {label for specs in team.specs.values() for spec in specs for label in spec.labels}
+    )
     chunks = [specs[i : i + CHUNK] for specs in team.specs.values() for i in range(0, len(specs), CHUNK)]
     total = sum(len(specs) for specs in team.specs.values())
     bar = bench.progress_bar(total=total, desc=f"load {size:,}", unit="issue", leave=False)
@@ -152,15 +153,15 @@ def load(run: bench.Run, size: int) -> Team:
             if spec.project == "WEB":
                 team.sizes[spec.number] = item_bytes
             floor_wcu += bench.write_units(item_bytes) + entries
-    terms = written - total
-    floor_wcu += terms  # every terms entry is a small item (< 1 KB): 1 WCU
+    entries = written - total
+    floor_wcu += entries  # every label entry is a small item (< 1 KB): 1 WCU
     verdict = run.judge(f"load {size:,}", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, floor_wcu))
     run.figures["loads"].append(
         {
             "size": size,
             "team": slug,
             "issues": total,
-            "terms_entries": terms,
+            "label_entries": entries,
             "items": written,
             "seconds": round(seconds, 1),
             "issues_per_s": round(total / seconds),
@@ -169,7 +170,7 @@ def load(run: bench.Run, size: int) -> Team:
         }
     )
     print(
-        f"loaded {total:,} issues of {slug} (WEB {size:,}, API {len(team.specs['API']):,}) and {terms:,} terms "
+        f"loaded {total:,} issues of {slug} (WEB {size:,}, API {len(team.specs['API']):,}) and {entries:,} label "
         f"entries in {seconds:.1f} s ({total / seconds:,.0f} issues/s, {meter.wcu:,.0f} WCU)",
         flush=True,
     )
@@ -193,7 +194,7 @@ def refs(page: issues.IssuePage) -> list[str]:
     return [issue.reference for issue in page.issues]
 
 
-def word_sort_key(spec: Spec) -> tuple[str, int]:
+def label_sort_key(spec: Spec) -> tuple[str, int]:
     return spec.project, spec.number
 
 
@@ -214,12 +215,6 @@ def listings(team: Team) -> list[Listing]:
     open_all = [s for s in everyone if s.status == "open"]
     me = PEOPLE[0]
     bug_open = [s for s in everyone if s.status == "open" and "bug" in s.labels]
-    rare = [s for s in everyone if RARE in title_words(s.title)]
-    pair = COMMON_PAIR.split(" ")
-    anchor = max(pair, key=len)
-    read = sorted((s for s in everyone if anchor in title_words(s.title)), key=word_sort_key, reverse=True)
-    read = read[: SEARCH_READ + 1]  # keyed_page: Limit size + 1 (the search stops at PAGE matches)
-    both = [s.ref for s in read if set(pair) <= set(title_words(s.title))][:PAGE]
     return [
         Listing(
             "open, by number",
@@ -260,20 +255,8 @@ def listings(team: Team) -> list[Listing]:
         Listing(
             "label bug: open, team",
             lambda: refs(issues.label_list(tenant=slug, label="bug", status="open")),
-            top(bug_open, word_sort_key),
+            top(bug_open, label_sort_key),
             PAGE + 1,
-        ),
-        Listing(
-            f"search: {RARE}",
-            lambda: refs(issues.search(tenant=slug, text=RARE)),
-            top(rare, word_sort_key),
-            SEARCH_READ + 1,
-        ),
-        Listing(
-            f"search: {COMMON_PAIR}",
-            lambda: refs(issues.search(tenant=slug, text=COMMON_PAIR)),
-            both,
-            SEARCH_READ + 1,
         ),
         Listing(
             OLD_LIST,
@@ -394,7 +377,7 @@ def measure_list(run: bench.Run, team: Team, listing: Listing) -> dict[str, Any]
 
 def measure(run: bench.Run) -> None:
     run.figures.update(sizes=run.args.sizes, repeat=run.args.repeat, loads=[], lists={})
-    for model in (CollectionItem, TermEntry):
+    for model in (CollectionItem, LabelEntry):
         model.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
     for size in run.args.sizes:
         team = load(run, size)
@@ -433,7 +416,7 @@ def verdict(name: str, cells: list[dict[str, Any]], ratio: float | None) -> str:
     if name == OLD_LIST:
         return "before (grows)" if ratio is None or ratio > FLAT else "before"
     requests = {float(cell["m_req"]) for cell in cells}
-    most = SEARCH_REQUESTS if name.startswith(SEARCH) else 1
+    most = 1
     if len(requests) != 1 or max(requests) > most:
         return "NOT FLAT: requests"
     if any(cell["verdict"] not in ("floor", "explained") for cell in cells):
@@ -459,7 +442,7 @@ SIZE_COLUMNS = bench.columns(
     "| p50 ms=p50_ms:.2f | p95 ms=p95_ms:.2f | @verdict"
 )
 LOAD_COLUMNS = bench.columns(
-    "size:,d | team:s | issues:,d | terms entries=terms_entries:,d | seconds:.1f | issues/s=issues_per_s:,d "
+    "size:,d | team:s | issues:,d | label entries=label_entries:,d | seconds:.1f | issues/s=issues_per_s:,d "
     "| requests:,d | @wcu | @verdict"
 )
 
@@ -481,7 +464,7 @@ def comparison_columns(sizes: list[str]) -> list[bench.Column]:
 def show(run: bench.Run) -> None:
     figures = run.figures
     bench.show_table(
-        "Loads (BatchWriteItem of issues and terms entries, on threads)", LOAD_COLUMNS, figures.get("loads")
+        "Loads (BatchWriteItem of issues and label entries, on threads)", LOAD_COLUMNS, figures.get("loads")
     )
     by_size = figures.get("lists") or {}
     flat = figures.get("flat") or []

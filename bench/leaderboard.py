@@ -22,7 +22,7 @@ is new, 2 when it moves; DynamoDB Local charges that entry twice as well (8 and 
 7 and 8). A refused award is a cancelled transaction: Local reports no capacity for it, and the
 pricing rules applied here do not price it (counted as "refused"); then a consistent GetItem of
 the award tells an earlier award from this call's own lost answer (floor 1 RCU, 2 requests). The
-issues it awards are created and resolved with their list-index and ``terms`` entries (not
+issues it awards are created and resolved with their list-index and label entries (not
 measured here: ``bench/patterns.py`` judges issue writes). Both floors are
 printed where Local differs; the ratio uses Local's.
 
@@ -51,9 +51,9 @@ from ddbmodels import scores as ddb_scores
 from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.threads import map_in_threads
 from ddbmodels.issues import PRIORITIES, CollectionItem
+from ddbmodels.labels import LabelEntry
 from ddbmodels.patterns import leaderboard
 from ddbmodels.scores import POINTS, ScoresTableItem, score_key
-from ddbmodels.terms import TermEntry
 from devtools import bench, services
 
 SETTINGS_SHARDS = int(os.environ.get("LEADERBOARD_SHARDS", "4"))
@@ -238,7 +238,7 @@ def awards(run: bench.Run, count: int, assignees: int) -> list[dict[str, Any]]:
 
 def measure(run: bench.Run) -> None:
     args = run.args
-    for model in (CollectionItem, TermEntry, ScoresTableItem):  # the tables this run needs (an issue writes terms)
+    for model in (CollectionItem, LabelEntry, ScoresTableItem):  # the tables this run needs (labels: an issue's)
         model.create_table(wait=True, billing_mode=tables.PAY_PER_REQUEST)
     rng = random.Random(2024)
     boards: dict[int, dict[str, int]] = {}

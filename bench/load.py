@@ -22,7 +22,10 @@ Reported (``load_parts/report.py``): per page or action the requests, p50/p99/ma
 by status code (5xx must be 0; a create form's "very busy, submit again" 503 is counted apart as
 ``busy``); capacity per request by page, by access pattern and by job from the app's own figures
 in Redis (``tracker.capacity_stats``); the hottest partition keys with their share of their table
-(``tracker.hot_key_stats``). Then the invariants (``load_parts/invariants.py``) against what
+(``tracker.hot_key_stats``), and each table's hottest key by write units with its share of the
+table's writes (``issues``: a project's collection and ``counters``: the global order counter are one
+key by design; ``labels`` and ``idempotency_keys`` must stay at or under a quarter). Then the
+invariants (``load_parts/invariants.py``) against what
 DynamoDB holds: numbers per project unique and gap-free, every create stored exactly once,
 forms sent twice landing on their first result, comments, orders (unique numbers, each stored),
 leaderboard scores equal to the points awarded, attachments in the state their flow left them
@@ -56,7 +59,7 @@ sys.path.insert(0, str(ROOT))  # run as a script: find ddbmodels, tracker, devto
 from load_parts import report  # noqa: E402
 from load_parts.checks import check  # noqa: E402
 from load_parts.client import Browser, Failed, Recorder  # noqa: E402
-from load_parts.figures import figures_of, queued_tasks, reset_figures  # noqa: E402
+from load_parts.figures import check_spread, figures_of, queued_tasks, reset_figures  # noqa: E402
 from load_parts.ledger import Ledger, Load, guarded  # noqa: E402
 from load_parts.operator import operator  # noqa: E402
 from load_parts.stack import (  # noqa: E402
@@ -215,6 +218,11 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
         figures.update(figures_of(args, load, layout, seconds, prefix))
         figures["queued_tasks_at_end"] = queued_tasks()
         figures["invariants"] = check(load, layout, seconds)
+        spread = check_spread(figures["write_shares"])  # a burst of one team's creates: no derived key above 25 %
+        figures["invariants"]["label and idempotency keys spread"] = {
+            "checked": len(figures["write_shares"]),
+            "failures": spread,
+        }
         failed = [name for name, c in figures["invariants"].items() if c["failures"]]
         if failed:
             error = f"invariant(s) failed: {', '.join(failed)}"

@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
         labels,
         orders,
         scores,
-        terms,
     )
     from ddbmodels.core import capacity, hot_keys, tables
     from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
@@ -69,7 +68,6 @@ TABLE_PACKAGES = (
     "labels",
     "orders",
     "scores",
-    "terms",
 )
 _MODULES = {
     **{name: f"ddbmodels.{name}" for name in TABLE_PACKAGES},
@@ -166,5 +164,4 @@ __all__ = [
     "scores",
     "table_name",
     "tables",
-    "terms",
 ]

@@ -75,6 +75,57 @@ def capacity_rows(kind: str) -> list[dict[str, Any]]:
     return rows
 
 
+# Tables whose writes go to one key on purpose, and why (said beside their share in the report).
+ONE_KEY_BY_DESIGN = {
+    "issues": "a project's own collection: its numbers are one sequence, so the hot project's creates share its key",
+    "counters": "the global order counter: one number sequence for every team",
+}
+# Derived tables that must spread a team's writes: no key above this share of its table's writes in the load.
+SPREAD_TABLES = ("labels", "idempotency_keys")
+SPREAD_MAX_SHARE = 0.25
+SPREAD_MIN_WCU = 100  # below this a table's writes are too few to judge a share (a 4-second run writes a handful)
+
+
+def write_share_rows(minutes: int, prefix: str) -> list[dict[str, Any]]:
+    """Per table (base tables, not indexes): its write units, its hottest key by write units and that key's share."""
+    from tracker import hot_key_stats
+
+    rows: list[dict[str, Any]] = []
+    for table in hot_key_stats.window(minutes):
+        if table.index or table.wcu <= 0:
+            continue
+        hottest = max(table.keys.values(), key=lambda k: (k.wcu, k.key), default=None)
+        if hottest is None or hottest.wcu <= 0:
+            continue
+        base = table.table.removeprefix(prefix)
+        rows.append(
+            {
+                "table": base,
+                "wcu": round(table.wcu, 1),
+                "keys": sum(1 for k in table.keys.values() if k.wcu > 0),
+                "key": hottest.key,
+                "key_wcu": round(hottest.wcu, 1),
+                "share": round(hottest.wcu / table.wcu, 4),
+                "note": ONE_KEY_BY_DESIGN.get(base, ""),
+            }
+        )
+    rows.sort(key=lambda r: (-r["share"], r["table"]))
+    return rows
+
+
+def check_spread(rows: list[dict[str, Any]]) -> list[str]:
+    """Failures: a derived table (labels, idempotency keys) whose hottest key took more than a quarter of its writes
+    (judged once the table took SPREAD_MIN_WCU write units in the run)."""
+    return [
+        f"{r['table']}: key {r['key']} took {r['share'] * 100:.1f} % of the table's writes (at most "
+        f"{SPREAD_MAX_SHARE * 100:.0f} %)"
+        for r in rows
+        if r["table"] in SPREAD_TABLES
+        and r["share"] > SPREAD_MAX_SHARE
+        and r.get("wcu", SPREAD_MIN_WCU) >= SPREAD_MIN_WCU
+    ]
+
+
 def hot_key_rows(minutes: int, prefix: str) -> list[dict[str, Any]]:
     """The busiest partition keys of the window, each with its share of its table's (or index's) traffic."""
     from tracker import hot_key_stats
@@ -173,5 +224,6 @@ def figures_of(args: argparse.Namespace, load: Load, layout: Layout, seconds: fl
         "capacity_by_pattern": capacity_rows("pattern"),
         "capacity_by_job": capacity_rows("job"),
         "hot_keys": hot_key_rows(minutes, prefix),
+        "write_shares": write_share_rows(minutes, prefix),
         "jobs": ledger.jobs,
     }

@@ -75,6 +75,17 @@ def tables(figures: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[s
         ]
         for r in figures["hot_keys"]
     ]
+    shares = [
+        [
+            r["table"],
+            f"{r['wcu']:.0f}",
+            str(r["keys"]),
+            r["key"],
+            f"{r['share'] * 100:.1f} %",
+            r["note"] or ("spread: at most 25 %" if r["table"] in ("labels", "idempotency_keys") else ""),
+        ]
+        for r in figures.get("write_shares", [])
+    ]
     checks = [
         [name, "held" if not c["failures"] else "FAILED", "; ".join(c["failures"])[:300]]
         for name, c in figures["invariants"].items()
@@ -100,6 +111,11 @@ def tables(figures: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[s
             "Hottest partition keys (top 3 per table or index, by requests)",
             ["table (index)", "partition key", "requests", "share", "units", "unit share", "hot"],
             hot,
+        ),
+        (
+            "Each table's hottest key by write units (its share of the table's writes)",
+            ["table", "WCU", "keys written", "hottest key", "share", "note"],
+            shares,
         ),
         ("Invariants", ["check", "verdict", "failures"], checks),
     ]

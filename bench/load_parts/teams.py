@@ -42,6 +42,17 @@ def title(rng: random.Random) -> str:
     return f"{rng.choice(WORDS).capitalize()} {rng.choice(VERBS)} {rng.choice(THINGS)}"
 
 
+LABELS = ("bug", "ui", "backend", "docs", "performance", "security", "infra", "feature")
+UNLABELLED = 0.5  # half the issues a team files carry no label
+
+
+def labels_of(rng: random.Random) -> str:
+    """What a person types in the labels field: nothing half the time, else one or two of a team's eight labels."""
+    if rng.random() < UNLABELLED:
+        return ""
+    return ", ".join(rng.sample(LABELS, rng.choice((1, 1, 2))))
+
+
 def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: random.Random) -> Layout:
     """Migrate, create the tables, the teams, people and projects; bulk-write each project's first issues."""
     from django.contrib.auth import get_user_model
@@ -92,7 +103,7 @@ def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: ran
                         priority=rng.choice(PRIORITIES),
                         assignee=rng.choice([*people[:4], None]),
                         reporter=rng.choice(people),
-                        labels={rng.choice(("bug", "ui", "backend"))},
+                        labels=set(labels_of(rng).split(", ")) - {""} or None,
                         created_at=when,
                         updated_at=when,
                     )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from load_parts.client import Browser, Failed, form_ending, form_posting_to, location_path
 from load_parts.ledger import CreatedIssue, Load, zipf_weights
-from load_parts.teams import PRIORITIES, WORDS, title
+from load_parts.teams import PRIORITIES, WORDS, labels_of, title
 
 POINTS = {"low": 1, "medium": 2, "high": 3, "urgent": 5}  # ddbmodels.scores.POINTS; checked by the test
 RESUBMIT_SHARE = 0.05
@@ -42,7 +42,7 @@ def create_issue(browser: Browser, load: Load, rng: random.Random, me: str, team
     priority = rng.choice(PRIORITIES)
     name = f"{title(rng)} {tag}"
     data = {**form.fields, "title": name, "description": "Made by the load test.", "priority": priority}
-    data.update({"assignee": me, "labels": rng.choice(("bug", "ui", "backend, bug"))})
+    data.update({"assignee": me, "labels": labels_of(rng)})
     answer = browser.post("create issue", f"/t/{team}/p/{project}/new/", data)
     if answer.status_code == 503 and "very busy" in answer.text:
         with load.ledger.lock:

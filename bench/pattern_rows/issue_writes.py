@@ -1,26 +1,30 @@
 """The floor of an issue write, worked out from the items it wrote, as stored before and after it.
 
 An issue write (create, edit, status change, tombstone) writes the issue and its list-index entries
-(one in each sparse list index whose key the issue carries: 3, or 4 when assigned) and, when the
-issue has labels or title words, its ``terms`` entries — all in one TransactWriteItems, with the
-idempotency record when a form sent a key. DynamoDB's floor, by AWS's pricing rules:
+(one in each sparse list index whose key the issue carries: 3, or 4 when assigned). A labelled
+issue also has its ``labels`` entries (one per label, under the label's own key): a create puts
+them in its TransactWriteItems (with the idempotency record when a form sent a key); an edit, a
+status change or a tombstone writes them after its UpdateItem, each on its own (a guarded PutItem
+or DeleteItem). A label the team never used gets its registry item first (a PutItem). Title words
+are not DynamoDB's any more (the search engine's). DynamoDB's floor, by AWS's pricing rules:
 
 - the issue: 1 WCU per started KB of the larger of its old and new image;
 - each list index: an entry put or deleted, 1 WCU per started KB of the entry (the table's and
   the index's keys and the projected attributes); an entry whose key moves (the status is in the
   partition key, the last update in the sort key) is a delete and a put; an entry rewritten in
   place, the larger of old and new; an entry that did not change, nothing;
-- each ``terms`` entry put (new, or rewritten because its copy of the list row changed: every
-  edit changes ``ua``) or deleted, and the idempotency record: 1 WCU per started KB;
-- in a transaction, 2× each item written (the issue, the entries, the record), the index entries
-  as above (``bench/README.md``: the orders' and awards' rows count them the same way).
+- each ``labels`` entry put (new, or rewritten because its copy of the list row changed: every
+  edit changes ``ua`` and the version) or deleted, each registry item, the idempotency record and
+  its ``by_tenant`` index entry: 1 WCU per started KB;
+- in a transaction (a create with labels or a record), 2× each item written (the issue, the
+  entries, the record), the index entries as above (``bench/README.md``: the orders' and awards'
+  rows count them the same way).
 
 DynamoDB Local reports a transaction differently (probed with 0, 1, 3 and 6 entries, puts and
 deletes, items of 1–4 KB, one or two issues): it charges the index entries twice, like the items,
-and within a table it adds up each *distinct* per-item charge once — three word entries of ≤ 1 KB
-cost 2 WCU together, not 6; one of 2 KB and one of 0.1 KB 6; two equal issues as much as one — as
-if the per-item charges were collected in a set. ``local`` applies that rule to the same items;
-outside a transaction Local charges what DynamoDB does.
+and within a table it adds up each *distinct* per-item charge once — three entries of ≤ 1 KB
+cost 2 WCU together, not 6 — as if the per-item charges were collected in a set. ``local``
+applies that rule to the same items; outside a transaction Local charges what DynamoDB does.
 """
 
 from __future__ import annotations
@@ -31,10 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ddbmodels.core import connection
-from ddbmodels.idempotency import CreationRecord
-from ddbmodels.idempotency.model import record_key
+from ddbmodels.idempotency import CreationRecord, record_pk
 from ddbmodels.issues import CollectionItem, collection_key
-from ddbmodels.terms import TermEntry, issue_of
+from ddbmodels.labels import LabelEntry, issue_of, label_key
 from devtools import bench
 from devtools.bench import item_size, write_units
 
@@ -42,7 +45,7 @@ Raw = dict[str, Any]  # an item in DynamoDB JSON
 
 LOCAL_TRANSACTION = (
     "DynamoDB Local charges a transaction's index entries twice, like the items, and a table's items of equal "
-    "charge in one transaction once (three ≤ 1 KB word entries: 2 WCU, not 6)"
+    "charge in one transaction once (two ≤ 1 KB label entries: 2 WCU, not 4)"
 )
 
 
@@ -85,10 +88,11 @@ def list_indexes() -> tuple[ListIndex, ...]:
 
 @dataclass(frozen=True)
 class Stored:
-    """An issue and its ``terms`` entries as stored (``item`` None before a create)."""
+    """An issue, its ``labels`` entries and the team's registered labels as stored (``item`` None before a create)."""
 
     item: Raw | None = None
-    entries: dict[str, Raw] = field(default_factory=dict)  # by sort key
+    entries: dict[tuple[str, str], Raw] = field(default_factory=dict)  # by (partition key, sort key)
+    registry: frozenset[str] = frozenset()
 
 
 def _items(request: dict[str, Any]) -> list[Raw]:
@@ -101,27 +105,30 @@ def _items(request: dict[str, Any]) -> list[Raw]:
         request = {**request, "ExclusiveStartKey": page["LastEvaluatedKey"]}
 
 
-def _entries_by_issue(tenant: str, project_key: str) -> dict[int, dict[str, Raw]]:
-    """The tenant's ``terms`` entries of one project, by issue number then sort key (one consistent Query)."""
-    by_issue: dict[int, dict[str, Raw]] = {}
-    for entry in _items(
+def _partition(key: str) -> list[Raw]:
+    return _items(
         {
-            "TableName": TermEntry.Meta.table_name,
-            "KeyConditionExpression": "tn = :t",
-            "ExpressionAttributeValues": {":t": {"S": tenant}},
+            "TableName": LabelEntry.Meta.table_name,
+            "KeyConditionExpression": "lk = :k",
+            "ExpressionAttributeValues": {":k": {"S": key}},
         }
-    ):
-        project, number = issue_of(entry["s"]["S"])
-        if project == project_key:
-            by_issue.setdefault(number, {})[entry["s"]["S"]] = entry
-    return by_issue
+    )
 
 
 def stored_project(tenant: str, project_key: str) -> dict[int, Stored]:
-    """Every issue of a project with its entries, as stored now (read outside every meter)."""
+    """Every issue of a project with its label entries, as stored now (read outside every meter).
+
+    The entries are read from each registered label's partition (the team's registry names them).
+    """
 
     def read() -> dict[int, Stored]:
-        entries = _entries_by_issue(tenant, project_key)
+        registry = frozenset(item["s"]["S"] for item in _partition(tenant))
+        by_issue: dict[int, dict[tuple[str, str], Raw]] = {}
+        for label in registry:
+            for entry in _partition(label_key(tenant, label)):
+                project, number = issue_of(entry["s"]["S"])
+                if project == project_key:
+                    by_issue.setdefault(number, {})[(entry["lk"]["S"], entry["s"]["S"])] = entry
         issues = _items(
             {
                 "TableName": CollectionItem.Meta.table_name,
@@ -129,30 +136,46 @@ def stored_project(tenant: str, project_key: str) -> dict[int, Stored]:
                 "ExpressionAttributeValues": {":p": {"S": collection_key(tenant, project_key)}, ":z": {"N": "0"}},
             }
         )
-        return {int(i["n"]["N"]): Stored(i, entries.get(int(i["n"]["N"]), {})) for i in issues}
+        return {int(i["n"]["N"]): Stored(i, by_issue.get(int(i["n"]["N"]), {}), registry) for i in issues}
 
     return bench.unmetered(read)
 
 
 def stored_issue(tenant: str, project_key: str, number: int) -> Stored:
     """One issue with its entries, as stored now (read outside every meter)."""
-    return stored_project(tenant, project_key).get(number, Stored())
+    found = stored_project(tenant, project_key)
+    if number in found:
+        return found[number]
+    registry = next(iter(found.values())).registry if found else bench.unmetered(lambda: _registry(tenant))
+    return Stored(registry=registry)
+
+
+def _registry(tenant: str) -> frozenset[str]:
+    return frozenset(item["s"]["S"] for item in _partition(tenant))
+
+
+def stored_registry(tenant: str) -> frozenset[str]:
+    """The team's registered labels (read outside every meter)."""
+    return bench.unmetered(lambda: _registry(tenant))
 
 
 def stored_record(tenant: str, project_key: str, key: str) -> Raw:
     """The idempotency record an issue created with ``key`` wrote (read outside every meter)."""
 
     def read() -> Raw:
-        sort = record_key(f"issue#{project_key}", key)
+        pk = record_pk(tenant, f"issue#{project_key}", key)
         answer = connection.client().get_item(
-            TableName=CreationRecord.Meta.table_name,
-            Key={"t": {"S": tenant}, "k": {"S": sort}},
-            ConsistentRead=True,
+            TableName=CreationRecord.Meta.table_name, Key={"k": {"S": pk}}, ConsistentRead=True
         )
-        bench.check("Item" in answer, f"no idempotency record {sort}")
+        bench.check("Item" in answer, f"no idempotency record {pk}")
         return dict(answer["Item"])
 
     return bench.unmetered(read)
+
+
+def record_index_entry(record: Raw) -> Raw:
+    """The record's ``by_tenant`` entry (KEYS_ONLY: the table's key and the index's)."""
+    return {name: record[name] for name in ("k", "ts") if name in record}
 
 
 def _larger(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> int:
@@ -167,6 +190,8 @@ class WriteCost:
     local: float
     transaction: bool
     index: float  # the list-index entries' share of DynamoDB's floor
+    rcu: float = 0.0  # reads besides the write's own: a new label's registry GetItem (0.5 RCU)
+    requests: int = 0  # requests besides the write's own: each label entry written on its own, a new label's two
 
     @property
     def local_replay(self) -> float:
@@ -180,16 +205,23 @@ def write_cost(before: Stored, after: Stored, record: Raw | None = None) -> Writ
     assert after.item is not None
     issue = _larger(before.item, after.item)
     index = [i.units(before.item, after.item) for i in list_indexes()]
-    puts = [_larger(before.entries.get(s), e) for s, e in after.entries.items() if before.entries.get(s) != e]
-    deletes = [write_units(item_size(e)) for s, e in before.entries.items() if s not in after.entries]
-    others = [*puts, *deletes]  # the terms entries written
+    puts = [_larger(before.entries.get(k), e) for k, e in after.entries.items() if before.entries.get(k) != e]
+    deletes = [write_units(item_size(e)) for k, e in before.entries.items() if k not in after.entries]
+    entries = [*puts, *deletes]  # the labels entries written
+    registered = [1] * len(after.registry - before.registry)  # registry items (a label new to the team), ≤ 1 KB
     records = [write_units(item_size(record))] if record is not None else []
-    if not others and not records:  # a plain PutItem / UpdateItem: Local charges what DynamoDB does
-        return WriteCost(issue + sum(index), issue + sum(index), transaction=False, index=sum(index))
-    dynamodb = 2 * issue + sum(index) + 2 * sum(others) + 2 * sum(records)
-    # Local: the issue's charge with its index entries doubled; each distinct entry charge once per table
-    local = 2 * (issue + sum(index)) + 2 * sum(set(others)) + 2 * sum(records)
-    return WriteCost(dynamodb, local, transaction=True, index=sum(index))
+    record_index = [write_units(item_size(record_index_entry(record)))] if record is not None else []
+    outside = sum(registered)  # PutItems of their own, before the write: the same on both
+    reads, calls = 0.5 * len(registered), 2 * len(registered)  # each new label: GetItem (not there) + PutItem
+    if before.item is not None or (not puts and not records):
+        # an UpdateItem (or a plain PutItem) and then each entry on its own: Local charges what DynamoDB does
+        total = issue + sum(index) + sum(entries) + outside
+        alone = len(entries) if before.item is not None else 0
+        return WriteCost(total, total, transaction=False, index=sum(index), rcu=reads, requests=calls + alone)
+    dynamodb = 2 * issue + sum(index) + 2 * sum(entries) + 2 * sum(records) + sum(record_index) + outside
+    # Local: the issue's and the record's charges with their index entries doubled; each distinct entry charge once
+    local = 2 * (issue + sum(index)) + 2 * sum(set(entries)) + 2 * (sum(records) + sum(record_index)) + outside
+    return WriteCost(dynamodb, local, transaction=True, index=sum(index) + sum(record_index), rcu=reads, requests=calls)
 
 
 def total_cost(costs: Iterable[WriteCost]) -> tuple[float, float]:
@@ -206,7 +238,10 @@ class IssueWrite:
 
     def __init__(self, tenant: str, project_key: str, number: int | None = None, idempotency_key: str | None = None):
         self.tenant, self.project_key, self.idempotency_key = tenant, project_key, idempotency_key
-        self.before = stored_issue(tenant, project_key, number) if number is not None else Stored()
+        if number is not None:
+            self.before = stored_issue(tenant, project_key, number)
+        else:  # a create: nothing of the issue yet, the team's registry as it is
+            self.before = Stored(registry=stored_registry(tenant))
         self._cost: WriteCost | None = None
 
     def cost(self, result: Any) -> WriteCost:

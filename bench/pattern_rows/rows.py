@@ -159,7 +159,11 @@ def issue_write(why: str, reads: Cost) -> Row:
         cost = basis.cost(result)
         return Cost(0, cost.local - cost.dynamodb)
 
-    return Row(why, lambda result, basis: reads + Cost(0, basis.cost(result).dynamodb), (LOCAL_TRANSACTION, local))
+    def floor(result: Any, basis: IssueWrite) -> Cost:
+        cost = basis.cost(result)
+        return reads + Cost(cost.rcu, cost.dynamodb, cost.requests)
+
+    return Row(why, floor, (LOCAL_TRANSACTION, local))
 
 
 def twice(entries: str, wcu: int) -> tuple[str, Part]:
@@ -184,26 +188,26 @@ ROWS: dict[str, Row] = {
     "projects.enumerate": Row("Scan of the sparse KEYS_ONLY index: one page ≤ 4 KB", fixed(0.5, 0, 1)),
     "issues.create": issue_write(
         "consistent Query Limit 1 of the top item ≤ 4 KB (1 RCU) + the issue (1 WCU per started KB) and its 3–4 "
-        "list-index entries (1 WCU each); with title words or labels one TransactWriteItems: 2 WCU per KB for the "
-        "issue and for each of its `terms` entries",
+        "list-index entries (1 WCU each); with labels one TransactWriteItems: 2 WCU per KB for the issue and for "
+        "each of its `labels` entries (a label new to the team: its registry item first, 1 WCU)",
         Cost(1, 0, 2),
     ),
     "issues.create (idempotency key)": issue_write(
-        "the same, with the idempotency record in the transaction (2 WCU per KB)",
+        "the same, with the idempotency record in the transaction (2 WCU per KB) and its `by_tenant` entry (1 WCU)",
         Cost(1, 0, 2),
     ),
     "issues.get (eventual)": EVENTUAL_GET,
     "issues.get (consistent)": CONSISTENT_GET,
     "issues.update": issue_write(
         "conditional UpdateItem: the issue (1 WCU per KB of the larger image) + each list-index entry rewritten "
-        "(1 WCU) or moved by the new status or update time (a delete and a put: 2 WCU); with the `terms` entries "
-        "that change (a word entry copies the row, so every edit) one TransactWriteItems: 2 WCU per KB for the issue "
-        "and for each entry put or deleted",
+        "(1 WCU) or moved by the new status or update time (a delete and a put: 2 WCU); then each `labels` entry "
+        "that changes (its row copy: every edit) put or deleted on its own, 1 WCU — no transaction, no word entry "
+        "(a status change of an issue with 2 labels: 1 + 8 + 4 = 13 WCU)",
         Cost(0, 0, 1),
     ),
     "issues.tombstone": issue_write(
-        "UpdateItem that drops the list keys: the issue + each list-index entry deleted (1 WCU); with its `terms` "
-        "entries deleted in one TransactWriteItems: 2 WCU per KB for the issue and for each entry",
+        "UpdateItem that drops the list keys: the issue + each list-index entry deleted (1 WCU); then its `labels` "
+        "entries deleted, 1 WCU each",
         Cost(0, 0, 1),
     ),
     "issues.page": page_row("one Query, 0.5 RCU per started 4 KB of the issues shown", ISSUE_PAGE),
@@ -223,16 +227,16 @@ ROWS: dict[str, Row] = {
         twice("by_time and by_number", 2),
     ),
     "orders.place (atomic, idempotency key)": Row(
-        "UpdateItem ADD of the counter (1 WCU) + TransactWriteItems: 2 WCU × (order, idempotency record) + by_time "
-        "and by_number entries (1 WCU each) — the record costs +3 WCU",
-        fixed(0, 7, 2),
-        twice("by_time and by_number", 2),
+        "UpdateItem ADD of the counter (1 WCU) + TransactWriteItems: 2 WCU × (order, idempotency record) + by_time, "
+        "by_number and the record's by_tenant entries (1 WCU each) — the record costs +4 WCU",
+        fixed(0, 8, 2),
+        twice("by_time, by_number and by_tenant", 3),
     ),
     "orders.place (gapless, idempotency key)": Row(
         "consistent GetItem of the counter (1 RCU) + TransactWriteItems: 2 WCU × (counter, order, idempotency "
-        "record) + by_time and by_number entries (1 WCU each) — the record costs +2 WCU",
-        fixed(1, 8, 2),
-        twice("by_time and by_number", 2),
+        "record) + by_time, by_number and the record's by_tenant entries (1 WCU each) — the record costs +3 WCU",
+        fixed(1, 9, 2),
+        twice("by_time, by_number and by_tenant", 3),
     ),
     "orders.get": EVENTUAL_GET,
     "orders.find": Row("Query by_number Limit 1 (0.5 RCU) + GetItem (0.5 RCU)", fixed(1, 0, 2)),

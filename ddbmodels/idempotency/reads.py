@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import time
 from typing import Any
 
@@ -33,7 +34,8 @@ def legacy_exists() -> bool:
     now = time.monotonic()
     seen = _legacy_seen.get(table)
     if seen is None or now - seen[0] > LEGACY_RECHECK_S:
-        description = tables.describe_table(table)
+        # free, once a minute a process: run outside every meter and access pattern (no capacity, not the call's)
+        description = contextvars.Context().run(tables.describe_table, table)
         # a table of another key layout (an install that never had the old one) is not the old table
         old = description is not None and [k["AttributeName"] for k in description["KeySchema"]] == ["t", "k"]
         seen = (now, old)

@@ -8,7 +8,7 @@ from ddbmodels.issues.bulk import (
     issues_put_many,
     project_reindex,
 )
-from ddbmodels.issues.lists import SEARCH_READ, SORTS, IssuePage, label_list, search, status_list
+from ddbmodels.issues.lists import SORTS, IssuePage, label_list, status_list
 from ddbmodels.issues.model import (
     DESCRIPTION_MAX,
     LABEL_MAX,
@@ -62,7 +62,6 @@ __all__ = [
     "PRIORITIES",
     "PROJECT_KEY_RE",
     "PROJECT_SK",
-    "SEARCH_READ",
     "SORTS",
     "STATUSES",
     "TITLE_MAX",
@@ -99,7 +98,6 @@ __all__ = [
     "project_list",
     "project_load",
     "project_reindex",
-    "search",
     "split_collection_key",
     "status_list",
     "update_versioned",

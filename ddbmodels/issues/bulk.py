@@ -92,6 +92,7 @@ def project_reindex(*, tenant: str, project_key: str) -> Reindexed:
 
 
 GONE = 10**15  # the guard for entries of an issue that does not exist: older than any version
+RECONCILE_ROUNDS = 3  # a reconcile that wrote reads the version again, and goes round if a newer write came meanwhile
 
 
 @dataclass(frozen=True)
@@ -113,34 +114,47 @@ def issue_labels_reconcile(
     may have: each label it has or ``labels_also`` names (labels it had: the change event's), in
     every status — 1 RCU a key (2 labels: 8 RCU). Then, guarded by the issue's version like every
     entry write, puts what is missing or older (1 WCU each) and deletes what it should not have
-    (1 WCU each). A correct issue costs the reads alone. Called by the change-event task after each
+    (1 WCU each). A correct issue costs the reads alone; one that needed a write reads the issue's
+    version once more (1 RCU) and goes round again if a newer write came meanwhile (its entries may
+    have been moved under this one's writes). Called by the change-event task after each
     issue write (a writer that died between its update and its entries leaves them stale until
     then) and by ``manage.py upgrade_search``.
     """
     from ddbmodels.tenants.reads import batch_get_pages
 
-    try:
-        item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=True)
-    except CollectionItem.DoesNotExist:
-        item = None
-    issue = item if isinstance(item, IssueItem) else None
-    wanted = entries_for(issue_row(issue)) if issue is not None and not issue.is_tombstone else {}
-    version = int(issue.version or 0) if issue is not None else 0
-    labels = set(labels_also) | (set(issue.labels or ()) if issue is not None else set())
-    if wanted:
-        registry_ensure(tenant, labels & set(issue.labels or ()) if issue is not None else set())
-    keys = entry_keys(tenant, frozenset(labels), project_key, number)
-    stored = {
-        (raw["lk"]["S"], raw["s"]["S"]): raw
-        for page in batch_get_pages(LabelEntry.Meta.table_name, keys)
-        for raw in page
-    }
-    put = deleted = 0
-    for key, entry in wanted.items():
-        if stored.get(key) != entry:
-            put += entry_put(entry)
-    for key, raw in stored.items():
-        if key not in wanted:
-            # an entry of a version newer than the issue read cannot be: the issue is read first
-            deleted += entry_delete(raw, version if issue is not None else GONE)
-    return Reconciled(checked=len(keys), put=put, deleted=deleted)
+    checked = put = deleted = 0
+    for _ in range(RECONCILE_ROUNDS):
+        try:
+            item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=True)
+        except CollectionItem.DoesNotExist:
+            item = None
+        issue = item if isinstance(item, IssueItem) else None
+        wanted = entries_for(issue_row(issue)) if issue is not None and not issue.is_tombstone else {}
+        version = int(issue.version or 0) if issue is not None else GONE
+        labels = set(labels_also) | (set(issue.labels or ()) if issue is not None else set())
+        if wanted and issue is not None:
+            registry_ensure(tenant, set(issue.labels or ()))
+        keys = entry_keys(tenant, frozenset(labels), project_key, number)
+        stored = {
+            (raw["lk"]["S"], raw["s"]["S"]): raw
+            for page in batch_get_pages(LabelEntry.Meta.table_name, keys)
+            for raw in page
+        }
+        checked += len(keys)
+        wrote = 0
+        for key, entry in wanted.items():
+            if stored.get(key) != entry:
+                done = entry_put(entry)
+                put, wrote = put + done, wrote + done
+        for key, raw in stored.items():
+            if key not in wanted:
+                done = entry_delete(raw, version)
+                deleted, wrote = deleted + done, wrote + done
+        if not wrote or issue is None:
+            break
+        # it wrote: was that still the issue's latest version? (a newer writer may have moved on meanwhile)
+        pk = collection_key(tenant, project_key)
+        now = CollectionItem.get(pk, number, consistent_read=True, attributes_to_get=["v"])
+        if int(getattr(now, "version", 0) or 0) == version:
+            break
+    return Reconciled(checked=checked, put=put, deleted=deleted)

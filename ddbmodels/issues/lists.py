@@ -6,18 +6,15 @@
     one person's issues in a status               index assignee_status         PK xa        SK ua
     a label's issues in a status (team/project)   table labels PK lk = "<team>#<label>"
                                                                SK begins_with "<status>#[<PROJECT>#]"
-    issues whose title has a word (search)        table terms  PK tn  SK begins_with "w#<word>#[<PROJECT>#]"
+
+Search is not a DynamoDB list: the search engine (``tracker/search``) answers it, then one BatchGetItem.
 
 Each reads ``size + 1`` entries of ≈ 150–300 bytes: 26 rows ≈ 4–8 KB, 0.5–1 RCU eventually
-consistent, one request. Two combinations read more than they show, each within a stated bound:
+consistent, one request. One combination reads more than it shows, within a stated bound:
 
 * a person's issues inside one project: the ``assignee_status`` Query with a FilterExpression on
   the project — it reads that person's issues in that status in the other projects too (a
-  person's open work: tens of issues, a few KB);
-* a search for several words Queries the longest word's entries (``SEARCH_READ`` of them, one
-  request) and keeps those whose title has every word; status, label and assignee conditions of a
-  search are checked on the same entries. A page may then show fewer than it read; the "more"
-  link continues after the last entry read.
+  person's open work: tens of issues, a few KB).
 """
 
 from __future__ import annotations
@@ -41,10 +38,8 @@ from ddbmodels.issues.model import (
     team_status_key,
 )
 from ddbmodels.patterns.pagination import KeyPage, keyed_page
-from ddbmodels.terms import entry_page, query_words, word_prefix
 
 SORTS = ("number", "updated")
-SEARCH_READ = 100  # word entries one search request reads (≈ 15–30 KB: 2–4 RCU)
 
 
 @dataclass(frozen=True)
@@ -159,53 +154,3 @@ def label_list(
     return IssuePage(
         issues=[issue_from_entry(tenant, entry) for entry in page.items], next_key=page.next_key, prev_key=page.prev_key
     )
-
-
-@capacity.access_pattern("issues.search")
-def search(
-    *,
-    tenant: str,
-    text: str,
-    project_key: str | None = None,
-    status: str | None = None,
-    label: str | None = None,
-    assignee: str | None = None,
-    size: int = 25,
-    start: dict[str, Any] | None = None,
-) -> IssuePage:
-    """Query terms tn=tenant, begins_with(s, "w#<longest word>#[<PROJECT>#]"), Limit SEARCH_READ — one request, 2–4 RCU.
-
-    Keeps the entries whose title has every word of ``text`` (and the status, label and assignee
-    asked for), at most ``size`` of them; ``next_key`` continues after the last entry read when
-    the word has more. Words are matched whole, case-insensitively; stop words are ignored.
-    An empty search (no word left) finds nothing. Forward only: a search page has no "previous".
-    """
-    words = query_words(text)
-    if not words:
-        return IssuePage(issues=[], next_key=None, prev_key=None)
-    anchor = max(words, key=len)  # the longest word: the likeliest to be rare
-    page = entry_page(tenant=tenant, prefix=word_prefix(anchor, project_key), size=SEARCH_READ, start=start)
-    wanted = set(words)
-    found: list[IssueItem] = []
-    last_read: dict[str, Any] | None = None
-    for entry in page.items:
-        last_read = {"tn": entry["tn"], "s": entry["s"]}
-        if not wanted <= set(entry.get("w", {}).get("S", "").split(" ")):
-            continue
-        issue = issue_from_entry(tenant, entry)
-        if status and issue.status != status:
-            continue
-        if label and label not in (issue.labels or ()):
-            continue
-        if assignee and issue.assignee != assignee:
-            continue
-        found.append(issue)
-        if len(found) == size:
-            break
-    more = page.next_key is not None or (last_read is not None and last_read != _key(page.items[-1]))
-    # ``more``: the word has entries past this request, or the page filled before the last one read
-    return IssuePage(issues=found, next_key=last_read if more else None, prev_key=None)
-
-
-def _key(entry: dict[str, Any]) -> dict[str, Any]:
-    return {"tn": entry["tn"], "s": entry["s"]}

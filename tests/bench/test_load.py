@@ -178,6 +178,23 @@ def test_the_form_reader_keeps_hidden_fields_and_finds_the_form_by_its_action(lo
     assert client.form_ending(html, "/logout/").fields == {"csrfmiddlewaretoken": "t0"}
 
 
+def test_a_derived_table_whose_hottest_key_takes_over_a_quarter_of_its_writes_fails_the_spread_check(
+    load: ModuleType,
+) -> None:
+    figures = sys.modules["load_parts.figures"]
+    rows = [
+        {"table": "labels", "key": "t#bug", "share": 0.2},
+        {"table": "idempotency_keys", "key": "t#issue#WEB#k", "share": 0.01},
+        {"table": "issues", "key": "t#WEB", "share": 0.9},  # one key by design: not checked
+    ]
+    assert figures.check_spread(rows) == []
+    rows[0].update(share=0.81, wcu=400)  # the old terms table: every label entry of a team under the team's key
+    assert figures.check_spread(rows) == ["labels: key t#bug took 81.0 % of the table's writes (at most 25 %)"]
+    rows[0]["wcu"] = 6  # a handful of writes (a tiny run): too few to judge a share
+    assert figures.check_spread(rows) == []
+    assert set(figures.ONE_KEY_BY_DESIGN) == {"issues", "counters"}
+
+
 def test_an_endpoint_off_this_machine_is_refused_before_anything_starts(tmp_path: Path) -> None:
     env = {**os.environ, "DYNAMODB_ENDPOINT_URL": "http://10.1.2.3:8000"}
     done = subprocess.run(
@@ -215,6 +232,10 @@ def test_a_tiny_run_holds_every_invariant_and_reports_its_figures(
     assert pages["issue_create"]["wcu"] > 0  # the server's own meter, read back from its Redis
     hottest = summary["hot_keys"][0]  # the server's hot keys, read back from its Redis
     assert hottest["table_requests"] >= hottest["requests"] > 0
+    shares = {row["table"]: row for row in summary["write_shares"]}  # each table's hottest key by writes
+    assert {"issues", "idempotency_keys"} <= set(shares)  # labels too when a labelled issue was filed
+    assert shares["issues"]["note"].startswith("a project's own collection")  # one key by design, and said so
+    assert summary["invariants"]["label and idempotency keys spread"]["checked"] == len(summary["write_shares"])
     assert json.loads((tmp_path / "load.json").read_text())["invariants"] == summary["invariants"]
     assert "## Invariants" in (tmp_path / "load.md").read_text()
     assert (tmp_path / "load-web.log").exists()

@@ -58,7 +58,7 @@ def test_the_demo_has_its_logins_teams_and_weeks_of_work(demo_tables: str, db: N
     assert 3 <= len(web_open.issues) <= 25  # a real backlog: some open, most done
     assert len(web_closed.issues) == 25  # a full page: many done over the weeks
     assert issues.label_list(tenant="acme", label="bug", status="open").issues
-    assert issues.search(tenant="acme", text="safari checkout").issues
+    # search is the search engine's now (tracker/search), not a DynamoDB list: its demo tests are there
     assert issues.status_list(tenant="acme", assignee="bob", status="closed").issues
 
     titles = {issue.title for issue in web_closed.issues + web_open.issues}
