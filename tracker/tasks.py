@@ -194,16 +194,21 @@ def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
 def search_index_change(
     self: Task, tenant: str, project_key: str, number: int, comment_key: str | None = None
 ) -> str:
-    """Bring one search document up to the issue or comment as DynamoDB has it now (queued by ``activity.record``).
+    """Bring one search document up to the issue or comment as DynamoDB has it now (queued by ``activity.record``);
+    for an issue, its ``labels`` entries too (``issues.issue_labels_reconcile``: 1 RCU + 4 RCU a label, a write
+    only where one is stale — a writer that stopped between the issue's update and its entries).
 
     Idempotent and order-free (a document only takes a newer version). A busy database (SQLite's
     lock held past its timeout) is retried like a DynamoDB hiccup.
     """
     from django.db import OperationalError
 
+    from ddbmodels import issues as ddb_issues
     from tracker.search import indexing  # here, not at the top: the import block is shared
 
     try:
+        if not comment_key:  # an issue's change: its label entries as the issue says now (idempotent)
+            ddb_issues.issue_labels_reconcile(tenant=tenant, project_key=project_key, number=number)
         return indexing.index_change(tenant=tenant, project_key=project_key, number=number, comment_key=comment_key)
     except Exception as error:
         if is_transient(error) or (isinstance(error, OperationalError) and "locked" in str(error)):
