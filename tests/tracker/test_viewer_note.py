@@ -21,3 +21,9 @@ def test_a_viewer_sees_the_note_on_the_project_list_issue_list_and_issue_page(wo
         assert 'class="muted viewer-note" role="note"' in viewer_page
         for person in (world.member, world.owner):
             assert "viewer-note" not in text(world.client_for(person).get(url)), url
+
+
+def test_the_team_page_says_the_role_in_its_own_words_and_not_twice(world: World) -> None:
+    page = text(world.client_for(world.viewer).get(world.url("team/")))
+    assert "viewer-note" not in page
+    assert "a viewer of" in page
