@@ -53,9 +53,16 @@ chromium:
 	  echo "Installing Debian's chromium (for the browser tests)"; \
 	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
 
+# The search engine's tests also run against PostgreSQL (a throwaway cluster, devtools/services.py).
+.PHONY: postgresql
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "Installing Debian's postgresql (for the search engine's PostgreSQL tests)"; \
+	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q --no-install-recommends postgresql; }
+
 deps: $(VENV)/.installed-run $(DDB_STAMP) redis-server  ## install what `make run` needs (venv with the runtime, DynamoDB Local, Redis)
 
-deps-test: deps $(VENV)/.installed-test chromium  ## also what `make test` needs (test and lint tools, Chromium)
+deps-test: deps $(VENV)/.installed-test chromium postgresql  ## also what `make test` needs (test and lint tools, Chromium, PostgreSQL)
 
 .env:
 	@sed "s/^SECRET_KEY=.*/SECRET_KEY=$$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 50)/" .env.example > $@

@@ -1,4 +1,10 @@
-"""Start DynamoDB Local and Redis as child processes on free loopback ports.
+"""Start DynamoDB Local, Redis and (for the search engine's tests) PostgreSQL as child processes on free loopback ports.
+
+PostgreSQL is a throwaway cluster: ``initdb`` into a temporary folder, the server on a free port
+with its socket in that folder, trust authentication on loopback only, fsync off; run as the
+``postgres`` user (or ``nobody``) when started as root, since the server refuses to run as root;
+the folder is deleted when it stops. Its binaries come from Debian's ``postgresql`` package
+(``/usr/lib/postgresql/<version>/bin``; ``make deps-test`` installs it).
 
 Used by the test session fixtures, by ``make bench`` (``python -m devtools.services run -- CMD``)
 and by the Procfile's ``dynamodb`` process (``python -m devtools.services dynamodb``). The
@@ -11,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -81,30 +88,101 @@ def redis_command(port: int, data_dir: Path | None = None) -> list[str]:
     return [server, "--port", str(port), "--bind", "127.0.0.1", *persistence]
 
 
+def postgres_bin() -> Path | None:
+    """The folder of Debian's PostgreSQL server binaries (the newest version installed); None when absent."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parent.parent.name))
+    if found:
+        return found[-1].parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+def _unprivileged() -> pwd.struct_passwd | None:
+    """Who runs PostgreSQL when we are root (it refuses root): the ``postgres`` user, else ``nobody``."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            continue
+    raise RuntimeError("running as root and there is no postgres or nobody user to run PostgreSQL as")
+
+
+def _start_postgres(port: int) -> tuple[subprocess.Popen[bytes], Path]:
+    """initdb into a temporary folder, then the server on ``port``; (process, the folder to delete)."""
+    bindir = postgres_bin()
+    if bindir is None:
+        raise FileNotFoundError("PostgreSQL is not installed (Debian's postgresql package); run `make deps-test`")
+    folder = Path(tempfile.mkdtemp(prefix="tracker-pg-"))
+    user = _unprivileged()
+    if user is not None:
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    run_as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user is not None else {}
+    data = folder / "data"
+    subprocess.run(
+        [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=folder,
+        **run_as,  # type: ignore[arg-type]
+    )
+    settings = ["listen_addresses=127.0.0.1", "fsync=off", "synchronous_commit=off", "full_page_writes=off"]
+    command = [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder)]
+    for setting in settings:
+        command += ["-c", setting]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=folder,
+        **run_as,  # type: ignore[arg-type]
+    )
+    return process, folder
+
+
 @dataclass
 class Service:
     name: str
     port: int
     process: subprocess.Popen[bytes]
+    folder: Path | None = None  # deleted when it stops (PostgreSQL's throwaway cluster)
 
     @property
     def url(self) -> str:
+        if self.name == "postgres":
+            return f"postgres://postgres@127.0.0.1:{self.port}/postgres"
         scheme = "redis" if self.name == "redis" else "http"
         return f"{scheme}://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.terminate()
+            if self.name == "postgres":
+                self.process.send_signal(signal.SIGINT)  # "fast" shutdown: SIGTERM waits for every client
+            else:
+                self.process.terminate()
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def start(name: str, port: int | None = None, data_dir: Path | None = None) -> Service:
-    """Start ``dynamodb`` or ``redis`` on ``port`` (a free one by default) and wait for it."""
+    """Start ``dynamodb``, ``redis`` or ``postgres`` on ``port`` (a free one by default) and wait for it."""
     port = port or free_port()
+    if name == "postgres":
+        process, folder = _start_postgres(port)
+        try:
+            wait_port(port, process)
+        except BaseException:
+            process.kill()
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return Service(name, port, process, folder)
     if name == "dynamodb":
         command = dynamodb_local_command(port, data_dir)
     elif name == "redis":

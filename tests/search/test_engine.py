@@ -1,7 +1,7 @@
 """The search engine on its own documents: prefixes, any order, title first, filters, the tenant, any text.
 
-Each test runs on SQLite (the default database, FTS5) and, marked ``postgres``, on a throwaway
-PostgreSQL cluster (tests/tracker/conftest.py ``search_db``), through the same ``engine.search``.
+Each test runs on SQLite (the test database, FTS5) here, and on a throwaway PostgreSQL cluster in
+test_engine_postgres.py (marked ``postgres``), through the same ``engine.search``.
 """
 
 from __future__ import annotations
@@ -75,16 +75,9 @@ class Docs:
 
 
 @pytest.fixture
-def search_db() -> str:
-    pytest.skip("PostgreSQL for the search tests is not wired yet")
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def docs(request: pytest.FixtureRequest, db: None) -> Docs:
-    if request.param == "sqlite":
-        return Docs("default")
-    alias: str = request.getfixturevalue("search_db")
-    return Docs(alias)
+def docs(db: None) -> Docs:
+    """The test database (SQLite, FTS5); tests/search/test_engine_postgres.py gives the same tests PostgreSQL."""
+    return Docs("default")
 
 
 def test_words_match_as_prefixes_in_any_order(docs: Docs) -> None:
