@@ -3,11 +3,13 @@
 // - A <form data-confirm="…"> asks before it is sent (deleting an issue, detaching a file,
 //   removing someone from the team).
 // - Keyboard shortcuts, ignored while typing in a field or with Ctrl/Alt/Meta held:
-//     /      focus the element marked data-search (the list pages' query box)
-//     c      follow the link marked data-new-issue
+//     /      focus the element marked data-search (the list pages' query box); on a page without
+//            one, go to <body data-search-url> (the project's or the team's list) and focus it there
+//     c      follow the link marked data-new-issue, else go to <body data-new-issue-url> (the
+//            project's new-issue form, or the team's "which project?")
 //     j / k  move a highlight down / up over the elements marked data-list-item
 //     Enter  open the first link inside the highlighted item
-//     ?      show or hide the list of shortcuts (Escape hides it)
+//     ?      show or hide the shortcuts that work on this page (Escape hides it)
 "use strict";
 document.addEventListener("submit", function (event) {
   var form = event.target;
@@ -59,6 +61,73 @@ document.addEventListener("submit", function (event) {
     return false;
   }
 
+  var SEARCH_HASH = "#search";  // a list reached by "/" from another page focuses its box
+
+  function searchBox() {
+    return document.querySelector("[data-search]");
+  }
+
+  function focusSearch(search) {
+    search.focus();
+    // The caret after what is there and a space, so a word typed now is a word of its own
+    // ("is:closed deploy", never "is:closeddeploy").
+    if (search.value && !/\s$/.test(search.value)) {
+      search.value += " ";
+    }
+    try {  // not every input type allows a selection
+      search.setSelectionRange(search.value.length, search.value.length);
+    } catch (ignored) { /* no selection on this input type */ }
+  }
+
+  function search() {
+    var box = searchBox();
+    if (box) {
+      focusSearch(box);
+      return true;
+    }
+    var url = document.body.dataset.searchUrl;
+    if (url) {
+      window.location.assign(url + SEARCH_HASH);
+      return true;
+    }
+    return false;
+  }
+
+  function newIssue() {
+    var create = document.querySelector("a[data-new-issue]");
+    if (create) {
+      create.click();
+      return true;
+    }
+    var url = document.body.dataset.newIssueUrl;
+    if (url) {
+      window.location.assign(url);
+      return true;
+    }
+    return false;
+  }
+
+  function shortcuts() {  // the ones that do something on this page, as the help lists them
+    var rows = [];
+    if (searchBox()) {
+      rows.push(["/", "Search"]);
+    } else if (document.body.dataset.searchUrl) {
+      rows.push(["/", "Search (on the issue list)"]);
+    }
+    if (document.querySelector("a[data-new-issue]") || document.body.dataset.newIssueUrl) {
+      rows.push(["c", "New issue"]);
+    }
+    var all = items();
+    if (all.length) {
+      rows.push(["j / k", "Next / previous in the list"]);
+    }
+    if (all.some(function (item) { return item.querySelector("a[href]"); })) {
+      rows.push(["Enter", "Open the highlighted one"]);
+    }
+    rows.push(["?", "Show or hide this help"]);
+    return rows;
+  }
+
   function help() {
     var box = document.getElementById("kbd-help");
     if (box) {
@@ -70,8 +139,7 @@ document.addEventListener("submit", function (event) {
     box.className = "kbd-help";
     box.setAttribute("role", "dialog");
     box.setAttribute("aria-label", "Keyboard shortcuts");
-    var rows = [["/", "Search"], ["c", "New issue"], ["j / k", "Next / previous in the list"],
-                ["Enter", "Open the highlighted one"], ["?", "Show or hide this help"]];
+    var rows = shortcuts();
     var list = document.createElement("dl");
     rows.forEach(function (row) {
       var key = document.createElement("dt");
@@ -97,25 +165,9 @@ document.addEventListener("submit", function (event) {
     }
     var done = false;
     if (event.key === "/") {
-      var search = document.querySelector("[data-search]");
-      if (search) {
-        search.focus();
-        // The caret after what is there and a space, so a word typed now is a word of its own
-        // ("is:closed deploy", never "is:closeddeploy").
-        if (search.value && !/\s$/.test(search.value)) {
-          search.value += " ";
-        }
-        try {  // not every input type allows a selection
-          search.setSelectionRange(search.value.length, search.value.length);
-        } catch (ignored) { /* no selection on this input type */ }
-        done = true;
-      }
+      done = search();
     } else if (event.key === "c") {
-      var create = document.querySelector("a[data-new-issue]");
-      if (create) {
-        create.click();
-        done = true;
-      }
+      done = newIssue();
     } else if (event.key === "j") {
       done = move(1);
     } else if (event.key === "k") {
@@ -135,4 +187,10 @@ document.addEventListener("submit", function (event) {
       event.preventDefault();
     }
   });
+
+  if (window.location.hash === SEARCH_HASH && searchBox()) {  // "/" from another page led here
+    // Dropped from the address, or the box's own search (action "": this address) would keep it.
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+    focusSearch(searchBox());
+  }
 })();

@@ -22,6 +22,21 @@ def project_list(request: HttpRequest, membership: Membership) -> HttpResponse:
 
 
 @tenant_view
+def issue_create_choose(request: HttpRequest, membership: Membership) -> HttpResponse:
+    """New issue from a page of no one project (the ``c`` shortcut): which project it goes in.
+
+    Straight to the new-issue form when the team has one project and it takes new issues; else
+    the projects to choose from (the project list's one cached Query).
+    """
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot create issues.")
+    projects = select_projects(tenant=membership.tenant)
+    if len(projects) == 1 and not projects[0].importing:
+        return redirect("issue_create", tenant=membership.tenant.slug, project=projects[0].project_key)
+    return render(request, "tracker/issue_create_choose.html", {"projects": projects, "membership": membership})
+
+
+@tenant_view
 def project_create(request: HttpRequest, membership: Membership) -> HttpResponse:
     if not membership.allows("owner"):
         raise PermissionDenied("Only owners create projects.")
