@@ -118,7 +118,8 @@ def _start_postgres(port: int) -> tuple[subprocess.Popen[bytes], Path]:
     user = _unprivileged()
     if user is not None:
         os.chown(folder, user.pw_uid, user.pw_gid)
-    run_as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user is not None else {}
+    uid, gid = (user.pw_uid, user.pw_gid) if user is not None else (None, None)
+    groups: list[int] | None = [] if user is not None else None
     data = folder / "data"
     subprocess.run(
         [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"],
@@ -126,7 +127,9 @@ def _start_postgres(port: int) -> tuple[subprocess.Popen[bytes], Path]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         cwd=folder,
-        **run_as,  # type: ignore[arg-type]
+        user=uid,
+        group=gid,
+        extra_groups=groups,
     )
     settings = ["listen_addresses=127.0.0.1", "fsync=off", "synchronous_commit=off", "full_page_writes=off"]
     command = [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder)]
@@ -137,7 +140,9 @@ def _start_postgres(port: int) -> tuple[subprocess.Popen[bytes], Path]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=folder,
-        **run_as,  # type: ignore[arg-type]
+        user=uid,
+        group=gid,
+        extra_groups=groups,
     )
     return process, folder
 
