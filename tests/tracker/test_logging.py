@@ -6,6 +6,7 @@ import io
 import logging
 import re
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -149,13 +150,26 @@ def django_lines(output: str) -> list[str]:
     return [re.sub(r'(" \d{3}) \d+$', r"\1", line) for line in lines]
 
 
+def settled(console: io.StringIO, expected: int) -> list[str]:
+    """The ``django.*`` lines once ``expected`` of them are there (or after 5 s).
+
+    wsgiref logs a request when it closes it, after the client has read the answer: the last
+    line may come a moment after ``fetch`` returned.
+    """
+    deadline = time.monotonic() + 5
+    while len(django_lines(console.getvalue())) < expected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.1)  # and nothing more comes
+    return django_lines(console.getvalue())
+
+
 def test_the_dev_server_says_a_404_once_and_a_static_file_not_at_all(dev_server: str, console: io.StringIO) -> None:
     assert fetch(f"{dev_server}/nope/") == 404
     assert fetch(f"{dev_server}/static/tracker/inbox.css") == 200
     assert fetch(f"{dev_server}/accounts/login/") == 200
     assert fetch(f"{dev_server}/static/tracker/missing.css") == 404
 
-    assert django_lines(console.getvalue()) == [
+    assert settled(console, 3) == [
         "WARNING django.request: Not Found: /nope/",
         'INFO django.server: "GET /accounts/login/ HTTP/1.1" 200',
         # static files are served around Django's handler: runserver's line is the only one saying it
@@ -169,9 +183,10 @@ def test_static_request_lines_show_at_debug(dev_server: str, console: io.StringI
     server_log.setLevel(logging.DEBUG)  # what LOG_LEVEL=DEBUG does
     try:
         assert fetch(f"{dev_server}/static/tracker/inbox.css") == 200
+        lines = settled(console, 1)
     finally:
         server_log.setLevel(before)
-    assert django_lines(console.getvalue()) == ['DEBUG django.server: "GET /static/tracker/inbox.css HTTP/1.1" 200']
+    assert lines == ['DEBUG django.server: "GET /static/tracker/inbox.css HTTP/1.1" 200']
 
 
 # ------------------------------------------------------------------ e-mails in development
