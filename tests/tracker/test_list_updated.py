@@ -111,3 +111,19 @@ def test_issues_imported_from_2018_show_2018_in_the_project_list(world: World, t
     cells = updated_cells(response)
     assert {ref: when[:10] for ref, (when, _) in cells.items()} == {"OLD-1": "2018-03-05", "OLD-2": "2018-03-06"}
     assert all(shown.startswith(("8 years", "7 years")) for _, shown in cells.values()), cells
+
+
+def test_every_list_index_carries_the_update_time() -> None:
+    """A row read from an index without ``ua`` gets PynamoDB's default for it, "now": every list index must carry it."""
+    from ddbmodels.issues import CollectionItem
+
+    lists = [i for i in CollectionItem._get_schema()["global_secondary_indexes"] if i["index_name"] != "projects"]
+    assert {i["index_name"] for i in lists} == {
+        "project_status_number",
+        "project_status_updated",
+        "team_status",
+        "assignee_status",
+    }
+    for index in lists:
+        keys = {key["AttributeName"] for key in index["key_schema"]}
+        assert "ua" in keys | set(index["projection"].get("NonKeyAttributes", ())), index["index_name"]
