@@ -18,6 +18,7 @@ from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import comments, events, inbox, issues, orders, scores
 from ddbmodels.core import connection
+from ddbmodels.inbox import mail as inbox_mail
 from ddbmodels.patterns import item_archive
 from ddbmodels.tenants import offboarding as ddb_offboard
 from ddbmodels.tenants import reads as tenant_reads
@@ -70,7 +71,10 @@ def populate(world: World) -> None:
     inbox.watch(tenant=slug, project_key="WEB", number=1, username=member)
     inbox.watch(tenant=slug, project_key="OPS", number=1, username=world.owner.username)
     note = inbox.Note(world.owner.username, "WEB", 1, member, "issue.status", f"{member} resolved WEB-1")
-    inbox.deliver(tenant=slug, event_key="2026-11-22T10:15:30.123Z#0000000a", notes=[note])
+    note_key = "2026-11-22T10:15:30.123Z#0000000a"
+    inbox.deliver(tenant=slug, event_key=note_key, notes=[note])
+    # the owner's mail window for WEB-1 (its e-mail not sent yet): in the person's collection too
+    inbox_mail.window_add(tenant=slug, username=world.owner.username, project_key="WEB", number=1, event_key=note_key)
     for n in range(3):
         events.event_put(stream=f"{slug}#WEB#{n + 1}", kind="issue.edited", actor=member, tenant=slug, data={"n": n})
 
