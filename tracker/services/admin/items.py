@@ -71,14 +71,19 @@ def _log(by: AbstractBaseUser, loaded: LoadedItem, action: int, after: dict[str,
     )
 
 
-def item_save(*, loaded: LoadedItem, fingerprint: str, new: dict[str, Any], by: AbstractBaseUser) -> None:
+def item_save(*, loaded: LoadedItem, fingerprint: str, new: dict[str, Any], by: AbstractBaseUser) -> bool:
     """PutItem ``new`` if the item is still the one the page showed — 1 WCU per KB; logged as ``by``'s change.
 
-    ChangedSinceRead when it changed; InvalidInput when DynamoDB refuses the item.
+    False, and nothing written or logged, when ``new`` is the item as loaded (its version is not
+    bumped: the app's open edit forms stay current). ChangedSinceRead when it changed; InvalidInput
+    when DynamoDB refuses the item.
     """
     _check_unchanged(loaded, fingerprint)
+    if item_json.fingerprint(new) == loaded.fingerprint:
+        return False
     items.item_put_unchanged(loaded.table, new, loaded.item, version=loaded.version)
     _log(by, loaded, CHANGE, new)
+    return True
 
 
 def item_delete(*, loaded: LoadedItem, fingerprint: str, by: AbstractBaseUser) -> None:

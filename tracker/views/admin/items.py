@@ -114,7 +114,7 @@ def item_view(request: HttpRequest, table: str) -> HttpResponse:
     form = ItemJsonForm(request.POST or None, initial=initial, key_names=loaded.schema.names, key=loaded.key)
     if request.method == "POST" and form.is_valid():
         try:
-            item_save(
+            saved = item_save(
                 loaded=loaded,
                 fingerprint=form.cleaned_data["loaded"],
                 new=form.cleaned_data["item_json"],
@@ -123,7 +123,10 @@ def item_view(request: HttpRequest, table: str) -> HttpResponse:
         except (ChangedSinceRead, InvalidInput) as error:  # stale, or refused by DynamoDB: the typed JSON stays
             form.add_error(None, STALE if isinstance(error, ChangedSinceRead) else str(error))
         else:
-            messages.success(request, "Saved (conditional PutItem: the item was unchanged since you loaded it).")
+            if saved:
+                messages.success(request, "Saved (conditional PutItem: the item was unchanged since you loaded it).")
+            else:
+                messages.info(request, "Nothing to save: the item is as you loaded it (nothing written).")
             return HttpResponseRedirect(request.get_full_path())
     context = {
         **_item_context(loaded),
