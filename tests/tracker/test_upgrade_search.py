@@ -34,16 +34,18 @@ def old_install(ddblocal: ddbmodels.DynamoSettings) -> Iterator[str]:
     try:
         tables.create_all()  # what ddb_create_tables does: the new tables beside the old ones
         client = connection.client()
-        client.create_table(  # the old idempotency table: PK the team, SK "<kind>#<key>"
-            TableName=connection.table_name("idempotency"),
-            AttributeDefinitions=[
-                {"AttributeName": "t", "AttributeType": "S"},
-                {"AttributeName": "k", "AttributeType": "S"},
-            ],
-            KeySchema=[{"AttributeName": "t", "KeyType": "HASH"}, {"AttributeName": "k", "KeyType": "RANGE"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        tables.wait_active(connection.table_name("idempotency"))
+        # the old tables, no longer declared: idempotency (PK the team, SK "<kind>#<key>") and terms (PK the team)
+        for base, hash_key, range_key in (("idempotency", "t", "k"), ("terms", "tn", "s")):
+            client.create_table(
+                TableName=connection.table_name(base),
+                AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in (hash_key, range_key)],
+                KeySchema=[
+                    {"AttributeName": hash_key, "KeyType": "HASH"},
+                    {"AttributeName": range_key, "KeyType": "RANGE"},
+                ],
+                BillingMode="PAY_PER_REQUEST",
+            )
+            tables.wait_active(connection.table_name(base))
         _write_old_shape()
         yield prefix
     finally:

@@ -1,4 +1,4 @@
-"""Fill the issue lists' indexes and search entries for issues written before they existed."""
+"""Fill the issue lists' indexes and label entries for issues written before they existed."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ddbmodels.core import capacity
 
 class Command(BaseCommand):
     help = (
-        "Set every issue's list-index keys and write its label and title-word entries (idempotent). "
+        "Set every issue's list-index keys and write its label entries (idempotent). "
         "ddb_create_tables runs it when it adds the list indexes to an existing issues table."
     )
 
@@ -33,6 +33,6 @@ class Command(BaseCommand):
                 )
         self.stdout.write(
             f"reindexed {len(pairs)} projects: {totals.issues} issues read, {totals.keys_set} given their "
-            f"list keys, {totals.entries} label/word entries written "
+            f"list keys, {totals.entries} label entries written "
             f"({meter.rcu:.1f} RCU, {meter.wcu:.1f} WCU, {meter.requests} requests)"
         )
