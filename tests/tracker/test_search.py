@@ -259,3 +259,13 @@ def test_the_demo_loader_builds_the_demo_search_index(demo_tables: str) -> None:
     call_command("seed_demo", stdout=out)
     assert "globex: search index built" in out.getvalue()
     assert engine.search(engine.query_words("pendingint"), engine.Filters(tenant="globex"), limit=5)
+
+
+@pytest.mark.parametrize(
+    "q", ['"deploy', "(deploy) AND", "deploy* -thing", "(deploy,", "deploy:a", "%_\\", "😀", "OR NOT"]
+)
+def test_punctuation_in_the_box_is_a_search_not_an_error_page(world: World, indexed: Queued, q: str) -> None:
+    world.client_for(world.member).post(world.project_url("new/"), {"title": "Deploy a thing", "priority": "low"})
+    # every word counts, operators of the engine too ("AND" is a word the title lacks)
+    expected = ["WEB-1"] if "deploy" in q and "AND" not in q else []
+    assert found(world, q) == expected  # a 200 page (found() checks it), never a 400
