@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -19,7 +23,15 @@ from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
 from django.core.wsgi import get_wsgi_application
 from django.test import Client
 
+import ddbmodels
+from ddbmodels import inbox
+from ddbmodels.core.keys import utcnow
+from ddbmodels.events.model import new_sort_key
+from ddbmodels.inbox import mail as inbox_mail
+from devtools.services import Service
 from tests.tracker.conftest import World
+from tracker import tasks
+from tracker.env import ROOT
 from tracker.log_filters import NoClientErrorTraceback
 from tracker.mail import LogEmailBackend
 
@@ -236,3 +248,76 @@ def test_the_local_settings_log_emails_and_keep_them_under_var_mail() -> None:
     ).stdout.split()
     assert out[0] == "tracker.mail.LogEmailBackend"
     assert out[1].endswith("var/mail")
+
+
+@pytest.mark.slow
+def test_a_dev_email_is_one_info_line_in_the_workers_log(
+    world: World, redis_server: Service, ddblocal: ddbmodels.DynamoSettings, tmp_path: Path
+) -> None:
+    """The local settings' worker (Procfile: ``celery worker --loglevel INFO``) says an e-mail in one line."""
+    from tracker.celery import app
+
+    with app.connection_for_write() as connection:  # other tests' messages are not this worker's work
+        connection.default_channel.queue_purge("celery")
+    bob = world.member.username
+    key = new_sort_key(utcnow())
+    note = inbox.Note(bob, "WEB", 1, "alice", "comment.added", "alice mentioned you on WEB-1: deploy it")
+    inbox.deliver(tenant=world.slug, event_key=key, notes=[note])
+    window = inbox_mail.window_add(tenant=world.slug, username=bob, project_key="WEB", number=1, event_key=key)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tracker.settings.local",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "REDIS_URL": f"{redis_server.url}/0",
+        "CELERY_RESULT_BACKEND": f"{redis_server.url}/1",
+        "DYNAMODB_ENDPOINT_URL": ddblocal.endpoint_url or "",
+        "DYNAMODB_TABLE_PREFIX": ddblocal.table_prefix,
+        "EMAIL_FILE_PATH": str(tmp_path / "mail"),
+    }
+    env.pop("EMAIL_BACKEND", None)
+    log_path = tmp_path / "worker.log"
+    with log_path.open("wb") as log_file:
+        worker = subprocess.Popen(
+            [
+                *[sys.executable, "-m", "celery", "-A", "tracker", "worker", "--pool", "solo", "--loglevel", "INFO"],
+                *["--without-gossip", "--without-mingle", "--without-heartbeat"],
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        tasks.send_notification_digest.apply_async(
+            kwargs={
+                "tenant": world.slug,
+                "username": bob,
+                "address": "bob@example.com",
+                "project_key": "WEB",
+                "number": 1,
+                "start": window.start,
+                "title": "Deploy",
+            }
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "send_notification_digest" not in _succeeded(log_path):
+            assert worker.poll() is None, log_path.read_text()
+            time.sleep(0.3)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(20)
+    output = log_path.read_text()
+    mail_lines = [line for line in output.splitlines() if "bob@example.com" in line or "deploy it" in line]
+    assert len(mail_lines) == 1, output
+    assert re.fullmatch(
+        r"\[[^]]+: INFO/MainProcess\] e-mail to bob@example\.com: alice mentioned you on WEB-1: deploy it \(.+\.eml\)",
+        mail_lines[0],
+    ), mail_lines
+    assert "WARNING" not in output, output
+    (written,) = sorted((tmp_path / "mail").iterdir())  # the whole message: its file
+    assert "deploy it" in written.read_text()
+
+
+def _succeeded(log_path: Path) -> str:
+    return "\n".join(line for line in log_path.read_text().splitlines() if " succeeded in " in line)
