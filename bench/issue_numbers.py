@@ -5,17 +5,17 @@ total, spread over the writers. Each issue takes the next number with the sort-k
 (consistent Query of the largest SK, Limit 1, then a PutItem conditioned on
 ``attribute_not_exists``); a writer that loses the race re-reads and tries again.
 
-The issues have titles of a few words ("Bench issue 3.17"), as real ones do, so each one is
-written the way the product writes it: one TransactWriteItems of the issue (with its 3 list-index
-entries) and its title-word ``terms`` entries. DynamoDB's floor per issue is 1 RCU (one
-consistent read of an item ≤ 4 KB), 2 requests, and the WCU of what was written, worked out from
-the items as stored after the level (``pattern_rows.issue_writes``: 2 WCU per item ≤ 1 KB in the
-transaction, 1 per index entry: 9 WCU for 2 words, 11 for 3); DynamoDB Local charges it otherwise
-(the index entries twice, the word entries of one transaction as one: 10 WCU), and its floor is
-printed beside DynamoDB's. Each lost race adds one refused write — a PutItem, which DynamoDB
-charges 1 WCU, or, with title words as here, a cancelled transaction, which the pricing rules
-applied here do not price; DynamoDB Local reports neither — then a consistent GetItem of the number
-tried (1 RCU: the call's own write, its answer lost?) and the next consistent Query (1 RCU). "DynamoDB
+The issues have titles of a few words ("Bench issue 3.17") and no labels; since issue 18 title
+words are the search engine's, not DynamoDB entries, so each one is written the way the product
+writes an unlabelled issue: one PutItem of the issue with its 3 list-index entries. DynamoDB's
+floor per issue is 1 RCU (one consistent read of an item ≤ 4 KB), 2 requests, and the WCU of what
+was written, worked out from the items as stored after the level (``pattern_rows.issue_writes``:
+4 WCU, the same on DynamoDB Local; a labelled issue's create is a TransactWriteItems with its
+``labels`` entries, which Local charges otherwise). Each lost race adds one refused write — a
+PutItem, which DynamoDB charges 1 WCU, or, for a labelled issue, a cancelled transaction, which the
+pricing rules applied here do not price; DynamoDB Local reports neither — then a consistent GetItem
+of the number tried (1 RCU: the call's own write, its answer lost?) and the next consistent Query
+(1 RCU). "DynamoDB
 WCU/issue" is the measured WCU with Local's difference taken out and the refused PutItems added.
 
 Printed on stdout: a table (one row per level), the notes on the floors and, last, exactly one
@@ -63,7 +63,7 @@ class Resent:
     A transaction whose answer was lost (read timeout: DynamoDB Local answers slowly under many
     writers on a small machine) is sent again with the same ClientRequestToken; if the first one
     committed, the second is an idempotent replay, and DynamoDB Local reports it without the index
-    entries' share (``WriteCost.local_replay``: 4 WCU instead of 10 here).
+    entries' share (``WriteCost.local_replay``).
     """
 
     def __init__(self) -> None:
