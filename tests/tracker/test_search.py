@@ -22,7 +22,7 @@ from pytest_django.fixtures import SettingsWrapper
 from ddbmodels import comments as ddb_comments
 from ddbmodels import issues
 from tests.tracker.conftest import World
-from tests.tracker.helpers import load, new_issue, text
+from tests.tracker.helpers import load, new_issue, pager_link, text
 from tests.tracker.test_seed_demo import demo_tables  # noqa: F401  (the demo under tables of its own)
 from tracker import tasks
 from tracker.search import engine, indexing
@@ -269,3 +269,23 @@ def test_punctuation_in_the_box_is_a_search_not_an_error_page(world: World, inde
     # every word counts, operators of the engine too ("AND" is a word the title lacks)
     expected = ["WEB-1"] if "deploy" in q and "AND" not in q else []
     assert found(world, q) == expected  # a 200 page (found() checks it), never a 400
+
+
+def test_a_search_pages_through_its_results_with_a_signed_cursor(world: World) -> None:
+    for n in range(1, 31):
+        new_issue(world, f"Flamingo report {n}")
+    indexing.rebuild(tenant=world.slug)
+    client = world.client_for(world.viewer)
+    first = client.get(world.project_url(), {"q": "flamin"})
+    shown = found(world, "flamin")
+    assert len(shown) == 25
+    next_link = pager_link(first, "next")
+    assert next_link is not None
+    second = client.get(world.project_url() + next_link)
+    rest = list(dict.fromkeys(re.findall(r'href="/t/[^/"]+/p/WEB/(\d+)/"', text(second))))
+    assert sorted([int(n) for n in rest] + [int(r.split("-")[1]) for r in shown]) == list(range(1, 31))
+    assert pager_link(second, "next") is None
+    tampered = client.get(world.project_url(), {"q": "flamin", "cursor": next_link.split("cursor=")[1][:-3] + "xyz"})
+    assert tampered.status_code == 400
+    other_list = client.get(world.project_url(), {"q": "report", "cursor": next_link.split("cursor=")[1]})
+    assert other_list.status_code == 400  # a cursor of another search
