@@ -18,6 +18,7 @@ from ddbmodels import idempotency, issues, labels
 from ddbmodels.core import connection, tables
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem, collection_key
+from ddbmodels.tenants import reads as tenant_reads
 from tracker.services import search_upgrade
 
 pytestmark = [pytest.mark.ddblocal, pytest.mark.django_db]
@@ -164,3 +165,15 @@ def test_a_killed_run_resumes_at_its_checkpoint(old_install: str, monkeypatch: p
     assert report["resumed_from"]["stage"] == "idempotency"
     assert "labels" not in report  # not done again
     assert report["idempotency"]["copied"] == 1
+
+
+def test_offboarding_reads_the_old_tables_until_the_upgrade_drops_them(old_install: str) -> None:
+    # an install not upgraded yet still holds a team's records and entries under the team's key
+    assert (tenant_reads.tenant_key_name("idempotency"), tenant_reads.tenant_key_name("terms")) == ("t", "tn")
+    old = [item for page in tenant_reads.tenant_keyed_pages(TEAM, "idempotency") for item in page]
+    assert sorted(item["k"]["S"] for item in old) == ["issue#WEB#form-key-1", "issue#WEB#form-key-old"]
+    assert tenant_reads.tenant_has_data(TEAM, score_shards=1)
+    upgrade()
+    assert (tenant_reads.tenant_key_name("idempotency"), tenant_reads.tenant_key_name("terms")) == (None, None)
+    copied = [item for page in tenant_reads.idempotency_pages(TEAM) for item in page]
+    assert [item["k"]["S"] for item in copied] == [f"{TEAM}#issue#WEB#form-key-1"]  # found through by_tenant
