@@ -82,6 +82,7 @@ def test_staff_see_an_attachment_in_flight_reconcile_it_now_and_watch_the_job_fi
     page.get_by_role("button", name="Reconcile now").click()
     expect(page).to_have_url(re.compile(r"/admin/ddb/jobs/[0-9a-f-]{36}/$"))
     expect(page.locator("#job-state")).to_have_text("SUCCESS", timeout=JOB_TIMEOUT_MS)
+    expect(page.locator("#job-answer")).to_contain_text("1 attachment stuck in flight examined")
     expect(page.locator("#job-json")).to_contain_text('"job": "reconcile_attachments"')
     expect(page.locator("#cap-patterns")).to_contain_text("attachments.reconcile")
     shot(page, "admin-24-reconcile-result")

@@ -54,8 +54,8 @@ def test_an_owner_uploads_an_export_and_sees_the_bar_reach_done(
     shot(page, "import-02-done")
     bar = page.locator("#import-bar")
     assert bar.get_attribute("value") == bar.get_attribute("max")
-    expect(page.locator("#import-state")).to_contain_text("Done: all")
-    expect(summary).to_contain_text("9 (pull requests skipped: 3)")
+    expect(page.locator("#import-state")).to_contain_text("Done: everything is saved.")
+    expect(summary).to_contain_text("9 issues and 3 comments saved in MOVED (3 pull requests left out")
     expect(summary).to_contain_text("MOVED-12")
     assert polls, "the progress page's script never asked for the status"
     status = page.request.get(polls[-1]).json()  # what the script read last, asked again
