@@ -1,5 +1,8 @@
 """No end-user page is wider than a phone: every page at 390×844 (and at desktop size) has no sideways scroll.
 
+And a phone shows a list: the header at most 64 px tall, an issue a card of two lines, six of them
+on a 390×844 screen below the header.
+
 The data is made to be awkward: a long unbroken URL in a title, a long project name and
 description, labels, an order, a file, several people in the team. Each page is opened as the
 owner (who sees the most forms and buttons), and the page's width is measured as the browser
@@ -15,7 +18,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.urls import NoReverseMatch, reverse
-from playwright.sync_api import Page, ViewportSize
+from playwright.sync_api import Page, ViewportSize, expect
 
 from ddbmodels import issues as ddb_projects
 from tests.tracker.browser.helpers import shot, site_login
@@ -159,3 +162,89 @@ def test_the_invitation_and_no_team_pages_fit_a_phone(page: Page, world: World) 
     site_login(page, "loner")
     page.get_by_role("heading", name="No team yet").wait_for()
     assert_fits(page, "no-team", PHONE)
+
+
+HEADER_MAX = 64  # px: the site header at 390 px, two short rows
+CARD_MAX = 70  # px: an issue card of two lines (title; key, status, assignee, …) with its padding and border
+
+
+def line_tops(page: Page, card: str) -> list[list[int]]:
+    """For each card, the distinct heights (tops) at which its visible text sits: one per line."""
+    return page.evaluate(
+        """(selector) => Array.from(document.querySelectorAll(selector)).map((card) => {
+             const tops = new Set();
+             const walker = document.createTreeWalker(card, NodeFilter.SHOW_TEXT);
+             for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+               if (!node.data.trim()) continue;
+               const range = document.createRange();
+               range.selectNodeContents(node);
+               for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top + r.height / 2));
+             }
+             // text on one line at slightly different heights (a badge, a smaller font) is one line
+             const sorted = Array.from(tops).sort((a, b) => a - b);
+             return sorted.filter((top, i) => i === 0 || top - sorted[i - 1] > 8);
+           })""",
+        card,
+    )
+
+
+def test_a_phone_shows_six_issue_cards_of_two_lines_under_a_short_header(page: Page, awkward: World) -> None:
+    world = awkward
+    for n in range(4):
+        new_issue(world, f"Deploy pipeline {n}: cache the node modules between runs", labels=["ci", "performance"])
+    page.set_viewport_size(PHONE)
+    site_login(page, world.owner.username)
+    for name, url in (("project", world.project_url()), ("team", f"/t/{world.slug}/issues/")):
+        page.goto(url)
+        header = page.locator("header.top").bounding_box()
+        assert header is not None
+        assert header["height"] <= HEADER_MAX, f"{name}: the header is {header['height']} px tall"
+        cards = page.locator("table.issues tbody tr")
+        assert cards.count() >= 6
+        heights = [box["height"] for box in (c.bounding_box() for c in cards.all()) if box is not None]
+        assert max(heights) <= CARD_MAX, f"{name}: cards of {heights} px"
+        lines = line_tops(page, "table.issues tbody tr")
+        assert all(len(card) <= 2 for card in lines), f"{name}: cards of {[len(c) for c in lines]} lines"
+        pitch = cards.nth(1).bounding_box()["y"] - cards.nth(0).bounding_box()["y"]  # type: ignore[index]
+        assert 6 * pitch <= PHONE["height"] - header["height"], f"{name}: a card every {pitch} px"
+        # What a card shows: key, title, status, assignee; a tap on the card opens the issue.
+        first = cards.first
+        for label in ("Issue", "Title", "Status", "Assignee"):
+            assert first.locator(f"td[data-label={label}]").is_visible()
+        shot(page, f"phone-cards-{name}")
+        assert_fits(page, f"cards-{name}", PHONE)
+    target = page.locator("table.issues tbody tr").first
+    key = target.locator("td[data-label=Issue] a").inner_text()
+    box = target.locator("td[data-label=Title]").bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 10, box["y"] + box["height"] / 2)  # on the title, not on the key
+    page.wait_for_url(f"**/p/{key.replace('-', '/')}/")
+
+
+@pytest.mark.parametrize("who", ["owner", "staff"])
+def test_the_header_is_at_most_64_px_tall_on_a_phone_on_every_team_page(page: Page, world: World, who: str) -> None:
+    user = world.owner
+    if who == "staff":
+        user.is_staff = True
+        user.save()
+    page.set_viewport_size(PHONE)
+    site_login(page, user.username)
+    for path in ("", "p/WEB/", "issues/", "orders/", "leaderboard/", "team/"):
+        page.goto(f"/t/{world.slug}/{path}")
+        header = page.locator("header.top")
+        height = header.bounding_box()["height"]  # type: ignore[index]
+        assert height <= HEADER_MAX, f"{path or 'projects'}: {height} px"
+        for name in ("Inbox", "Projects", "My issues", "Orders", "Leaderboard", "Team"):
+            link = header.get_by_role("link", name=name, exact=True)
+            box = link.bounding_box()
+            nav = link.locator("xpath=..").bounding_box()
+            assert box is not None
+            assert nav is not None
+            if who == "owner":  # all of it in sight, not scrolled away (staff: Admin takes some room)
+                assert box["x"] + box["width"] <= nav["x"] + nav["width"] + 1, f"{name} is cut off"
+                assert box["x"] + box["width"] <= PHONE["width"], f"{name} is off the screen"
+        expect(header.get_by_role("button", name="Log out")).to_be_in_viewport()
+        if who == "staff":
+            expect(header.get_by_role("link", name="Admin")).to_be_in_viewport()
+        assert_fits(page, f"header-{path}", PHONE)
+    shot(page, f"phone-header-{who}")
