@@ -17,6 +17,7 @@ from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue
 from tests.tracker.orders_helpers import new_order
+from tracker.search import indexing as search_indexing
 
 pytestmark = pytest.mark.browser
 
@@ -77,6 +78,7 @@ def listed(world: World) -> World:
         if status == "resolved":
             scores.award_issue(created)
     new_order(world)
+    search_indexing.rebuild(tenant=world.slug)  # issues written straight to DynamoDB: the search index is built
     return world
 
 
