@@ -32,7 +32,13 @@ Queued = list[dict[str, Any]]
 
 
 @pytest.fixture
-def indexed(monkeypatch: pytest.MonkeyPatch) -> Queued:
+def queueing(settings: SettingsWrapper) -> None:
+    """Recorded changes queue their search indexing (the test settings leave it off)."""
+    settings.SEARCH_INDEX_QUEUE = True
+
+
+@pytest.fixture
+def indexed(queueing: None, monkeypatch: pytest.MonkeyPatch) -> Queued:
     """Every queued search task runs at once, here; the list holds what was queued."""
     queued: Queued = []
 
@@ -143,7 +149,7 @@ def test_a_tombstoned_issue_leaves_the_index_with_its_comments(world: World, ind
 
 
 def test_with_the_broker_down_the_change_stands_and_check_fix_finds_it(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    world: World, queueing: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def down(*args: Any, **kwargs: Any) -> None:
         raise kombu.exceptions.OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")

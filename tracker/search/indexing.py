@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 
 from ddbmodels import comments as ddb_comments
@@ -154,6 +155,8 @@ def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
     from tracker import optional_redis
     from tracker.tasks import search_index_change  # the tasks module imports the services
 
+    if not settings.SEARCH_INDEX_QUEUE:
+        return
     if kind.startswith("comment."):
         comment_key = str(data.get("comment") or "")
         if not comment_key:

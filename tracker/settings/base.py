@@ -77,6 +77,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
 # Full-text search (tracker/search): RCU per second `search_index rebuild|check` may read from DynamoDB
 SEARCH_INDEX_RCU_PER_SECOND = env.float("SEARCH_INDEX_RCU_PER_SECOND", default=200.0)
+# Every recorded change queues its search document's update (off in the test settings: see there)
+SEARCH_INDEX_QUEUE = True
 
 # ---------------------------------------------------------------------------------------------
 # Auth

@@ -19,3 +19,7 @@ AXES_ENABLED = False
 # (tests/tracker/test_degrade.py) use the production defaults explicitly.
 DYNAMODB_READ_TIMEOUT = 10.0
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"  # django.core.mail.outbox
+# Recorded changes queue no search indexing: a real worker started by a test has a database of its
+# own (in memory) without the index, and would spend itself on every test's backlog. The search
+# tests turn it on and run the task in the test's process (tests/tracker/test_search.py).
+SEARCH_INDEX_QUEUE = False
