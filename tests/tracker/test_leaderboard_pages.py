@@ -21,7 +21,7 @@ from tracker.views.leaderboard import BAD_TOP
 
 ROW = re.compile(
     r'<td data-label="Place" class="num">(\d+)</td>\s*'
-    r'<td data-label="Member">(?:<strong>)?([^<]+?)(?:</strong> \(you\))?</td>\s*'
+    r'<td data-label="Member" class="text">(?:<strong>)?([^<]+?)(?:</strong> \(you\))?</td>\s*'
     r'<td data-label="Points" class="num">(-?\d+)</td>'
 )
 

@@ -14,7 +14,7 @@ from tests.tracker.helpers import flash, text
 from tracker.models import Invitation, Membership
 
 ROLE_OF = re.compile(
-    r'<td data-label="Name"><strong>([^<]+)</strong>.*?<td data-label="Role" class="role">(\w+)</td>', re.S
+    r'<td data-label="Name" class="text"><strong>([^<]+)</strong>.*?<td data-label="Role" class="role">(\w+)</td>', re.S
 )
 
 
