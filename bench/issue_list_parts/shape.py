@@ -54,7 +54,7 @@ CONTEXTS = (
 )
 RARE = "kerberos"
 RARE_TITLES = 3  # at every size
-COMMON_PAIR = "checkout safari"  # two common words: the search reads SEARCH_READ + 1 entries of the longer
+COMMON_PAIR = "checkout safari"  # two common words (the search engine's now: bench/search.py)
 API_SHARE = 10  # API has a tenth of WEB's issues
 START = datetime(2024, 1, 1, tzinfo=UTC)
 

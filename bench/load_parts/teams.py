@@ -4,7 +4,7 @@ Runs in bench/load.py's own process with Django configured from the run's enviro
 server and the worker read the same SQLite file and tables). Every person is a member of every
 team, so a virtual user can act in whichever team the skew picks; one staff login starts the job.
 The issues a project starts with are bulk-written (``issues.issues_put_many``, BatchWriteItem of each
-issue and its ``terms`` entries), numbered 1..N, so the issues the load creates continue at N + 1.
+issue and its ``labels`` entries), numbered 1..N, so the issues the load creates continue at N + 1.
 """
 
 from __future__ import annotations
