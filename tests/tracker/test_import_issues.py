@@ -139,7 +139,7 @@ def test_three_exports_import_in_one_command_interleaved_under_the_budget(
     assert [c.body for c in page.comments] == ["comment 0", "comment 1"]
 
     sent = chunks()
-    assert len(sent) >= 5  # 54 issues, their label entries and comments: 25 requests a chunk
+    assert len(sent) >= 5  # 42 issues, their label entries and comments: 25 requests a chunk
     for chunk in sent:  # every chunk that can hold the three projects holds them (the last may be one request)
         assert {project_of(world.slug, r) for r in chunk} == set(KEYS) or len(chunk) < len(KEYS)
     wcu = meter.by_pattern["issues.import"].wcu
