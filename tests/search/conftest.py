@@ -43,7 +43,7 @@ def search_db(django_db_blocker: DjangoDbBlocker) -> Iterator[str]:
                         "USER": "postgres",
                         "HOST": "127.0.0.1",
                         "PORT": str(server.port),
-                    }
+                    },
                 }
             )[ALIAS]
             executor = MigrationExecutor(connections[ALIAS])
