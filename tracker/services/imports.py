@@ -15,8 +15,8 @@ and comments with ``tracker.imports.load`` (BatchWriteItem under ``IMPORT_MAX_WC
 so a retried task writes nothing twice), refreshes the project's counts, records the summary and
 deletes the file. Measured on DynamoDB Local: queueing 1.5 RCU + 6 WCU (is the id or the key
 taken? claim, token, the record twice; the claim's and the record's ``by_tenant`` entries), the
-same form again 1 RCU; the job the load at its floor (a 24-entry export: 143 WCU) + 14 WCU of
-tokens, checkpoints, project and counts, 4.5 RCU.
+same form again 1 RCU; the job the load at its floor (a 24-entry export: 96 WCU) + 13 WCU of
+tokens, checkpoints, project and counts, 8.5 RCU.
 """
 
 from __future__ import annotations
