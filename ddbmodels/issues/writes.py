@@ -39,6 +39,7 @@ from ddbmodels.core.errors import (
 from ddbmodels.core.keys import utcnow
 from ddbmodels.core.transactions import raw_put
 from ddbmodels.idempotency import check_unused, new_record, record_get
+from ddbmodels.issues.bulk import issue_labels_reconcile
 from ddbmodels.issues.model import (
     TRANSITIONS,
     CollectionItem,
@@ -181,13 +182,14 @@ def _update_with_entries(
     nothing is written then. Once the update is committed, the label entries that change are put
     and deleted one by one (1 WCU each, outside a transaction: a status change of an issue with 2
     labels costs 4 WCU there instead of 8), each guarded by the new version; labels new to the team
-    are registered before their first entry.
+    are registered before their first entry. A refused entry write means a newer version of the issue
+    wrote meanwhile: the issue's entries are then reconciled with the issue as it is now (rare: a race).
     """
     after = IssueItem.from_raw_data(issue.serialize(null_check=False))
     for name, value in local.items():
         setattr(after, name, value)
     actions = [*actions, *_list_key_actions(after)]
-    before_entries = _entries(issue)
+    before_entries, labels_before = _entries(issue), set(issue.labels or ())
     added = set(after.labels or ()) - set(issue.labels or ())
     if added and not after.is_tombstone:
         registry_ensure(issue.tenant, added)
@@ -197,7 +199,14 @@ def _update_with_entries(
     updated.set_list_keys()
     after_entries = _entries(updated)
     if before_entries or after_entries:
-        entries_move(before_entries, after_entries, version=int(updated.version or 0))
+        _, refused = entries_move(before_entries, after_entries, version=int(updated.version or 0))
+        if refused:  # a newer version of the issue wrote meanwhile: make the entries what the issue says now
+            issue_labels_reconcile(
+                tenant=updated.tenant,
+                project_key=updated.project_key,
+                number=int(updated.number),
+                labels_also=labels_before,
+            )
     return updated
 
 

@@ -207,3 +207,30 @@ def test_a_tombstone_leaves_every_list(tenant: str, make_project: MakeProject) -
     assert refs(issues.status_list(tenant=tenant, status="open")) == []
     assert refs(issues.status_list(tenant=tenant, assignee="alice", status="open")) == []
     assert entries(tenant) == []
+
+
+def test_a_writer_overtaken_by_a_newer_change_reconciles_its_entries(
+    tenant: str, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ddbmodels.issues import writes
+
+    make_project("WEB")
+    issue = create(tenant, "WEB", "flaky deploy", labels=["ci"])
+    real = writes.entries_move
+    raced: list[int] = []
+
+    def overtaken(before: dict, after: dict, *, version: int) -> tuple[int, int]:  # type: ignore[type-arg]
+        if not raced:  # between A's update and its entries, B reopens the issue and writes its entries
+            raced.append(version)
+            newer = issues.issue_get(tenant=tenant, project_key="WEB", number=1, consistent=True)
+            assert newer is not None
+            issues.issue_change_status(newer, to="open")
+        return real(before, after, version=version)
+
+    monkeypatch.setattr(writes, "entries_move", overtaken)
+    issues.issue_change_status(issue, to="closed")  # A: v2 closed; its entries land after B's v3 open
+    assert raced == [2]
+    # A's put of "closed" found no entry there and landed; its delete of "open" was refused (B's v3):
+    # the refusal made A reconcile, so the stale "closed" entry is gone again
+    assert entries(tenant) == [f"ci#open#WEB#{1:012d}"]
+    assert refs(issues.label_list(tenant=tenant, label="ci", status="open")) == ["WEB-1"]
