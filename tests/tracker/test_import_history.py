@@ -89,3 +89,9 @@ def _plain(tmp_path: Path) -> Path:
     path = tmp_path / "plain.json"
     path.write_text(json.dumps(github_export(3)))
     return path
+
+
+def test_a_plain_csv_may_name_each_issues_page_elsewhere(tmp_path: Path) -> None:
+    path = tmp_path / "issues.csv"
+    path.write_text("number,title,url\n1,One,https://tracker.example/ISS-1\n2,Two,ftp://nope\n3,Three,\n")
+    assert [r.url for r in parse("csv", path)] == ["https://tracker.example/ISS-1", None, None]

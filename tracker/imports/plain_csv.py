@@ -4,7 +4,8 @@
 
 ``number`` and ``title`` are required; ``state`` one of open, in_progress, resolved, closed
 (default open); ``priority`` one of low, medium, high, urgent (default medium); ``labels``
-separated by spaces; ``created``/``closed`` ISO-8601 (UTC when no offset is given).
+separated by spaces; ``created``/``closed`` ISO-8601 (UTC when no offset is given); an optional
+``url`` column is the issue's page where it came from (its history links to it).
 Comments are not part of this format.
 """
 
@@ -35,6 +36,7 @@ def parse(text: str) -> list[Record]:
             reporter=row.get("reporter") or "imported",
             created=when(row.get("created")) or datetime.now(UTC),
             closed=when(row.get("closed")),
+            url=row.get("url") or None,
         )
         for row in reader
         if (row.get("number") or "").strip()
