@@ -248,3 +248,23 @@ def test_the_header_is_at_most_64_px_tall_on_a_phone_on_every_team_page(page: Pa
             expect(header.get_by_role("link", name="Admin")).to_be_in_viewport()
         assert_fits(page, f"header-{path}", PHONE)
     shot(page, f"phone-header-{who}")
+
+
+def test_other_lists_cards_put_their_cells_side_by_side_on_a_phone(page: Page, awkward: World) -> None:
+    page.set_viewport_size(PHONE)
+    site_login(page, awkward.owner.username)
+    for name, path in (("projects", ""), ("orders", "orders/"), ("team", "team/")):
+        page.goto(f"/t/{awkward.slug}/{path}")
+        # per card: (its cells, the rows they start on); cells starting within 8 px share a row
+        cards = page.evaluate(
+            """() => Array.from(document.querySelectorAll('table.list.cards tbody tr')).map((row) => {
+                 const tops = Array.from(row.querySelectorAll('td:not(:empty)'))
+                   .map((td) => Math.round(td.getBoundingClientRect().top)).sort((a, b) => a - b);
+                 return [tops.length, tops.filter((top, i) => i === 0 || top - tops[i - 1] > 8).length];
+               })"""
+        )
+        assert cards, f"{name}: no cards"
+        # a row per column was the old card (seven rows an order); cells share rows now
+        assert all(rows < cells for cells, rows in cards), f"{name}: (cells, rows) {cards}"
+        if name == "orders":
+            assert all(rows <= 5 for _, rows in cards), cards
