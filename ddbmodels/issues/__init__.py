@@ -1,12 +1,14 @@
 """The issues table: projects and their issues, one item collection per project. See ``model`` for keys and costs."""
 
 from ddbmodels.issues.bulk import (
+    LabelsChecked,
     Reconciled,
     Reindexed,
     issue_labels_reconcile,
     issue_requests,
     issues_put_many,
     project_reindex,
+    team_labels_check,
 )
 from ddbmodels.issues.lists import SORTS, IssuePage, label_list, status_list
 from ddbmodels.issues.model import (
@@ -70,6 +72,7 @@ __all__ = [
     "ImportOrigin",
     "IssueItem",
     "IssuePage",
+    "LabelsChecked",
     "ProjectItem",
     "ProjectsIndex",
     "Reconciled",
@@ -100,5 +103,6 @@ __all__ = [
     "project_reindex",
     "split_collection_key",
     "status_list",
+    "team_labels_check",
     "update_versioned",
 ]

@@ -158,3 +158,59 @@ def issue_labels_reconcile(
         if int(getattr(now, "version", 0) or 0) == version:
             break
     return Reconciled(checked=checked, put=put, deleted=deleted)
+
+
+@dataclass(frozen=True)
+class LabelsChecked:
+    """What ``team_labels_check`` found (and, with ``fix``, repaired)."""
+
+    labels: int  # labels the team's registry names
+    entries: int  # entries read
+    stale: int  # entries the issue they name no longer has (another status, a label removed, a tombstone)
+    fixed: int  # issues reconciled
+
+
+@capacity.access_pattern("labels.check")
+def team_labels_check(*, tenant: str, fix: bool = False) -> LabelsChecked:
+    """Every label entry of a team against its issue: the label registry (Query), each label's partition
+    (Query, consistent: 1 RCU per 4 KB of entries), the issues they name (BatchGetItem, consistent: 1 RCU
+    an issue, 100 a request). An entry is stale when its issue, as stored, would not have it; with ``fix``
+    each such issue is reconciled (``issue_labels_reconcile`` with the entry's label).
+
+    The check behind ``manage.py upgrade_search --check-labels``: what a writer that stopped between an
+    issue's update and its entries, and whose change event never ran, left behind.
+    """
+    from ddbmodels.core.items import query_pages
+    from ddbmodels.labels import label_key, team_labels
+    from ddbmodels.labels.model import issue_of
+    from ddbmodels.tenants.reads import batch_get_pages, key_equals
+
+    table = LabelEntry.Meta.table_name
+    registered = team_labels(tenant)
+    read = 0
+    found: dict[tuple[str, int], list[tuple[str, dict[str, Any]]]] = {}
+    for label in registered:
+        for page in query_pages(table, **key_equals("lk", label_key(tenant, label), consistent=True)):
+            for raw in page:
+                read += 1
+                found.setdefault(issue_of(raw["s"]["S"]), []).append((label, raw))
+    refs = sorted(found)
+    keys = [{"pk": {"S": collection_key(tenant, p)}, "n": {"N": str(n)}} for p, n in refs]
+    stored: dict[tuple[str, int], IssueItem] = {}
+    for page in batch_get_pages(CollectionItem.Meta.table_name, keys):
+        for raw in page:
+            item = CollectionItem.from_raw_data(raw)
+            if isinstance(item, IssueItem):
+                stored[(item.project_key, int(item.number))] = item
+    stale, fixed = 0, 0
+    for ref in refs:
+        issue = stored.get(ref)
+        wanted = entries_for(issue_row(issue)) if issue is not None and not issue.is_tombstone else {}
+        wrong = [(label, raw) for label, raw in found[ref] if (raw["lk"]["S"], raw["s"]["S"]) not in wanted]
+        stale += len(wrong)
+        if wrong and fix:
+            issue_labels_reconcile(
+                tenant=tenant, project_key=ref[0], number=ref[1], labels_also={label for label, _ in wrong}
+            )
+            fixed += 1
+    return LabelsChecked(labels=len(registered), entries=read, stale=stale, fixed=fixed)

@@ -6,7 +6,11 @@ that stops between them leaves the lists stale until the change's task runs, whi
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
+from django.core.management import call_command
 
 from ddbmodels import issues, labels
 from ddbmodels.issues.model import issue_row
@@ -40,3 +44,24 @@ def test_the_change_task_repairs_entries_a_writer_that_stopped_left_behind(world
     assert bug_list(world, "in_progress") == ["WEB-1"]
     again = issues.issue_labels_reconcile(tenant=world.slug, project_key="WEB", number=1)
     assert (again.put, again.deleted) == (0, 0)  # nothing left to do
+
+
+def test_the_labels_check_finds_and_repairs_what_no_change_event_fixed(world: World) -> None:
+    made = issues.issue_create(
+        tenant=world.slug, project_key="WEB", title="Slow search", reporter="ann", labels=["perf"]
+    ).item
+    stale = labels.entries_for(issue_row(made))  # its "open" entry, kept below as a writer that stopped would
+    issues.issue_update(made, title="Slow search", description="", priority="high", assignee=None, labels=[])
+    for entry in stale.values():
+        labels.entry_put({**entry, "v": {"N": "1"}})
+    assert bug_list(world, "open") == []
+    assert [i.reference for i in issues.label_list(tenant=world.slug, label="perf", status="open").issues] == ["WEB-1"]
+
+    out = io.StringIO()
+    call_command("upgrade_search", "--check-labels", "--json", stdout=out)
+    result = json.loads(out.getvalue()[out.getvalue().index("{") :])["result"][world.slug]
+
+    assert (result["stale"], result["fixed"]) == (1, 1)  # the label was removed: its entry found and removed
+    assert issues.label_list(tenant=world.slug, label="perf", status="open").issues == []
+    again = issues.team_labels_check(tenant=world.slug)
+    assert (again.stale, again.entries) == (0, result["entries"] - 1)  # the rest were right, and stay

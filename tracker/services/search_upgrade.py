@@ -214,3 +214,24 @@ def upgrade_search_job(
     run.save_checkpoint(None)
     labels.registry_forget()
     return report
+
+
+def labels_check_job(run: JobRun, *, fix: bool = True, say: Say = lambda line: None) -> dict[str, Any]:
+    """Every team's label entries against their issues (``issues.team_labels_check``); stale ones repaired."""
+    report: dict[str, Any] = {}
+    for tenant in sorted({tenant for tenant, _ in issues.all_project_keys()}):
+        if fix:
+            run.fence()
+        checked = issues.team_labels_check(tenant=tenant, fix=fix)
+        report[tenant] = {
+            "labels": checked.labels,
+            "entries": checked.entries,
+            "stale": checked.stale,
+            "fixed": checked.fixed,
+        }
+        say(
+            f"labels check: {tenant}: {checked.entries} entries of {checked.labels} labels, {checked.stale} stale, "
+            f"{checked.fixed} issues repaired"
+        )
+        run.progress(stage="labels check", team=tenant)
+    return report

@@ -4,7 +4,9 @@
     python manage.py upgrade_search --max-wcu 200
 
 Resumable (a checkpoint under the job's fencing token), one run at a time, safe to run again: a
-rerun finds nothing left to copy or drop. ``tracker.services.search_upgrade`` says what each stage does.
+rerun finds nothing left to copy or drop. ``--check-labels`` compares every team's label entries
+with their issues and repairs the stale ones (what a writer that stopped between an issue's update
+and its entries left, when its change event never ran). ``tracker.services.search_upgrade`` says what each stage does.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracker.management.jobcommand import JobCommand
-from tracker.services.search_upgrade import upgrade_search_job
+from tracker.services.search_upgrade import labels_check_job, upgrade_search_job
 
 
 class Command(JobCommand):
@@ -26,10 +28,20 @@ class Command(JobCommand):
         super().add_arguments(parser)
         parser.add_argument("--max-wcu", type=float, default=None, help="write units per second at most")
         parser.add_argument("--restart", action="store_true", help="ignore a saved checkpoint and start over")
+        parser.add_argument(
+            "--check-labels",
+            action="store_true",
+            help="only compare every team's label entries with their issues and repair the stale ones",
+        )
+
+    def job_key(self, options: dict[str, Any]) -> str:
+        return "labels_check" if options["check_labels"] else self.job_name
 
     def work(self, options: dict[str, Any]) -> Any:
         def say(line: str) -> None:
             self.stdout.write(line)
             self.stdout.flush()
 
+        if options["check_labels"]:
+            return lambda run: labels_check_job(run, say=say)
         return lambda run: upgrade_search_job(run, max_wcu=options["max_wcu"], say=say, restart=options["restart"])
