@@ -9,6 +9,7 @@ the entry). 1 WCU per entry ≤ 1 KB either way (a refused conditional write is 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,7 +19,8 @@ from ddbmodels.core import capacity, connection
 from ddbmodels.labels.model import LabelEntry
 
 Raw = dict[str, Any]
-_registered: set[tuple[str, str, str]] = set()  # (table, team, label) known to have a registry item
+REMEMBER_S = 300.0  # how long a process trusts "this label is registered" without reading the registry again
+_registered: dict[tuple[str, str, str], float] = {}  # (table, team, label) → when it was seen registered
 _registered_lock = threading.Lock()
 
 
@@ -95,12 +97,16 @@ def registry_item(tenant: str, label: str) -> Raw:
 def registry_ensure(tenant: str, labels: Iterable[str]) -> int:
     """Make sure the team's registry names each label, before any entry of it is written; returns items written.
 
-    Per label not yet seen by this process: GetItem, eventually consistent (0.5 RCU; a registry item
-    is never removed but with its team, so a stale "yes" cannot be wrong), and only when missing a
-    PutItem ``attribute_not_exists`` (1 WCU). A label the process has seen costs nothing.
+    Per label this process has not seen registered in the last REMEMBER_S: GetItem, eventually
+    consistent (0.5 RCU; a registry item is never removed but with its team, so a stale "yes" cannot
+    be wrong), and only when missing a PutItem ``attribute_not_exists`` (1 WCU). A label seen costs
+    nothing. The bound matters only for a team offboarded and re-created under its slug: offboarding
+    forgets in its own process, the others read the registry again within REMEMBER_S.
     """
     table = _table()
-    wanted = sorted({label for label in labels if (table, tenant, label) not in _registered})
+    now = time.monotonic()
+    seen = {label for label in labels if now - _registered.get((table, tenant, label), -1e18) < REMEMBER_S}
+    wanted = sorted(set(labels) - seen)
     written = 0
     client = connection.client()
     for label in wanted:
@@ -118,7 +124,7 @@ def registry_ensure(tenant: str, labels: Iterable[str]) -> int:
                 if not _refused(error):
                     raise
         with _registered_lock:
-            _registered.add((table, tenant, label))
+            _registered[(table, tenant, label)] = now
     return written
 
 

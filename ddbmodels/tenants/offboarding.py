@@ -44,6 +44,7 @@ from ddbmodels.core.errors import Unavailable
 from ddbmodels.core.keys import utcnow
 from ddbmodels.core.storage import ArchiveStore
 from ddbmodels.events.model import EVENTS
+from ddbmodels.labels.writes import registry_forget
 from ddbmodels.patterns import item_archive
 from ddbmodels.patterns.time_series import ArchiveInvalid
 from ddbmodels.tenants import reads
@@ -231,6 +232,7 @@ def offboard(
                 state.update(part=index + 1, done=0)
             state.update(stage="files", done=0)
             save_checkpoint(json.dumps(state))
+            registry_forget()  # the team's label registry is gone: this process must not trust its memory of it
     files = manifest["files"]
     if state["stage"] == "files":
         for index in range(state["done"], len(files)):
