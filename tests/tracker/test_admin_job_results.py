@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ddbmodels.core import connection
 from tests.tracker.conftest import World
 from tests.tracker.helpers import staff_client, text
 from tests.tracker.test_import_pages import Queued, form_data, import_id_of, imports_dir, post, queued, run_task
@@ -79,6 +80,14 @@ def test_the_distinct_keys_page_says_the_answer_first_and_lists_the_keys(monkeyp
     assert "&quot;distinct_keys&quot;: 7" in folded
     main = page.split('<div id="content-main"', 1)[1].split("<script", 1)[0]
     assert main.count("<div") + 1 == main.count("</div>")  # its own divs closed, and itself: nothing more
+
+
+def test_the_issues_tables_keys_are_called_projects() -> None:
+    run = distinct_keys_run()
+    run["result"]["report"]["table"] = connection.table_name("issues")
+    assert job_answer(run).headline.startswith(
+        f"7 projects (distinct partition keys of {connection.table_name('issues')}) found by skip scan, 12.5 RCU"
+    )
 
 
 def test_every_job_gets_a_sentence_and_an_unknown_one_its_figures() -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ddbmodels.core import connection
+
 METHOD_WORDS = {"scan": "a full scan", "skip-scan": "skip scan", "gsi": "the index", "auto": "auto"}
 
 
@@ -57,10 +59,17 @@ def _distinct_keys(run: dict[str, Any], result: dict[str, Any]) -> Answer:
     found = int(report.get("distinct_keys") or 0)
     sample = [str(k) for k in result.get("sample") or []]
     stopped = " (stopped early: the count is a floor)" if report.get("stopped") else ""
+    table = str(report.get("table", "?"))
+    # the issues table's partition keys are its projects' collections: say so
+    what = (
+        f"{_plural(found, 'project')} (distinct partition keys of {table})"
+        if table == connection.table_name("issues")
+        else f"{_plural(found, 'distinct partition key')} in {table}"
+    )
     answer = Answer(
         headline=(
-            f"{_plural(found, 'distinct partition key')} in {report.get('table', '?')} found by {_method(report)}"
-            f"{stopped}, {_n(report.get('rcu', 0))} RCU, {_n(report.get('seconds', 0))} s"
+            f"{what} found by {_method(report)}{stopped}, {_n(report.get('rcu', 0))} RCU, "
+            f"{_n(report.get('seconds', 0))} s"
         ),
         items_heading=(
             f"The keys ({'all' if len(sample) >= found else f'the first {len(sample)} of'} {found})" if sample else ""
