@@ -207,6 +207,9 @@ def test_a_phone_shows_six_issue_cards_of_two_lines_under_a_short_header(page: P
         assert all(len(card) <= 2 for card in lines), f"{name}: cards of {[len(c) for c in lines]} lines"
         pitch = cards.nth(1).bounding_box()["y"] - cards.nth(0).bounding_box()["y"]  # type: ignore[index]
         assert 6 * pitch <= PHONE["height"] - header["height"], f"{name}: a card every {pitch} px"
+        tabs = [t.bounding_box() for t in page.locator("nav.tabs a").all()]
+        assert len(tabs) == 4
+        assert all(t is not None and t["x"] + t["width"] <= PHONE["width"] for t in tabs), f"{name}: a tab is off"
         # What a card shows: key, title, status, assignee; a tap on the card opens the issue.
         first = cards.first
         for label in ("Issue", "Title", "Status", "Assignee"):
