@@ -122,13 +122,18 @@ def _postgres(words: list[str], filters: Filters, limit: int, offset: int) -> tu
             GROUP BY d.project_key, d.number
         )
         SELECT i.project_key, i.number FROM m
-        JOIN search_document i ON i.tenant = %s AND i.project_key = m.p AND i.number = m.n
-            AND i.comment_key = '' AND NOT i.gone{where}
+        CROSS JOIN LATERAL (
+            SELECT * FROM search_document i
+            WHERE i.tenant = %s AND i.project_key = m.p AND i.number = m.n AND i.comment_key = ''
+            LIMIT 1
+        ) i
+        WHERE NOT i.gone{where}
         ORDER BY m.title_hit DESC, m.score DESC, i.updated DESC, i.id DESC
         LIMIT %s OFFSET %s
     """  # noqa: S608
     # The tsqueries are written out where they are used (not joined from a CTE) so the planner
-    # sees a constant and takes the GIN index.
+    # sees a constant and takes the GIN index; the issue's row is a LATERAL look-up by its unique
+    # key per issue found (a plain join was a hash join over every row of the tenant: 40 ms).
     params: list[Any] = [anywhere, in_title, filters.tenant, *project_params, anywhere, filters.tenant]
     return sql, [*params, *where_params, limit, offset]
 
