@@ -191,9 +191,7 @@ def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
-def search_index_change(
-    self: Task, tenant: str, project_key: str, number: int, comment_key: str | None = None
-) -> str:
+def search_index_change(self: Task, tenant: str, project_key: str, number: int, comment_key: str | None = None) -> str:
     """Bring one search document up to the issue or comment as DynamoDB has it now (queued by ``activity.record``);
     for an issue, its ``labels`` entries too (``issues.issue_labels_reconcile``: 1 RCU + 4 RCU a label, a write
     only where one is stale — a writer that stopped between the issue's update and its entries).

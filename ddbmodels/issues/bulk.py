@@ -92,6 +92,18 @@ def project_reindex(*, tenant: str, project_key: str) -> Reindexed:
 
 
 GONE = 10**15  # the guard for entries of an issue that does not exist: older than any version
+
+
+def same_item(a: dict[str, Any] | None, b: dict[str, Any]) -> bool:
+    """Two raw items (DynamoDB JSON) hold the same values: a set's members come back in any order."""
+
+    def plain(value: dict[str, Any]) -> Any:
+        (kind, inner), *_ = value.items()
+        return (kind, frozenset(inner)) if kind in ("SS", "NS", "BS") else (kind, str(inner))
+
+    return a is not None and a.keys() == b.keys() and all(plain(a[name]) == plain(b[name]) for name in b)
+
+
 RECONCILE_ROUNDS = 3  # a reconcile that wrote reads the version again, and goes round if a newer write came meanwhile
 
 
@@ -143,7 +155,7 @@ def issue_labels_reconcile(
         checked += len(keys)
         wrote = 0
         for key, entry in wanted.items():
-            if stored.get(key) != entry:
+            if not same_item(stored.get(key), entry):
                 done = entry_put(entry)
                 put, wrote = put + done, wrote + done
         for key, raw in stored.items():

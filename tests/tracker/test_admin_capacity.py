@@ -30,9 +30,10 @@ def _fresh_figures() -> None:
 
 
 def staff_user(username: str = "staff") -> User:
-    """A staff user who may see DynamoDB data (tracker.view_tenant)."""
+    """A staff user who may run jobs (tracker.view_tenant and change_tenant): the Jobs page's forms list the tables."""
     user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
-    user.user_permissions.add(Permission.objects.get(codename="view_tenant", content_type__app_label="tracker"))
+    for codename in ("view_tenant", "change_tenant"):
+        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="tracker"))
     return user
 
 
@@ -54,7 +55,7 @@ def test_a_user_who_is_not_staff_gets_no_admin_page() -> None:
 def test_an_admin_page_shows_the_dynamodb_capacity_it_used_in_its_footer() -> None:
     client = Client()
     client.force_login(staff_user())
-    # The jobs page lists the endpoint's tables (ListTables): at least one DynamoDB request.
+    # The jobs page's forms list the endpoint's tables (ListTables): at least one DynamoDB request.
     response = client.get("/admin/ddb/jobs/")
     assert response.status_code == 200
     footer = re.search(r'class="ddb-requests">(\d+)<', response.content.decode())

@@ -19,15 +19,13 @@ def test_a_create_that_never_wins_a_number_says_so_and_writes_nothing(
     world: World, dynamodb_refuses: Callable[..., Refusal], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every conditional write of a number is refused as if another writer had just taken it: the
-    # sort-key sequence re-reads, backs off and retries for real, then gives up. The title has a
-    # word, so the issue is written in a transaction with its search entry: that is cancelled on
-    # the issue's condition, as DynamoDB cancels it when the number is taken.
+    # sort-key sequence re-reads, backs off and retries for real, then gives up. An unlabelled issue
+    # is one conditional PutItem (its words are the search engine's, not entries in a transaction).
     lost = dynamodb_refuses(
-        "TransactWriteItems",
+        "PutItem",
         table=CollectionItem.Meta.table_name,
-        code="TransactionCanceledException",
+        code="ConditionalCheckFailedException",
         status=400,
-        reasons=["ConditionalCheckFailed", "None"],
     )
     waits: list[float] = []
     # The backoff's waits are recorded instead of slept (put_next's own ``sleep`` default).

@@ -185,9 +185,7 @@ def test_the_status_filter_lists_only_matching_issues_and_pages_within_the_filte
     empty = client.get(url, {"status": "resolved"})
     assert references(empty) == []
     assert "No resolved issues." in text(empty)
-    assert re.search(
-        r'<a href="\?q=is%3Aresolved" class="active" aria-current="page">Resolved', text(empty)
-    )
+    assert re.search(r'<a href="\?q=is%3Aresolved" class="active" aria-current="page">Resolved', text(empty))
 
 
 # ------------------------------------------------------------------------------------------- edit

@@ -65,3 +65,14 @@ def test_the_labels_check_finds_and_repairs_what_no_change_event_fixed(world: Wo
     assert issues.label_list(tenant=world.slug, label="perf", status="open").issues == []
     again = issues.team_labels_check(tenant=world.slug)
     assert (again.stale, again.entries) == (0, result["entries"] - 1)  # the rest were right, and stay
+
+
+def test_an_entry_whose_label_set_comes_back_in_another_order_is_the_same_entry() -> None:
+    # DynamoDB returns a string set's members in any order: a reconcile must not rewrite such an entry.
+    from ddbmodels.issues.bulk import same_item
+
+    wanted = {"lk": {"S": "acme#bug"}, "lb": {"SS": ["bug", "ui"]}, "v": {"N": "2"}}
+    assert same_item({"lk": {"S": "acme#bug"}, "lb": {"SS": ["ui", "bug"]}, "v": {"N": "2"}}, wanted)
+    assert not same_item({"lk": {"S": "acme#bug"}, "lb": {"SS": ["ui"]}, "v": {"N": "2"}}, wanted)
+    assert not same_item({"lk": {"S": "acme#bug"}, "lb": {"SS": ["bug", "ui"]}, "v": {"N": "1"}}, wanted)
+    assert not same_item(None, wanted)

@@ -58,12 +58,12 @@ def test_a_query_names_the_value_its_key_condition_gives_the_hash_key_of_the_tab
     # On an index the hash key is the index's (xs), not the table's; a sort-key equality is not it.
     index_query = {
         "TableName": ISSUES,
-        "IndexName": "project_status",
+        "IndexName": "project_status_number",
         "KeyConditionExpression": "#1 = :1 AND #0 = :0",
         "ExpressionAttributeNames": {"#0": "xs", "#1": "n"},
         "ExpressionAttributeValues": {":0": {"S": "acme#WEB#open"}, ":1": {"N": "3"}},
     }
-    assert hot_keys.touches("Query", index_query) == [Touch(ISSUES, "project_status", "acme#WEB#open")]
+    assert hot_keys.touches("Query", index_query) == [Touch(ISSUES, "project_status_number", "acme#WEB#open")]
 
 
 def test_batch_and_transaction_requests_name_every_item_and_a_scan_names_none() -> None:
