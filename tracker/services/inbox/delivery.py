@@ -1,0 +1,162 @@
+"""The fan-out of an issue's change: queued by ``fan_out_later``, run by ``fan_out`` in a Celery task.
+
+The task (``tracker.tasks.fan_out_event``) adds the watchers the change implies (reporter and
+assignee of a new issue, a new assignee, a commenter and the members mentioned), reads the
+issue's watchers (one Query), delivers one notification to each watcher but the actor (exactly
+once per event, ``ddbmodels.inbox.deliver``) and adds it to the person's mail window
+(``digests.mail_later``). Queuing never fails the user's request.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import DatabaseError
+
+from ddbmodels import inbox
+from ddbmodels.core.keys import parse_time_key, time_key, utcnow
+from ddbmodels.events.model import new_sort_key
+from ddbmodels.issues import IssueItem
+from tracker import optional_redis
+from tracker.markdown import plain_text
+from tracker.models import Membership
+from tracker.services.inbox.digests import mail_later
+from tracker.services.inbox.reading import forget_unread
+from tracker.services.inbox.wording import note_text
+
+log = logging.getLogger("tracker.services.inbox")  # one logger for the inbox, as before it was a package
+
+# The kinds that reach an inbox; anything else (a comment deleted, a file detached) does not.
+NOTIFY_KINDS = frozenset(
+    {
+        "issue.created",
+        "issue.edited",
+        "issue.status",
+        "issue.deleted",
+        "comment.added",
+        "comment.edited",
+        "attachment.added",
+    }
+)
+DESCRIPTION_EXCERPT_CHARS = 140  # of the new description, carried by the fan-out task (not the history)
+
+
+def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], event_key: str | None) -> None:
+    """Queue the fan-out of one recorded change; a broker that does not answer is logged, never raised."""
+    if kind not in NOTIFY_KINDS:
+        return
+    from tracker.tasks import fan_out_event  # the tasks module imports the services
+
+    if kind == "issue.edited" and data.get("description"):
+        # The history records only that the description changed; the notification quotes the new text.
+        data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
+    event = {
+        "stream": f"{issue.pk}#{int(issue.number)}",
+        "event_key": event_key or new_sort_key(utcnow()),  # the event could not be written: a key of its own
+        "kind": kind,
+        "actor": actor,
+        "data": data,
+        "reporter": issue.reporter or "",
+        "assignee": issue.assignee or "",
+        "title": issue.title or "",
+    }
+    if optional_redis.paused():  # Redis failed a moment ago: do not make this request wait for it again
+        log.warning("Redis is paused: the notifications of %s on %s are not queued", kind, event["stream"])
+        return
+    try:
+        # The team as it is now (username → e-mail, one SQL query), so the worker needs no database.
+        event["team"] = team_addresses(issue.tenant)
+    except DatabaseError:  # no database here (a job's worker): the fan-out reads the team itself
+        log.info("no team for the notifications of %s on %s: the task reads it", kind, event["stream"])
+    try:
+        fan_out_event.apply_async(kwargs={"event": event}, retry=False)
+    except Exception as error:  # noqa: BLE001  (the change is saved; its notifications are lost, not the request)
+        log.warning("could not queue the notifications of %s on %s", kind, event["stream"], exc_info=True)
+        optional_redis.failed("queue notifications", error)
+
+
+def team_addresses(tenant: str) -> dict[str, str]:
+    """The team's members: username → e-mail address ("" when none)."""
+    return dict(Membership.objects.filter(tenant__slug=tenant).values_list("user__username", "user__email"))
+
+
+def implied_watchers(*, kind: str, actor: str, data: dict[str, Any], reporter: str, assignee: str) -> set[str]:
+    """Who starts watching because of this change."""
+    if kind == "issue.created":
+        return {name for name in (reporter, assignee) if name}
+    if kind == "issue.edited":
+        change = (data.get("changed") or {}).get("assignee")
+        return {change[1]} if change and change[1] else set()
+    if kind == "comment.added":
+        return {actor, *(data.get("mentions") or [])}
+    if kind == "comment.edited":
+        return set(data.get("mentions") or [])
+    return set()
+
+
+def fan_out(
+    *,
+    stream: str,
+    event_key: str,
+    kind: str,
+    actor: str,
+    data: dict[str, Any],
+    reporter: str = "",
+    assignee: str = "",
+    title: str = "",
+    team: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The task's work: implied watchers added, watchers read, one notification each but the actor's, e-mails.
+
+    Only members of the team are notified (and become watchers): ``team`` as it was when the change
+    was queued (username → e-mail), or as it is now when not given. Running it twice for
+    one event delivers nothing twice and mails nothing twice: only people newly delivered to in
+    this run go into their mail windows (``mail_later``), and a window is e-mailed once.
+    """
+    tenant, project_key, number = inbox.parse_stream(stream)
+    members = team_addresses(tenant) if team is None else team
+    implied = implied_watchers(kind=kind, actor=actor, data=data, reporter=reporter, assignee=assignee) & set(members)
+    if implied:
+        inbox.watchers_add(tenant=tenant, project_key=project_key, number=number, usernames=implied)
+    watching = set(inbox.watchers(tenant=tenant, project_key=project_key, number=number)) | implied
+    if kind == "comment.edited":
+        watching = implied  # an edited comment only tells the people it newly mentions
+    recipients = sorted(name for name in watching if name in members and name != actor)
+    reference = f"{project_key}-{number}"
+    notes = [
+        inbox.Note(
+            username=name,
+            project_key=project_key,
+            number=number,
+            actor=actor,
+            kind=kind,
+            text=note_text(
+                kind=kind, actor=actor, data=data, reference=reference, title=title, recipient=name, assignee=assignee
+            ),
+        )
+        for name in recipients
+    ]
+    when = parse_time_key(event_key.partition("#")[0])
+    delivery = inbox.deliver(tenant=tenant, event_key=event_key, notes=notes, when=when)
+    forget_unread(tenant, delivery.delivered + delivery.late)
+    mailed = [name for name in delivery.delivered if members.get(name)]
+    for name in mailed:
+        mail_later(
+            tenant=tenant,
+            username=name,
+            address=members[name],
+            project_key=project_key,
+            number=number,
+            event_key=event_key,
+            title=title,
+        )
+    return {
+        "event": event_key,
+        "watchers_added": sorted(implied),
+        "delivered": sorted(delivery.delivered),
+        "late": sorted(delivery.late),
+        "already": sorted(delivery.already),
+        "mailed": len(mailed),
+        "at": time_key(utcnow()),
+    }
