@@ -25,7 +25,7 @@ from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue, pager_link, text
 from tests.tracker.test_seed_demo import demo_tables  # noqa: F401  (the demo under tables of its own)
 from tracker import tasks
-from tracker.search import engine, indexing
+from tracker.search import engine, indexing, reader
 from tracker.search.models import GONE, SearchDocument
 
 Queued = list[dict[str, Any]]
@@ -188,7 +188,7 @@ def test_check_reports_stale_and_extra_documents_and_fixes_them(world: World) ->
 def test_a_rebuild_killed_after_a_page_resumes_from_its_checkpoint(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexing, "ISSUE_PAGE", 2)
+    monkeypatch.setattr(reader, "ISSUE_PAGE", 2)
     for n in range(1, 6):
         new_issue(world, f"Heron {n}")
     ddb_comments.comment_add(tenant=world.slug, project_key="WEB", number=4, author="x", body="egret")
