@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from botocore.exceptions import ConnectionError as BotoConnectionError
@@ -34,6 +34,7 @@ TRANSIENT_CODES = {
 JOB_OPTIONS: dict[str, Any] = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": 5}
 TASK_BACKOFF = retry.Backoff(attempts=JOB_OPTIONS["max_retries"] + 1, base_s=1.0, cap_s=300.0)
 _jitter = random.Random()
+T = TypeVar("T")
 
 
 def is_transient(error: BaseException) -> bool:
@@ -65,10 +66,15 @@ def _run(
         if task_id:
             task.update_state(task_id=task_id, state="PROGRESS", meta=meta)
 
+    return _retrying(task, lambda: run_job(name, work, on_progress=progress, task_id=task_id, tenant=tenant))
+
+
+def _retrying(task: Task, work: Callable[[], T], *, transient: Callable[[BaseException], bool] = is_transient) -> T:
+    """``work()``; a ``transient`` failure retries the task later, any other is raised."""
     try:
-        return run_job(name, work, on_progress=progress, task_id=task_id, tenant=tenant)
+        return work()
     except Exception as error:
-        if is_transient(error):
+        if transient(error):
             # The one full-jitter backoff: uniform in [0, min(5 min, 2 s · 2^retries)].
             countdown = TASK_BACKOFF.delay(task.request.retries + 1, _jitter)
             raise task.retry(exc=error, countdown=countdown) from error
@@ -167,13 +173,7 @@ def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
     """Notify an issue's watchers of one change (queued by ``activity.record``); exactly once per event."""
     from tracker.services import inbox  # here, not at the top: the import block is shared
 
-    try:
-        return inbox.fan_out(**event)
-    except Exception as error:
-        if is_transient(error):
-            countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
-            raise self.retry(exc=error, countdown=countdown) from error
-        raise
+    return _retrying(self, lambda: inbox.fan_out(**event))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
@@ -181,13 +181,7 @@ def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
     """One person's e-mail about one issue when its mail window closes (queued by the fan-out); sent once."""
     from tracker.services import inbox  # here, not at the top: the import block is shared
 
-    try:
-        return inbox.send_digest(**window)
-    except Exception as error:
-        if is_transient(error):
-            countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
-            raise self.retry(exc=error, countdown=countdown) from error
-        raise
+    return _retrying(self, lambda: inbox.send_digest(**window))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
@@ -204,15 +198,15 @@ def search_index_change(self: Task, tenant: str, project_key: str, number: int, 
     from ddbmodels import issues as ddb_issues
     from tracker.search import indexing  # here, not at the top: the import block is shared
 
-    try:
+    def work() -> str:
         if not comment_key:  # an issue's change: its label entries as the issue says now (idempotent)
             ddb_issues.issue_labels_reconcile(tenant=tenant, project_key=project_key, number=number)
         return indexing.index_change(tenant=tenant, project_key=project_key, number=number, comment_key=comment_key)
-    except Exception as error:
-        if is_transient(error) or (isinstance(error, OperationalError) and "locked" in str(error)):
-            countdown = TASK_BACKOFF.delay(self.request.retries + 1, _jitter)
-            raise self.retry(exc=error, countdown=countdown) from error
-        raise
+
+    def transient(error: BaseException) -> bool:
+        return is_transient(error) or (isinstance(error, OperationalError) and "locked" in str(error))
+
+    return _retrying(self, work, transient=transient)
 
 
 @shared_task(**JOB_OPTIONS)

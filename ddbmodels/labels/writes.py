@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -32,38 +32,41 @@ def _refused(error: ClientError) -> bool:
     return error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
 
 
+def _unless_refused(write: Callable[[], Any]) -> bool:
+    """Run one conditional write: True when written, False when its condition refused it."""
+    try:
+        write()
+    except ClientError as error:
+        if _refused(error):
+            return False
+        raise
+    return True
+
+
 def entry_put(entry: Raw) -> bool:
     """PutItem if the stored entry is missing or of a version ≤ the entry's — 1 WCU per KB. False: newer one there."""
-    try:
-        connection.client().put_item(
+    return _unless_refused(
+        lambda: connection.client().put_item(
             TableName=_table(),
             Item=entry,
             ConditionExpression="attribute_not_exists(v) OR v <= :v",
             ExpressionAttributeValues={":v": entry["v"]},
             ReturnConsumedCapacity="TOTAL",
         )
-    except ClientError as error:
-        if _refused(error):
-            return False
-        raise
-    return True
+    )
 
 
 def entry_delete(key: Raw, version: int) -> bool:
     """DeleteItem if the stored entry is missing or older than ``version`` — 1 WCU per KB. False: newer one there."""
-    try:
-        connection.client().delete_item(
+    return _unless_refused(
+        lambda: connection.client().delete_item(
             TableName=_table(),
             Key={"lk": key["lk"], "s": key["s"]},
             ConditionExpression="attribute_not_exists(v) OR v < :v",
             ExpressionAttributeValues={":v": {"N": str(version)}},
             ReturnConsumedCapacity="TOTAL",
         )
-    except ClientError as error:
-        if _refused(error):
-            return False
-        raise
-    return True
+    )
 
 
 @capacity.access_pattern("labels.move")

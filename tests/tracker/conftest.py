@@ -134,6 +134,17 @@ def media(settings: SettingsWrapper, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def archive_dir(settings: SettingsWrapper, media: Path, tmp_path: Path) -> Path:
+    """Archive storage (the offboarding's export) in a folder of the test's own (``media`` moved attachments to one)."""
+    root = tmp_path / "archive"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "archive": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
+    }
+    return root
+
+
+@pytest.fixture
 def issue_world(world: World, media: Path) -> World:
     """The world, its default storage in a folder of the test's own (``media``), and issue WEB-1."""
     ddb_issues.issue_create(

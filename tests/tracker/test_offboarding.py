@@ -14,7 +14,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
-from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import comments, events, inbox, issues, orders, scores
 from ddbmodels.core import connection
@@ -27,17 +26,6 @@ from tracker import tasks
 from tracker.models import Membership, RetiredSlug, Tenant, TenantHasData
 from tracker.services.attachments import attachment_add
 from tracker.storage import DjangoArchiveStore
-
-
-@pytest.fixture
-def archive_dir(settings: SettingsWrapper, media: Path, tmp_path: Path) -> Path:
-    """Archive storage in a folder of the test's own (``media`` has moved attachments to one already)."""
-    root = tmp_path / "archive"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "archive": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
-    }
-    return root
 
 
 def populate(world: World) -> None:

@@ -218,17 +218,6 @@ def test_a_rebuild_killed_after_a_page_resumes_from_its_checkpoint(
     assert not indexing.IndexCheckpoint.objects.filter(name__startswith=f"rebuild:{world.slug}").exists()
 
 
-@pytest.fixture
-def archive_dir(settings: SettingsWrapper, media: Path, tmp_path: Path) -> Path:
-    """Archive storage (the offboarding's export) in a folder of the test's own."""
-    root = tmp_path / "archive"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "archive": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
-    }
-    return root
-
-
 def test_offboarding_removes_the_team_from_the_search_index(
     world: World, other_world: World, archive_dir: Path, indexed: Queued
 ) -> None:
