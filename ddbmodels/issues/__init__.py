@@ -7,6 +7,7 @@ from ddbmodels.issues.bulk import (
     issue_labels_reconcile,
     issue_requests,
     issues_put_many,
+    labels_settle,
     project_reindex,
     team_labels_check,
 )
@@ -91,6 +92,7 @@ __all__ = [
     "issue_update",
     "issues_put_many",
     "label_list",
+    "labels_settle",
     "project_counts_refresh",
     "project_create",
     "project_dump",

@@ -66,6 +66,7 @@ def project_reindex(*, tenant: str, project_key: str) -> Reindexed:
     connection = CollectionItem._get_connection()
     read = fixed = 0
     requests: list[tuple[str, dict[str, Any]]] = []
+    labelled: list[IssueItem] = []
     for item in CollectionItem.query(pk, range_key_condition=CollectionItem.number > PROJECT_SK, consistent_read=True):
         if not isinstance(item, IssueItem):
             continue
@@ -86,9 +87,43 @@ def project_reindex(*, tenant: str, project_key: str) -> Reindexed:
                     raise
         if not item.is_tombstone and item.labels:
             registry_ensure(tenant, item.labels)
+            labelled.append(item)
             requests.extend(batch.put(LabelEntry.Meta.table_name, e) for e in entries_for(issue_row(item)).values())
     written = batch.batch_write(requests)
+    labels_settle(labelled)
     return Reindexed(issues=read, keys_set=fixed, entries=written)
+
+
+def labels_settle(issues: Iterable[IssueItem]) -> int:
+    """After a BatchWriteItem of these issues' ``labels`` entries: BatchGetItem of their versions
+    (consistent, projecting ``v``: 1 RCU an issue), then ``issue_labels_reconcile`` of each one
+    saved since it was read (with the labels it had) — returns how many were reconciled.
+
+    BatchWriteItem cannot carry the entries' version guard, so an edit that landed between the read
+    and the batch may have been overwritten by an older copy. An edit whose update came before this
+    read is seen here and repaired; one whose update comes after it writes its own entries after
+    the batch, guarded by a newer version, and wins.
+    """
+    from ddbmodels.tenants.reads import batch_get_pages
+
+    read = {(issue.project_key, int(issue.number)): issue for issue in issues}
+    if not read:
+        return 0
+    tenant = next(iter(read.values())).tenant
+    keys = [{"pk": {"S": collection_key(tenant, p)}, "n": {"N": str(n)}} for p, n in read]
+    now: dict[tuple[str, int], int] = {}
+    for page in batch_get_pages(CollectionItem.Meta.table_name, keys):
+        for raw in page:
+            project_key = raw["pk"]["S"].rsplit("#", 1)[-1]
+            now[(project_key, int(raw["n"]["N"]))] = int(raw.get("v", {}).get("N", "0"))
+    settled = 0
+    for ref, issue in read.items():
+        if now.get(ref, GONE) != int(issue.version or 0):
+            issue_labels_reconcile(
+                tenant=tenant, project_key=ref[0], number=ref[1], labels_also=set(issue.labels or ())
+            )
+            settled += 1
+    return settled
 
 
 GONE = 10**15  # the guard for entries of an issue that does not exist: older than any version
@@ -135,6 +170,7 @@ def issue_labels_reconcile(
     from ddbmodels.tenants.reads import batch_get_pages
 
     checked = put = deleted = 0
+    labels: set[str] = set(labels_also)  # grows each round: a label an earlier round saw may need its entry removed
     for _ in range(RECONCILE_ROUNDS):
         try:
             item = CollectionItem.get(collection_key(tenant, project_key), number, consistent_read=True)
@@ -143,7 +179,7 @@ def issue_labels_reconcile(
         issue = item if isinstance(item, IssueItem) else None
         wanted = entries_for(issue_row(issue)) if issue is not None and not issue.is_tombstone else {}
         version = int(issue.version or 0) if issue is not None else GONE
-        labels = set(labels_also) | (set(issue.labels or ()) if issue is not None else set())
+        labels |= set(issue.labels or ()) if issue is not None else set()
         if wanted and issue is not None:
             registry_ensure(tenant, set(issue.labels or ()))
         keys = entry_keys(tenant, frozenset(labels), project_key, number)
@@ -218,7 +254,11 @@ def team_labels_check(*, tenant: str, fix: bool = False) -> LabelsChecked:
     for ref in refs:
         issue = stored.get(ref)
         wanted = entries_for(issue_row(issue)) if issue is not None and not issue.is_tombstone else {}
-        wrong = [(label, raw) for label, raw in found[ref] if (raw["lk"]["S"], raw["s"]["S"]) not in wanted]
+        wrong = [
+            (label, raw)
+            for label, raw in found[ref]
+            if not same_item(raw, wanted.get((raw["lk"]["S"], raw["s"]["S"]), {}))
+        ]
         stale += len(wrong)
         if wrong and fix:
             issue_labels_reconcile(

@@ -15,7 +15,7 @@ from django.core.management import call_command
 
 import ddbmodels
 from ddbmodels import idempotency, issues, labels
-from ddbmodels.core import connection, tables
+from ddbmodels.core import batch, connection, tables
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem, collection_key
 from ddbmodels.tenants import reads as tenant_reads
@@ -125,9 +125,36 @@ def test_the_upgrade_builds_label_entries_copies_records_and_drops_the_old_table
 
     result = report["result"]
     assert report["status"] == "done"
-    assert result["labels"] == {"projects": 1, "issues": 3, "entries": 3}
+    assert result["labels"] == {"projects": 1, "issues": 3, "entries": 3, "settled": 0}
     assert result["idempotency"] == {"read": 2, "copied": 1, "expired": 1}
-    assert sorted(result["drop"]) == sorted(connection.table_name(t) for t in ("terms", "idempotency"))
+    # the old tables stay until the operator says no process of the previous version serves
+    assert result["drop"] == "waiting for --drop-old-tables"
+    assert tables.describe_table(connection.table_name("terms")) is not None
+    # meanwhile a process of the previous version takes a form into the old table only
+    client = connection.client()
+    now = utcnow()
+    later = int((now + timedelta(hours=12)).timestamp())
+    client.put_item(
+        TableName=connection.table_name("idempotency"),
+        Item={
+            "t": {"S": TEAM},
+            "k": {"S": "issue#WEB#form-key-late"},
+            "r": {"S": "3"},
+            "q": {"S": "old-process"},
+            "ca": {"S": now.strftime("%Y-%m-%dT%H:%M:%S.%f+0000")},
+            "x": {"N": str(later)},
+        },
+    )
+
+    dropped = upgrade("--drop-old-tables")["result"]
+    assert dropped["resumed_from"]["stage"] == "drop"
+    assert "labels" not in dropped  # only the drop was left
+    assert dropped["drop"]["copied_again"]["copied"] == 1  # the late record, copied before its table went
+    assert sorted(dropped["drop"]["dropped"]) == sorted(connection.table_name(t) for t in ("terms", "idempotency"))
+    late = issues.issue_create(
+        tenant=TEAM, project_key="WEB", title="Checkout", reporter="ann", idempotency_key="form-key-late"
+    )
+    assert (late.replayed, late.number) == (True, 3)
     assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == ["WEB-1"]
     assert refs(issues.label_list(tenant=TEAM, label="ui", status="open", project_key="WEB")) == ["WEB-1"]
     assert refs(issues.label_list(tenant=TEAM, label="feature", status="closed")) == ["WEB-2"]
@@ -145,7 +172,7 @@ def test_the_upgrade_builds_label_entries_copies_records_and_drops_the_old_table
 
     rerun = upgrade()["result"]
     assert rerun["idempotency"] == {"read": 0, "copied": 0, "expired": 0}
-    assert rerun["drop"] == []
+    assert rerun["drop"] == {"copied_again": None, "dropped": []}
     assert rerun["labels"]["entries"] == 3  # the same entries rewritten: nothing new
     assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == ["WEB-1"]
 
@@ -173,7 +200,31 @@ def test_offboarding_reads_the_old_tables_until_the_upgrade_drops_them(old_insta
     old = [item for page in tenant_reads.tenant_keyed_pages(TEAM, "idempotency") for item in page]
     assert sorted(item["k"]["S"] for item in old) == ["issue#WEB#form-key-1", "issue#WEB#form-key-old"]
     assert tenant_reads.tenant_has_data(TEAM, score_shards=1)
-    upgrade()
+    upgrade("--drop-old-tables")
     assert (tenant_reads.tenant_key_name("idempotency"), tenant_reads.tenant_key_name("terms")) == (None, None)
     copied = [item for page in tenant_reads.idempotency_pages(TEAM) for item in page]
     assert [item["k"]["S"] for item in copied] == [f"{TEAM}#issue#WEB#form-key-1"]  # found through by_tenant
+
+
+def test_an_edit_between_the_label_stages_read_and_its_batch_is_not_overwritten(
+    old_install: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BatchWriteItem cannot carry the entries' version guard: a status change that lands between the
+    # stage's read of a page and its batch must not leave the issue listed under its old status too.
+    real = batch.batch_write_paced
+    edited: list[int] = []
+
+    def write_after_an_edit(requests: Any, **kwargs: Any) -> Any:
+        if not edited:
+            fresh = issues.issue_get(tenant=TEAM, project_key="WEB", number=1, consistent=True)
+            assert fresh is not None
+            edited.append(int(issues.issue_change_status(fresh, to="in_progress").number))
+        return real(requests, **kwargs)
+
+    monkeypatch.setattr(search_upgrade.batch, "batch_write_paced", write_after_an_edit)
+    result = upgrade()["result"]
+
+    assert edited == [1]
+    assert result["labels"]["settled"] == 1
+    assert refs(issues.label_list(tenant=TEAM, label="bug", status="in_progress")) == ["WEB-1"]
+    assert refs(issues.label_list(tenant=TEAM, label="bug", status="open")) == []

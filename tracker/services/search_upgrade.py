@@ -6,14 +6,19 @@ at a time, fenced, metered). Run it after ``ddb_create_tables`` has created ``la
 
     labels        every project's collection (Query, consistent, a page at a time) → each live
                   labelled issue's ``labels`` entries (and each label's registry item), by
-                  BatchWriteItem under the WCU budget — rewriting an entry is harmless, the
-                  issue's own writers only ever put a newer version
+                  BatchWriteItem under the WCU budget; a batch cannot carry the entries'
+                  version guard, so the page's versions are read again after it (BatchGetItem,
+                  1 RCU an issue) and every issue saved meanwhile is reconciled (``labels_settle``)
     idempotency   the old ``idempotency`` table (PK the team; a day of records at most: a Scan) →
                   each unexpired record copied to its own key (PutItem ``attribute_not_exists``: a
                   record a new create wrote meanwhile is kept)
     search        the search engine's rebuild for every team (``tracker.search.indexing.rebuild``)
-    drop          DeleteTable of ``terms`` and of the old ``idempotency`` table: free, where
-                  deleting their items one by one would cost 1 WCU each for data nothing reads
+    drop          only with ``drop=True`` (``--drop-old-tables``), once no process of the previous
+                  version serves (it still writes the old tables): the old idempotency table is
+                  copied once more, then DeleteTable of ``terms`` and of the old ``idempotency``
+                  table: free, where deleting their items one by one would cost 1 WCU each. A run
+                  without it stops before this stage and leaves the checkpoint there, so the
+                  later ``--drop-old-tables`` run does only this.
 
 The checkpoint (stage and position) is saved in the job's item under its fencing token after every
 page, so a killed run resumes where it was and a superseded one stops; a finished run leaves none,
@@ -60,7 +65,7 @@ def _collection_pages(tenant: str, project_key: str, after: int) -> Iterator[tup
 
 def _labels_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket | None, say: Say) -> dict[str, int]:
     pairs = issues.all_project_keys()
-    counts = {"projects": 0, "issues": 0, "entries": 0}
+    counts = {"projects": 0, "issues": 0, "entries": 0, "settled": 0}
     for index, (tenant, project_key) in enumerate(pairs):
         if index < state.get("project", 0):
             continue
@@ -78,6 +83,8 @@ def _labels_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket | None
                 ]
             run.save_checkpoint(json.dumps({**state, "project": index, "after": after}))  # the fence
             counts["entries"] += batch.batch_write_paced(requests, bucket=bucket).written
+            # the batch cannot carry the entries' version guard: repair any issue saved since its read
+            counts["settled"] += issues.labels_settle(i for i in page if not i.is_tombstone and i.labels)
             after = last if last is not None else (int(page[-1].number) if page else after)
             run.progress(stage="labels", project=f"{tenant}/{project_key}", done=counts["issues"])
         counts["projects"] += 1
@@ -165,7 +172,16 @@ def search_rebuild() -> Callable[..., dict[str, Any]]:
     return rebuild
 
 
-def _drop_stage(run: JobRun, say: Say) -> list[str]:
+def _old_tables_left() -> bool:
+    """Whether ``terms`` or the old ``idempotency`` table is still there (DescribeTable: free)."""
+    return any(
+        tables.describe_table(connection.table_name(base)) is not None for base in (LEGACY_TERMS, idempotency.LEGACY)
+    )
+
+
+def _drop_stage(run: JobRun, bucket: TokenBucket | None, say: Say) -> dict[str, Any]:
+    # a record the previous version wrote since the idempotency stage ran is copied before its table goes
+    copied = _idempotency_stage(run, {}, bucket, say) if idempotency.legacy_exists() else None
     dropped = []
     for base, old in ((LEGACY_TERMS, True), (idempotency.LEGACY, idempotency.legacy_exists())):
         name = connection.table_name(base)
@@ -182,16 +198,24 @@ def _drop_stage(run: JobRun, say: Say) -> list[str]:
             dropped.append(name)
             say(f"drop: {name} deleted (DeleteTable: no write units)")
     idempotency.legacy_forget()
-    return dropped
+    return {"copied_again": copied, "dropped": dropped}
 
 
 STAGES = ("labels", "idempotency", "search", "drop")
 
 
 def upgrade_search_job(
-    run: JobRun, *, max_wcu: float | None = None, say: Say = lambda line: None, restart: bool = False
+    run: JobRun,
+    *,
+    max_wcu: float | None = None,
+    say: Say = lambda line: None,
+    restart: bool = False,
+    drop: bool = False,
 ) -> dict[str, Any]:
-    """Every stage from the saved checkpoint on (``restart``: from the beginning); the report."""
+    """Every stage from the saved checkpoint on (``restart``: from the beginning); the report.
+
+    Without ``drop`` the run stops before the drop stage and leaves its checkpoint there.
+    """
     saved = None if restart else run.checkpoint()
     state: dict[str, Any] = json.loads(saved) if saved else {"stage": STAGES[0]}
     if saved:
@@ -199,6 +223,12 @@ def upgrade_search_job(
     bucket = TokenBucket(max_wcu) if max_wcu else None
     report: dict[str, Any] = {"resumed_from": state if saved else None}
     for stage in STAGES[STAGES.index(state["stage"]) :]:
+        if stage == "drop" and not drop and _old_tables_left():
+            run.save_checkpoint(json.dumps({"stage": "drop"}))
+            say("drop: not yet — once no process of the previous version serves, run with --drop-old-tables")
+            report[stage] = "waiting for --drop-old-tables"
+            labels.registry_forget()
+            return report
         if state.get("stage") != stage:
             state = {"stage": stage}
             run.save_checkpoint(json.dumps(state))
@@ -210,7 +240,7 @@ def upgrade_search_job(
         elif stage == "search":
             report[stage] = _search_stage(run, state, say, search_rebuild())
         else:
-            report[stage] = _drop_stage(run, say)
+            report[stage] = _drop_stage(run, bucket, say)
     run.save_checkpoint(None)
     labels.registry_forget()
     return report

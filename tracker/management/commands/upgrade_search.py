@@ -2,6 +2,7 @@
 
     python manage.py ddb_create_tables          # creates ``labels`` and ``idempotency_keys``
     python manage.py upgrade_search --max-wcu 200
+    python manage.py upgrade_search --drop-old-tables   # once no process of the previous version serves
 
 Resumable (a checkpoint under the job's fencing token), one run at a time, safe to run again: a
 rerun finds nothing left to copy or drop. ``--check-labels`` compares every team's label entries
@@ -20,7 +21,8 @@ from tracker.services.search_upgrade import labels_check_job, upgrade_search_job
 class Command(JobCommand):
     help = (
         "Build the label entries (keyed per label) and the per-record idempotency keys from today's data, "
-        "rebuild the search index, then drop the old terms and idempotency tables."
+        "rebuild the search index; with --drop-old-tables (once no process of the previous version serves) "
+        "copy the old idempotency records once more and drop the old terms and idempotency tables."
     )
     job_name = "upgrade_search"
 
@@ -28,6 +30,11 @@ class Command(JobCommand):
         super().add_arguments(parser)
         parser.add_argument("--max-wcu", type=float, default=None, help="write units per second at most")
         parser.add_argument("--restart", action="store_true", help="ignore a saved checkpoint and start over")
+        parser.add_argument(
+            "--drop-old-tables",
+            action="store_true",
+            help="also drop the old terms and idempotency tables (after copying the old records once more)",
+        )
         parser.add_argument(
             "--check-labels",
             action="store_true",
@@ -44,4 +51,6 @@ class Command(JobCommand):
 
         if options["check_labels"]:
             return lambda run: labels_check_job(run, say=say)
-        return lambda run: upgrade_search_job(run, max_wcu=options["max_wcu"], say=say, restart=options["restart"])
+        return lambda run: upgrade_search_job(
+            run, max_wcu=options["max_wcu"], say=say, restart=options["restart"], drop=options["drop_old_tables"]
+        )
