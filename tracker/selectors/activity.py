@@ -35,7 +35,6 @@ from tracker.cursors import INVALID, load_bound
 from tracker.exceptions import BadCursor
 from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
 from tracker.imports.records import SOURCES
-from tracker.services.activity import issue_stream
 
 HISTORY_PAGE_SIZE = 25
 DAY_LIMIT = 200  # events shown for one day (the newest)
@@ -61,6 +60,11 @@ class Line:
     @property
     def reference(self) -> str:
         return f"{self.project}-{self.number}" if self.project else ""
+
+
+def issue_stream(issue: IssueItem) -> str:
+    """The issue's event stream (``<tenant>#<PROJECT>#<number>``): its history's partition, its comments' too."""
+    return f"{issue.pk}#{int(issue.number)}"
 
 
 def _quoted(value: object) -> str:

@@ -15,8 +15,8 @@ from tracker.cursors import INVALID, load_bound
 from tracker.exceptions import BadCursor
 from tracker.markdown import Mentions
 from tracker.models import Tenant
+from tracker.selectors.activity import issue_stream  # the comments' partition is the issue's stream
 from tracker.selectors.tenants import tenant_usernames
-from tracker.services.activity import issue_stream  # the comments' partition is the issue's stream
 
 _SALT = "tracker.comments.cursor"
 OLDER, NEWER, LATEST = "older", "newer", "latest"

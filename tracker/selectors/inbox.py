@@ -14,11 +14,15 @@ from tracker.cache import cached
 from tracker.cursors import INVALID, load_bound
 from tracker.exceptions import BadCursor
 from tracker.models import Membership
-from tracker.services.inbox import unread_cache_key
 
 log = logging.getLogger(__name__)
 PAGE_SIZE = 25
 _SALT = "tracker.inbox.cursor"
+
+
+def unread_cache_key(tenant: str, username: str) -> str:
+    """The cache key of a person's unread count (read here, dropped by ``services.inbox.forget_unread``)."""
+    return f"inbox-unread:{tenant}#{username}"
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,10 @@ from django.conf import settings
 from ddbmodels import events
 from ddbmodels.issues import IssueItem
 from tracker.search import indexing as search_indexing
+from tracker.selectors.activity import issue_stream
 from tracker.services import inbox
 
 log = logging.getLogger(__name__)
-
-
-def issue_stream(issue: IssueItem) -> str:
-    return f"{issue.pk}#{int(issue.number)}"
 
 
 def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | None = None) -> str | None:

@@ -8,10 +8,7 @@ from ddbmodels import inbox
 from ddbmodels.issues import IssueItem
 from tracker.cache import invalidate
 from tracker.models import Membership
-
-
-def unread_cache_key(tenant: str, username: str) -> str:
-    return f"inbox-unread:{tenant}#{username}"
+from tracker.selectors.inbox import unread_cache_key
 
 
 def forget_unread(tenant: str, usernames: Iterable[str]) -> None:
