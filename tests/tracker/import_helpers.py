@@ -1,12 +1,14 @@
-"""Helpers of the import pages' tests: a GitHub export, the imports storage in a folder of the test's own."""
+"""Helpers of the import tests: a GitHub export, a Jira import by command, the imports storage of the test's own."""
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from django.core.management import call_command
 from pytest_django.fixtures import SettingsWrapper
 
 BASE = datetime(2026, 2, 1, tzinfo=UTC)
@@ -62,3 +64,15 @@ def imports_storage(settings: SettingsWrapper, folder: Path) -> Path:
 
 def stored_files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+JIRA_HEADER = "Issue key,Summary,Status,Priority,Reporter,Created"
+
+
+def jira_import(slug: str, folder: Path, *rows: str, by: str, project: str = "OPS") -> None:
+    """``manage.py import_issues <slug> --format jira --project <project>=<a Jira CSV of rows> --by <by>``."""
+    export = folder / "jira.csv"
+    export.write_text("\n".join([JIRA_HEADER, *rows]) + "\n")
+    call_command(
+        "import_issues", slug, "--format", "jira", "--project", f"{project}={export}", "--by", by, stdout=io.StringIO()
+    )

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
 from ddbmodels import issues as ddb_issues
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
-from tests.tracker.import_helpers import github_export
+from tests.tracker.import_helpers import github_export, jira_import
 from tests.tracker.test_import_pages import COUNT, Queued, form_data, import_id_of, imports_dir, post, queued, run_task
 from tracker.imports import parse
 from tracker.selectors.activity import issue_history_page
@@ -52,21 +50,7 @@ def test_an_issue_imported_from_github_says_so_first_in_its_history(
 
 
 def test_a_command_import_names_its_format_reference_and_who_ran_it(world: World, tmp_path: Path) -> None:
-    jira = tmp_path / "jira.csv"
-    jira.write_text(
-        "Issue key,Summary,Status,Priority,Reporter,Created\nOPS-7,Pager storm,In Progress,High,bob,03/Mar/18 9:30 AM\n"
-    )
-    call_command(
-        "import_issues",
-        world.slug,
-        "--format",
-        "jira",
-        "--project",
-        f"OPS={jira}",
-        "--by",
-        "alice",
-        stdout=io.StringIO(),
-    )
+    jira_import(world.slug, tmp_path, "OPS-7,Pager storm,In Progress,High,bob,03/Mar/18 9:30 AM", by="alice")
     issue = ddb_issues.issue_get(tenant=world.slug, project_key="OPS", number=7)
     assert issue is not None
     history = issue_history_page(issue=issue)

@@ -3,16 +3,15 @@ where it came from. Screenshots go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue
+from tests.tracker.import_helpers import jira_import
 
 pytestmark = pytest.mark.browser
 WIDTHS = (1280, 390)
@@ -34,22 +33,8 @@ def test_a_viewers_note_is_one_small_line_at_both_widths(page: Page, world: Worl
 
 
 def test_an_imported_issue_opens_its_history_with_its_origin(page: Page, world: World, tmp_path: Path) -> None:
-    export = tmp_path / "jira.csv"
-    export.write_text(
-        "Issue key,Summary,Status,Priority,Reporter,Created\n"
-        "OPS-7,Pager storm at night,In Progress,High,bob,03/Mar/18 9:30 AM\n"
-    )
-    call_command(
-        "import_issues",
-        world.slug,
-        "--format",
-        "jira",
-        "--project",
-        f"OPS={export}",
-        "--by",
-        world.owner.username,
-        stdout=io.StringIO(),
-    )
+    row = "OPS-7,Pager storm at night,In Progress,High,bob,03/Mar/18 9:30 AM"
+    jira_import(world.slug, tmp_path, row, by=world.owner.username)
     site_login(page, world.owner.username)
     page.goto(world.url("p/OPS/7/"))
     first = page.locator("#history ol.events li").last
