@@ -185,10 +185,18 @@ def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
-def search_index_change(self: Task, tenant: str, project_key: str, number: int, comment_key: str | None = None) -> str:
+def search_index_change(
+    self: Task,
+    tenant: str,
+    project_key: str,
+    number: int,
+    comment_key: str | None = None,
+    labels_also: list[str] | None = None,
+) -> str:
     """Bring one search document up to the issue or comment as DynamoDB has it now (queued by ``activity.record``);
     for an issue, its ``labels`` entries too (``issues.issue_labels_reconcile``: 1 RCU + 4 RCU a label, a write
-    only where one is stale — a writer that stopped between the issue's update and its entries).
+    only where one is stale — a writer that stopped between the issue's update and its entries). ``labels_also``:
+    the labels the change added or removed (a removed label's entry is not among the issue's own labels).
 
     Idempotent and order-free (a document only takes a newer version). A busy database (SQLite's
     lock held past its timeout) is retried like a DynamoDB hiccup.
@@ -200,7 +208,9 @@ def search_index_change(self: Task, tenant: str, project_key: str, number: int, 
 
     def work() -> str:
         if not comment_key:  # an issue's change: its label entries as the issue says now (idempotent)
-            ddb_issues.issue_labels_reconcile(tenant=tenant, project_key=project_key, number=number)
+            ddb_issues.issue_labels_reconcile(
+                tenant=tenant, project_key=project_key, number=number, labels_also=labels_also or ()
+            )
         return indexing.index_change(tenant=tenant, project_key=project_key, number=number, comment_key=comment_key)
 
     def transient(error: BaseException) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -16,6 +17,9 @@ from ddbmodels import issues, labels
 from ddbmodels.issues.model import issue_row
 from tests.tracker.conftest import World
 from tracker import tasks
+from tracker.models import Membership
+from tracker.services import activity
+from tracker.services import issues as services_issues
 
 pytestmark = pytest.mark.ddblocal
 
@@ -76,3 +80,55 @@ def test_an_entry_whose_label_set_comes_back_in_another_order_is_the_same_entry(
     assert not same_item({"lk": {"S": "acme#bug"}, "lb": {"SS": ["ui"]}, "v": {"N": "2"}}, wanted)
     assert not same_item({"lk": {"S": "acme#bug"}, "lb": {"SS": ["bug", "ui"]}, "v": {"N": "1"}}, wanted)
     assert not same_item(None, wanted)
+
+
+def test_the_change_task_of_an_edit_that_removed_a_label_removes_a_late_entry_of_it(
+    world: World, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slow writer's older entry lands after the edit that removed its label: the removed label is
+    # not among the issue's labels any more, so the change task must be told to check it.
+    settings.SEARCH_INDEX_QUEUE = True
+    queued: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.search_index_change, "apply_async", lambda *a, kwargs, **o: queued.append(kwargs))
+    made = issues.issue_create(tenant=world.slug, project_key="WEB", title="A", reporter="ann", labels=["x"]).item
+    slow = labels.entries_for(issue_row(made))
+    edited = issues.issue_update(made, title="A", description="", priority="medium", assignee=None, labels=[])
+    for entry in slow.values():
+        assert labels.entry_put(entry)  # the late put: nothing guarded the deleted key
+    assert bug_list_of(world, "x") == ["WEB-1"]
+
+    activity.record(edited, kind="issue.edited", actor="ann", data={"labels": {"added": [], "removed": ["x"]}})
+    assert queued[-1]["labels_also"] == ["x"]
+    tasks.search_index_change.apply(kwargs=queued[-1]).get()
+
+    assert bug_list_of(world, "x") == []
+
+
+def test_the_change_task_of_a_deletion_removes_a_late_entry_of_the_labels_the_issue_had(
+    world: World, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.SEARCH_INDEX_QUEUE = True
+    queued: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.search_index_change, "apply_async", lambda *a, kwargs, **o: queued.append(kwargs))
+    made = issues.issue_create(tenant=world.slug, project_key="WEB", title="Secret", reporter="ann", labels=["x"]).item
+    slow = labels.entries_for(issue_row(made))
+    project = issues.project_get(tenant=world.slug, key="WEB")
+    assert project is not None
+    services_issues.issue_delete(
+        membership=Membership.objects.get(tenant=world.tenant, user=world.owner),
+        project=project,
+        issue=made,
+        expected_version=int(made.version),
+    )
+    for entry in slow.values():
+        assert labels.entry_put(entry)  # the late put of the deleted issue's entry, with its old title
+    assert bug_list_of(world, "x") == ["WEB-1"]
+
+    assert queued[-1]["labels_also"] == ["x"]
+    tasks.search_index_change.apply(kwargs=queued[-1]).get()
+
+    assert bug_list_of(world, "x") == []
+
+
+def bug_list_of(world: World, label: str) -> list[str]:
+    return [i.reference for i in issues.label_list(tenant=world.slug, label=label, status="open").issues]

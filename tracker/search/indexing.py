@@ -82,9 +82,12 @@ def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
         comment_key = ""
     else:  # attachments and the like change no word of the issue
         return
-    change = {"tenant": issue.tenant, "project_key": issue.project_key, "number": int(issue.number)}
+    change: dict[str, Any] = {"tenant": issue.tenant, "project_key": issue.project_key, "number": int(issue.number)}
     if comment_key:
         change["comment_key"] = comment_key
+    touched = data.get("labels") if kind.startswith("issue.") else None
+    if isinstance(touched, dict):  # labels this change added or removed: their entries are checked too
+        change["labels_also"] = sorted({*touched.get("added", ()), *touched.get("removed", ())})
     if optional_redis.paused():
         log.warning("Redis is paused: the search index of %s on %s-%s is not queued", kind, *list(change.values())[1:3])
         return

@@ -169,9 +169,15 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     """Tombstone the issue (owners only): its content goes, its number stays taken."""
     require_role(membership, "owner")
     _check_version(issue, expected_version)
+    labels_before = sorted(issue.labels or ())  # the change task removes their entries if this writer stops short
     issue = issues.issue_tombstone(issue, by=membership.user.get_username())
     _schedule_counts(project)
-    activity.record(issue, kind="issue.deleted", actor=membership.user.get_username())
+    activity.record(
+        issue,
+        kind="issue.deleted",
+        actor=membership.user.get_username(),
+        data={"labels": {"removed": labels_before}} if labels_before else None,
+    )
     leaderboard.issue_deleted(issue)  # a deleted issue's points go; never raises
     return issue
 
