@@ -14,6 +14,7 @@ Works with any number of workers: every decision is one conditional write on one
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +29,7 @@ from ddbmodels.inbox.model import EVENT_KEY_RE, NOTE_MARK, InboxItem, mail_sk, n
 from ddbmodels.inbox.reads import Notification, _notification
 
 WINDOW_EXPIRY = timedelta(days=1)  # TTL of a window whose digest never ran (its notifications stay in the inbox)
+CLAIM_STALE = timedelta(minutes=2)  # a claim older than this belongs to a digest that died: another may take it
 
 
 @dataclass(frozen=True)
@@ -51,31 +53,37 @@ def _key(tenant: str, username: str, project_key: str, number: int) -> dict[str,
 def window_add(
     *, tenant: str, username: str, project_key: str, number: int, event_key: str, now: datetime | None = None
 ) -> Window:
-    """UpdateItem ``SET ws = if_not_exists(ws, now) ADD nk {event_key}``, ``ALL_OLD`` — 1 WCU.
+    """UpdateItem ``SET ws = if_not_exists(ws, now), wo = if_not_exists(wo, token) ADD nk {key}``, ALL_NEW — 1 WCU.
 
-    Idempotent for one event (a set holds a key once). ``opened``: there was no window before.
+    Idempotent for one event (a set holds a key once). ``opened``: this call opened the window —
+    told by the random token it left in ``wo``, so a write botocore retried after a lost answer
+    (which finds the window its first attempt opened) still says it opened it.
     """
     if not EVENT_KEY_RE.match(event_key):
         raise ValueError(f"invalid event key {event_key!r}")
     now = utcnow() if now is None else as_utc(now)
     start = time_key(now)
+    token = uuid.uuid4().hex  # the same in botocore's retries of this one request
     answer = connection.client().update_item(
         TableName=InboxItem.Meta.table_name,
         Key=_key(tenant, username, project_key, number),
-        UpdateExpression="SET ws = if_not_exists(ws, :start), x = if_not_exists(x, :x) ADD nk :key",
+        UpdateExpression="SET ws = if_not_exists(ws, :start), wo = if_not_exists(wo, :token), "
+        "x = if_not_exists(x, :x) ADD nk :key",
         ExpressionAttributeValues={
             ":start": {"S": start},
+            ":token": {"S": token},
             ":x": {"N": str(int((now + WINDOW_EXPIRY).timestamp()))},
             ":key": {"SS": [event_key]},
         },
-        ReturnValues="ALL_OLD",
+        ReturnValues="ALL_NEW",
         ReturnConsumedCapacity="TOTAL",
     )
-    old = answer.get("Attributes") or {}
-    if "ws" not in old:
-        return Window(start=start, opened=True, size=1)
-    keys = set(old.get("nk", {}).get("SS", [])) | {event_key}
-    return Window(start=old["ws"]["S"], opened=False, size=len(keys))
+    new = answer["Attributes"]
+    return Window(
+        start=new["ws"]["S"],
+        opened=new.get("wo", {}).get("S") == token,
+        size=len(new.get("nk", {}).get("SS", [])),
+    )
 
 
 @capacity.access_pattern("inbox.mail_window_get")
@@ -94,23 +102,53 @@ def window_keys(*, tenant: str, username: str, project_key: str, number: int, st
 
 
 @capacity.access_pattern("inbox.mail_window_take")
-def window_take(*, tenant: str, username: str, project_key: str, number: int, start: str) -> list[str] | None:
-    """DeleteItem conditioned on ``ws = start``, ``ALL_OLD`` — 1 WCU. Every key it held; None when taken already.
+def window_take(
+    *, tenant: str, username: str, project_key: str, number: int, start: str, now: datetime | None = None
+) -> list[str] | None:
+    """UpdateItem ``SET ct = token`` if ``ws = start`` and unclaimed (or claimed by this call, or stale), ``ALL_NEW``;
+    then DeleteItem conditioned on ``ct = token``, ``ALL_OLD`` — 2 WCU. Every key it held; None when taken already.
 
     The claim: of two digests of one window (a task run twice), one gets the keys, the other None.
+    Each step survives a lost answer: botocore's retry of the claim finds its own token; a retried
+    delete refused because its first attempt deleted the item returns the keys the claim saw. A
+    claim older than ``CLAIM_STALE`` (its digest died between the two steps) may be taken over.
     """
+    now = utcnow() if now is None else as_utc(now)
+    token = uuid.uuid4().hex
+    client = connection.client()
+    key = _key(tenant, username, project_key, number)
     try:
-        answer = connection.client().delete_item(
+        claimed = client.update_item(
             TableName=InboxItem.Meta.table_name,
-            Key=_key(tenant, username, project_key, number),
-            ConditionExpression="ws = :start",
-            ExpressionAttributeValues={":start": {"S": start}},
-            ReturnValues="ALL_OLD",
+            Key=key,
+            UpdateExpression="SET ct = :token, ca = :now",
+            ConditionExpression="ws = :start AND (attribute_not_exists(ct) OR ct = :token OR ca < :stale)",
+            ExpressionAttributeValues={
+                ":start": {"S": start},
+                ":token": {"S": token},
+                ":now": {"S": time_key(now)},
+                ":stale": {"S": time_key(now - CLAIM_STALE)},
+            },
+            ReturnValues="ALL_NEW",
             ReturnConsumedCapacity="TOTAL",
         )
     except ClientError as error:
         if error_code(error) == "ConditionalCheckFailedException":
             return None
+        raise
+    seen = claimed["Attributes"].get("nk", {}).get("SS", [])
+    try:
+        answer = client.delete_item(
+            TableName=InboxItem.Meta.table_name,
+            Key=key,
+            ConditionExpression="ct = :token",
+            ExpressionAttributeValues={":token": {"S": token}},
+            ReturnValues="ALL_OLD",
+            ReturnConsumedCapacity="TOTAL",
+        )
+    except ClientError as error:
+        if error_code(error) == "ConditionalCheckFailedException":  # our own delete, retried after a lost answer
+            return sorted(seen)
         raise
     return sorted((answer.get("Attributes") or {}).get("nk", {}).get("SS", []))
 

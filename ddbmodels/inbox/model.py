@@ -184,5 +184,8 @@ class InboxItem(Model):
     # mail window
     window_start = UnicodeAttribute(attr_name="ws", null=True)
     window_keys = UnicodeSetAttribute(attr_name="nk", null=True)
+    window_opener = UnicodeAttribute(attr_name="wo", null=True)  # the opening call's token (a retried open knows it)
+    window_claim = UnicodeAttribute(attr_name="ct", null=True)  # the digest's token while it takes the window
+    window_claimed_at = UnicodeAttribute(attr_name="ca", null=True)  # when (a stale claim may be taken over)
 
     by_tenant = ByTenantIndex()

@@ -67,9 +67,8 @@ class Digests:
 
     def run(self) -> list[dict[str, Any]]:
         """Run every scheduled digest as the worker does when its countdown is over; their reports."""
-        reports = [tasks.send_notification_digest.apply(kwargs=kwargs).get() for kwargs, _ in self.scheduled]
-        self.scheduled.clear()
-        return reports
+        due, self.scheduled[:] = list(self.scheduled), []  # a digest run may schedule the next window's
+        return [tasks.send_notification_digest.apply(kwargs=kwargs).get() for kwargs, _ in due]
 
 
 @pytest.fixture(name="digests", autouse=True)

@@ -77,7 +77,7 @@ def test_four_changes_in_one_window_are_one_email_listing_all_four(
 
     with capacity.measure() as meter:
         assert digests.run() == [{"sent": 1, "already": False, "notifications": 4}]
-    assert meter.by_operation == {"GetItem": 1, "Query": 1, "DeleteItem": 1}
+    assert meter.by_operation == {"GetItem": 1, "Query": 1, "UpdateItem": 1, "DeleteItem": 1}  # read, claim, take
 
     (message,) = mail.outbox
     assert message.to == [f"{bob}@example.com"]
@@ -210,3 +210,24 @@ def test_the_subject_of_one_and_of_several() -> None:
     assert inbox_services.digest_subject([note("a"), note("b")], reference="WEB-3", title="T") == (
         "2 updates on WEB-3 “T”"
     )
+
+
+def test_a_digest_the_mail_server_refused_is_sent_with_the_next_window(
+    addressed: World, run_queued: Run, digests: Digests, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = four_changes(addressed, run_queued)
+    real_send = inbox_services.digests.send_mail
+
+    def refused(**message: Any) -> int:
+        raise ConnectionRefusedError("the mail server is away")
+
+    monkeypatch.setattr(inbox_services.digests, "send_mail", refused)
+    assert digests.run() == [{"sent": 0, "already": False, "notifications": 4}]
+    assert mail.outbox == []
+    ((_, countdown),) = digests.scheduled  # the four went back into a new window, scheduled again
+    assert countdown == 300
+
+    monkeypatch.setattr(inbox_services.digests, "send_mail", real_send)
+    assert digests.run() == [{"sent": 1, "already": False, "notifications": 4}]
+    (message,) = mail.outbox
+    assert [line.split("UTC  ", 1)[1] for line in message.body.splitlines() if "UTC  " in line] == texts

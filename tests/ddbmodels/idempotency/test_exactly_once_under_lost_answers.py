@@ -193,7 +193,12 @@ def test_awards_are_given_once_each_and_reported_as_given(
     results = in_parallel([lambda issue=issue: submit(lambda _: scores.award_issue(issue), "") for issue in resolved])
 
     assert lost_answers.lost > SUBMITTERS // 4
-    assert [change.outcome for change, _ in results] == [scores.Outcome.AWARDED] * SUBMITTERS  # truthful
+    # truthful: a call botocore's retries carried through says it awarded; a person's second submit after a
+    # failure (every answer of the first lost) finds the first one's award, which is not its own
+    given = {scores.Outcome.AWARDED, scores.Outcome.ALREADY_AWARDED}
+    assert [change.outcome if not failures else change.outcome in given for change, failures in results] == [
+        scores.Outcome.AWARDED if not failures else True for _, failures in results
+    ]
     dynamodb_faults.disarm_all()
     for issue in resolved:
         assert scores.award_get(tenant=tenant, project_key="WEB", number=int(issue.number)) is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 
 import pytest
@@ -48,13 +49,64 @@ def test_a_window_is_claimed_once_with_every_key_and_the_next_notification_opens
 
     with capacity.measure() as meter:
         assert mail.window_take(**where, start=start) == EVENTS[:2]
-    assert (meter.requests, meter.wcu) == (1, 1)
+    assert (meter.requests, meter.wcu) == (2, 2)  # the claim (UpdateItem), then the take (DeleteItem)
     assert mail.window_take(**where, start=start) is None  # a second digest of the same window
     assert mail.window_keys(**where, start=start) is None
 
     later = add(tenant, EVENTS[2])
     assert later.opened
     assert mail.window_take(**where, start=later.start) == [EVENTS[2]]
+
+
+def test_an_open_whose_answer_was_lost_and_retried_still_knows_it_opened_the_window(
+    tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # botocore sends the same request again after a lost answer: the same token, the window already there
+    monkeypatch.setattr(mail.uuid, "uuid4", lambda: uuid.UUID(int=7))
+    first, retried = add(tenant, EVENTS[0]), add(tenant, EVENTS[0])
+    assert (first.opened, retried.opened, retried.start) == (True, True, first.start)
+    monkeypatch.undo()
+    assert not add(tenant, EVENTS[1]).opened  # another call joins it
+
+
+def test_a_take_whose_delete_answer_was_lost_still_returns_the_windows_keys(
+    tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = add(tenant, EVENTS[0]).start
+    add(tenant, EVENTS[1])
+    real = mail.connection.client()
+
+    class LostAnswer:
+        """The delete happens, its answer is lost, and botocore's retry is refused by the item's absence."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
+        def delete_item(self, **request: object) -> object:
+            real.delete_item(**request)
+            return real.delete_item(**request)
+
+    monkeypatch.setattr(mail.connection, "client", lambda: LostAnswer())
+    where = {"tenant": tenant, "username": "bob", "project_key": "WEB", "number": 1}
+    assert mail.window_take(**where, start=start) == EVENTS[:2]
+    assert mail.window_take(**where, start=start) is None  # and it is gone: taken once
+
+
+def test_a_claim_whose_digest_died_is_taken_over_once_stale(tenant: str) -> None:
+    start = add(tenant, EVENTS[0]).start
+    where = {"tenant": tenant, "username": "bob", "project_key": "WEB", "number": 1}
+    key = {"pk": {"S": person_key(tenant, "bob")}, "sk": {"S": mail_sk("WEB", 1)}}
+    claimed_at = "2026-11-22T10:15:00.000Z"
+    mail.connection.client().update_item(
+        TableName=InboxItem.Meta.table_name,
+        Key=key,
+        UpdateExpression="SET ct = :t, ca = :at",
+        ExpressionAttributeValues={":t": {"S": "a digest that died"}, ":at": {"S": claimed_at}},
+    )
+    fresh = datetime(2026, 11, 22, 10, 16, tzinfo=UTC)
+    assert mail.window_take(**where, start=start, now=fresh) is None  # a minute old: still its
+    stale = datetime(2026, 11, 22, 10, 18, tzinfo=UTC)
+    assert mail.window_take(**where, start=start, now=stale) == [EVENTS[0]]
 
 
 def test_the_notifications_of_a_window_are_one_query_of_the_span(tenant: str) -> None:

@@ -61,9 +61,9 @@ def test_a_member_watches_hears_of_the_change_and_reads_it_on_a_phone(
         f"{world.owner.username} moved WEB-1 “Checkout times out for customers paying with a very long card "
         "holder name” from Open to In progress"
     )
+    page.wait_for_load_state()  # the text shows before the stylesheets have arrived on a loaded machine
+    expect(item).to_have_css("font-weight", "600")  # unread: bold
     assert int(page.evaluate("document.documentElement.scrollWidth")) <= PHONE["width"]
-    weight = item.evaluate("node => getComputedStyle(node).fontWeight")
-    assert int(weight) >= 600
     shot(page, "phone-inbox")
 
     item.click()

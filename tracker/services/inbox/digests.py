@@ -77,10 +77,12 @@ def send_digest(
 ) -> dict[str, Any]:
     """The window's e-mail: read its notifications, claim the window, send one message listing them.
 
-    Reads first (GetItem + one Query), then claims (a conditional DeleteItem that returns every
-    key the window held): a DynamoDB error before the claim leaves the window for a retry; a
-    second run of the task finds the window claimed and sends nothing. Notifications added
-    between the read and the claim are read after it.
+    Reads first (GetItem + one Query), then claims (``window_take``: a conditional UpdateItem, then
+    a DeleteItem that returns every key the window held, each safe under a lost answer): a DynamoDB
+    error before the claim leaves the window for a retry; a second run of the task finds the window
+    claimed and sends nothing. Notifications added between the read and the claim are read after
+    it. A message the mail server refuses puts its notifications into a new window (``mail_later``),
+    so they are sent with the next window's e-mail rather than lost.
     """
     where: dict[str, Any] = {"tenant": tenant, "username": username, "project_key": project_key, "number": number}
     seen = inbox_mail.window_keys(**where, start=start)
@@ -104,6 +106,17 @@ def send_digest(
         title=title,
         issue_path=_issue_path(tenant, project_key, number),
     )
+    if not sent:  # the mail server refused or was away: the notifications go back into a window, tried again then
+        for note in notes:
+            mail_later(
+                tenant=tenant,
+                username=username,
+                address=address,
+                project_key=project_key,
+                number=number,
+                event_key=note.event_key,
+                title=title,
+            )
     return {"sent": int(sent), "already": False, "notifications": len(notes)}
 
 
