@@ -10,6 +10,7 @@ from pytest_django.plugin import DjangoDbBlocker
 
 from tests.search.test_engine import (  # noqa: F401  (the same tests, collected here with this module's ``docs``)
     Docs,
+    test_a_one_letter_word_is_a_word_of_its_own_not_a_prefix,
     test_a_tenant_sees_only_its_own_documents,
     test_any_text_is_a_search_never_an_error,
     test_descriptions_and_comments_are_searched,

@@ -231,3 +231,22 @@ def test_a_digest_the_mail_server_refused_is_sent_with_the_next_window(
     assert digests.run() == [{"sent": 1, "already": False, "notifications": 4}]
     (message,) = mail.outbox
     assert [line.split("UTC  ", 1)[1] for line in message.body.splitlines() if "UTC  " in line] == texts
+
+
+def test_a_subject_is_one_line_whatever_the_title_holds() -> None:
+    note = inbox.Notification(
+        event_key="2026-11-22T10:10:00.000Z#00000000",
+        reference="WEB-1",
+        project_key="WEB",
+        number=1,
+        actor="alice",
+        kind="issue.status",
+        text="alice moved WEB-1 “Line one\nline two” from Open to Closed",
+        unread=True,
+    )
+    for subject in (
+        inbox_services.digest_subject([note], reference="WEB-1", title="Line one\nline two"),
+        inbox_services.digest_subject([note, note], reference="WEB-1", title="Line one\r\nline two"),
+    ):
+        assert "\n" not in subject
+        assert "\r" not in subject

@@ -41,6 +41,12 @@ def query_words(text: str) -> list[str]:
     return words[:MAX_WORDS]
 
 
+def _star(word: str) -> str:
+    """A word of two or more characters is a prefix; one letter is a word of its own (as a prefix it
+    would expand to most of the index: 170 ms for ``a`` at 100,000 documents against 1 ms for ``kerb``)."""
+    return "*" if len(word) >= 2 else ""
+
+
 def scope_token(tenant: str) -> str:
     """One token that only this tenant's documents carry (the slug in hex: letters and digits only)."""
     return "t" + tenant.encode().hex()
@@ -75,7 +81,7 @@ def _issue_filters(filters: Filters) -> tuple[str, list[Any]]:
 
 
 def _sqlite(words: list[str], filters: Filters, limit: int, offset: int) -> tuple[str, list[Any]]:
-    terms = " AND ".join(f'"{word}"*' for word in words)
+    terms = " AND ".join(f'"{word}"{_star(word)}' for word in words)
     scope = f'scope : "{scope_token(filters.tenant)}"'
     anywhere, in_title = f"{scope} AND {{title body}} : ({terms})", f"{scope} AND title : ({terms})"
     project = " AND d.project_key = %s" if filters.project_key else ""
@@ -106,8 +112,8 @@ def _sqlite(words: list[str], filters: Filters, limit: int, offset: int) -> tupl
 
 
 def _postgres(words: list[str], filters: Filters, limit: int, offset: int) -> tuple[str, list[Any]]:
-    anywhere = " & ".join(f"'{word}':*" for word in words)
-    in_title = " & ".join(f"'{word}':*A" for word in words)
+    anywhere = " & ".join(f"'{word}'{':*' if _star(word) else ''}" for word in words)
+    in_title = " & ".join(f"'{word}':{'*' if _star(word) else ''}A" for word in words)
     project = " AND d.project_key = %s" if filters.project_key else ""
     project_params: list[Any] = [filters.project_key] if filters.project_key else []
     where, where_params = _issue_filters(filters)

@@ -121,9 +121,10 @@ def send_digest(
 
 
 def digest_subject(notes: list[inbox.Notification], *, reference: str, title: str) -> str:
+    """One line (a title with a line break, as an import may store, would make the header invalid)."""
     if len(notes) == 1:
-        return notes[0].text[:120]
-    about = f"{reference} “{title}”" if title else reference
+        return " ".join(notes[0].text.split())[:120]
+    about = f"{reference} “{' '.join(title.split())}”" if title else reference
     return f"{len(notes)} updates on {about}"[:120]
 
 
