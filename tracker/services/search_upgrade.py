@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
+from django.conf import settings
 
 from ddbmodels import idempotency, issues, labels
 from ddbmodels.core import batch, connection, keys, tables
@@ -157,7 +158,13 @@ def _search_stage(run: JobRun, state: dict[str, Any], say: Say, rebuild: Callabl
             run.save_checkpoint(json.dumps({**state, "tenant": tenant, "rebuild": checkpoint}))
 
         resume = state.get("rebuild") if state.get("tenant") == tenant else None
-        report = rebuild(tenant=tenant, checkpoint=resume, save_checkpoint=save, progress=say)
+        report = rebuild(
+            tenant=tenant,
+            checkpoint=resume,
+            save_checkpoint=save,
+            progress=say,
+            rcu_per_second=settings.SEARCH_INDEX_RCU_PER_SECOND,  # a serving site's reads keep their share
+        )
         reports.append(report)
         state.setdefault("tenants_done", []).append(tenant)
         state.pop("rebuild", None)
