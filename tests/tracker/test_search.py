@@ -185,6 +185,25 @@ def test_check_reports_stale_and_extra_documents_and_fixes_them(world: World) ->
     assert SearchDocument.objects.get(tenant=world.slug, number=1).title == "One"
 
 
+def test_a_check_fix_never_revives_a_deleted_comment_from_a_page_read_a_moment_old(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    new_issue(world, "Quiet issue")
+    added = ddb_comments.comment_add(
+        tenant=world.slug, project_key="WEB", number=1, author=world.member.username, body="wombat sighting"
+    ).comment
+    indexing.index_change(tenant=world.slug, project_key="WEB", number=1)
+    ddb_comments.comment_delete(added, by=world.member.username)
+    assert indexing.index_change(tenant=world.slug, project_key="WEB", number=1, comment_key=added.key) == "removed"
+    # the check's page of comments is eventually consistent: it may still show the deleted comment
+    monkeypatch.setattr(reader.Reader, "comments", lambda self, tenant, key, number: [added])
+
+    indexing.check(tenant=world.slug, fix=True)
+
+    assert documents(world)[f"WEB-1/{added.key}"] == (GONE, True)  # still gone: the fix read it again
+    assert found(world, "wombat") == []
+
+
 def test_a_rebuild_killed_after_a_page_resumes_from_its_checkpoint(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from tracker.search.documents import index_comment_item, index_issue_item, mark_gone
+from tracker.search.documents import index_change, mark_gone
 from tracker.search.models import SearchDocument
 from tracker.search.reader import Progress, Reader, projects_to_read
 
@@ -99,10 +99,19 @@ class _ProjectCheck:
                 name = f"{key}-{number}"
                 if issue.is_tombstone:
                     continue  # its documents, if any, are reported extra below unless gone
-                write_issue = partial(index_issue_item, issue, using=using, force=True)
+                # a fix reads the item again, consistently, and writes only a newer version: the page
+                # read may be a moment old, and a forced write of it could revive what was deleted
+                write_issue = partial(index_change, tenant=tenant, project_key=key, number=number, using=using)
                 self._compare(name, (number, ""), int(issue.version or 0), write_issue)
                 for comment in self.reader.comments(tenant, key, number):
-                    write = partial(index_comment_item, tenant, key, number, comment, using=using, force=True)
+                    write = partial(
+                        index_change,
+                        tenant=tenant,
+                        project_key=key,
+                        number=number,
+                        comment_key=comment.key,
+                        using=using,
+                    )
                     self._compare(
                         f"{name} comment {comment.key}", (number, comment.key), int(comment.version or 0), write
                     )
@@ -114,6 +123,10 @@ class _ProjectCheck:
             if gone or (number, comment_key) in self.seen:
                 continue
             self.report.extra.append(f"{key}-{number}" + (f" comment {comment_key}" if comment_key else ""))
-            if self.fix:
-                mark_gone(tenant, key, number, comment_key, using=using)
+            if self.fix:  # gone only if a consistent read says so (a page read may miss the newest items)
+                done = index_change(
+                    tenant=tenant, project_key=key, number=number, comment_key=comment_key or None, using=using
+                )
+                if done == "missing":  # no such issue, read consistently: its document goes
+                    mark_gone(tenant, key, number, comment_key, using=using)
                 self.report.fixed += 1

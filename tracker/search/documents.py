@@ -15,8 +15,9 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from ddbmodels import comments as ddb_comments
 from ddbmodels.comments import CommentItem
-from ddbmodels.issues import IssueItem
+from ddbmodels.issues import IssueItem, issue_get
 from tracker.search.engine import scope_token
 from tracker.search.models import GONE, SearchDocument
 
@@ -112,3 +113,23 @@ def mark_gone(tenant: str, project_key: str, number: int, comment_key: str = "",
     if comment_key:
         return _gone(_key(tenant, project_key, number, comment_key), using=using)
     return _issue_gone(tenant, project_key, number, using=using)
+
+
+def index_change(
+    *, tenant: str, project_key: str, number: int, comment_key: str | None = None, using: str = "default"
+) -> str:
+    """Bring one document up to DynamoDB's current item (the Celery task's work). Idempotent, order-free.
+
+    An issue: GetItem, consistent — 1 RCU per 4 KB. A comment: GetItem of the comment, consistent.
+    """
+    if comment_key:
+        comment = ddb_comments.comment_get(
+            stream=ddb_comments.issue_stream(tenant, project_key, number), key=comment_key, consistent=True
+        )
+        if comment is None:  # deleted (or never written): its words leave the index
+            return mark_gone(tenant, project_key, number, comment_key, using=using)
+        return index_comment_item(tenant, project_key, number, comment, using=using)
+    issue = issue_get(tenant=tenant, project_key=project_key, number=number, consistent=True)
+    if issue is None:
+        return "missing"
+    return index_issue_item(issue, using=using)

@@ -16,10 +16,9 @@ from typing import Any
 
 from django.conf import settings
 
-from ddbmodels import comments as ddb_comments
-from ddbmodels.issues import IssueItem, issue_get
+from ddbmodels.issues import IssueItem
 from tracker.search.check import CheckReport, check
-from tracker.search.documents import comment_fields, index_comment_item, index_issue_item, issue_fields, mark_gone
+from tracker.search.documents import comment_fields, index_change, index_comment_item, index_issue_item, issue_fields
 from tracker.search.models import IndexCheckpoint, SearchDocument
 from tracker.search.rebuild import checkpoint_name, rebuild, rebuild_after_import, rebuild_with_stored_checkpoint
 
@@ -41,26 +40,6 @@ __all__ = [
     "remove_tenant",
     "tenant_has_documents",
 ]
-
-
-def index_change(
-    *, tenant: str, project_key: str, number: int, comment_key: str | None = None, using: str = "default"
-) -> str:
-    """Bring one document up to DynamoDB's current item (the Celery task's work). Idempotent, order-free.
-
-    An issue: GetItem, consistent — 1 RCU per 4 KB. A comment: GetItem of the comment, consistent.
-    """
-    if comment_key:
-        comment = ddb_comments.comment_get(
-            stream=ddb_comments.issue_stream(tenant, project_key, number), key=comment_key, consistent=True
-        )
-        if comment is None:  # deleted (or never written): its words leave the index
-            return mark_gone(tenant, project_key, number, comment_key, using=using)
-        return index_comment_item(tenant, project_key, number, comment, using=using)
-    issue = issue_get(tenant=tenant, project_key=project_key, number=number, consistent=True)
-    if issue is None:
-        return "missing"
-    return index_issue_item(issue, using=using)
 
 
 def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
