@@ -20,7 +20,10 @@ from django.contrib.auth.models import User
 from django.urls import NoReverseMatch, reverse
 from playwright.sync_api import Page, ViewportSize, expect
 
+from ddbmodels import inbox
 from ddbmodels import issues as ddb_projects
+from ddbmodels.core.keys import utcnow
+from ddbmodels.events.model import new_sort_key
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import ATTACHMENT_LIMIT, World
 from tests.tracker.helpers import new_issue
@@ -271,3 +274,23 @@ def test_other_lists_cards_put_their_cells_side_by_side_on_a_phone(page: Page, a
         assert all(rows < cells for cells, rows in cards), f"{name}: (cells, rows) {cards}"
         if name == "orders":
             assert all(rows <= 5 for _, rows in cards), cards
+
+
+def test_the_header_stays_two_rows_with_a_long_team_name_and_unread_notifications(page: Page, world: World) -> None:
+    # "Acme Corp · Owner" and "Inbox 9" pushed Log out onto a third row (87 px) in the demo
+    world.tenant.name = "Acme Corporation Worldwide"
+    world.tenant.save()
+    for n in range(12):
+        note = inbox.Note(
+            username=world.owner.username, project_key="WEB", number=1, actor="bob", kind="k", text=f"change {n}"
+        )
+        inbox.deliver(tenant=world.slug, event_key=new_sort_key(utcnow()), notes=[note])
+    page.set_viewport_size(PHONE)
+    site_login(page, world.owner.username)
+    page.goto(world.project_url())
+    header = page.locator("header.top")
+    expect(header.get_by_role("link", name="Inbox")).to_contain_text("12")
+    height = header.bounding_box()["height"]  # type: ignore[index]
+    assert height <= HEADER_MAX, f"{height} px"
+    expect(header.get_by_role("button", name="Log out")).to_be_in_viewport()
+    shot(page, "phone-header-unread")
