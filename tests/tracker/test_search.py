@@ -303,3 +303,26 @@ def test_a_search_pages_through_its_results_with_a_signed_cursor(world: World) -
     assert tampered.status_code == 400
     other_list = client.get(world.project_url(), {"q": "report", "cursor": next_link.split("cursor=")[1]})
     assert other_list.status_code == 400  # a cursor of another search
+
+
+def test_a_rebuild_reads_dynamodb_outside_its_database_transactions(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its transactions hold SQLite's write lock: a page of DynamoDB reads inside one made the site's writes wait
+    from django.db import connection as db
+
+    issue = new_issue(world, "Lock holder")
+    ddb_comments.comment_add(tenant=world.slug, project_key="WEB", number=1, author=world.member.username, body="hi")
+    real = reader.Reader.comments
+    depth: list[int] = []  # savepoints open when DynamoDB is read (the test itself runs in a transaction)
+
+    def comments(self: reader.Reader, tenant: str, key: str, number: int) -> Any:
+        depth.append(len(db.savepoint_ids))
+        return real(self, tenant, key, number)
+
+    monkeypatch.setattr(reader.Reader, "comments", comments)
+    outside = len(db.savepoint_ids)
+    report = indexing.rebuild(tenant=world.slug)
+    assert (report["issues"], report["comments"]) == (1, 1)
+    assert depth == [outside]
+    assert issue.title == "Lock holder"

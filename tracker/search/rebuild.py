@@ -50,15 +50,20 @@ def rebuild(
         after = int(state.get("after", 0)) if state.get("project") == key else 0
         while True:
             page, more = reader.issues(tenant, key, after)
+            # every DynamoDB read of the page first: the transaction below holds SQLite's write lock
+            # (it begins IMMEDIATE), which the site's own writes wait for
+            comments = {
+                int(issue.number): reader.comments(tenant, key, int(issue.number))
+                for issue in page
+                if not issue.is_tombstone
+            }
             with transaction.atomic(using=using):
                 for issue in page:
                     counts["issues"] += 1
                     outcome = index_issue_item(issue, using=using)
                     counts["written"] += outcome in ("created", "updated")
                     counts["gone"] += outcome == "removed"
-                    if issue.is_tombstone:
-                        continue
-                    for comment in reader.comments(tenant, key, int(issue.number)):
+                    for comment in comments.get(int(issue.number), ()):
                         counts["comments"] += 1
                         outcome = index_comment_item(tenant, key, int(issue.number), comment, using=using)
                         counts["written"] += outcome in ("created", "updated")
