@@ -26,7 +26,7 @@ from ddbmodels.core.items import query_pages
 from ddbmodels.core.keys import as_utc, parse_time_key, time_key, utcnow
 from ddbmodels.core.tables import error_code
 from ddbmodels.inbox.model import EVENT_KEY_RE, NOTE_MARK, InboxItem, mail_sk, note_sk, person_key
-from ddbmodels.inbox.reads import Notification, _notification
+from ddbmodels.inbox.reads import Notification, notification_from
 
 WINDOW_EXPIRY = timedelta(days=1)  # TTL of a window whose digest never ran (its notifications stay in the inbox)
 CLAIM_STALE = timedelta(minutes=2)  # a claim older than this belongs to a digest that died: another may take it
@@ -179,5 +179,5 @@ def notifications_of(*, tenant: str, username: str, event_keys: list[str]) -> li
     for page in query_pages(table, **request):
         for raw in page:
             if raw["sk"]["S"] in wanted and raw["sk"]["S"].startswith(NOTE_MARK):
-                found.append(_notification(InboxItem.from_raw_data(raw), None))
+                found.append(notification_from(InboxItem.from_raw_data(raw), None))
     return found

@@ -93,7 +93,7 @@ def notification_page(
     if older_than:
         found = [item for item in found if item.sk != note_sk(older_than)][: size + 1]  # BETWEEN is inclusive
     more = len(found) > size
-    items = [_notification(item, read_through) for item in found[:size]]
+    items = [notification_from(item, read_through) for item in found[:size]]
     return NotificationPage(items=items, older_than=items[-1].event_key if more and items else None)
 
 
@@ -104,10 +104,10 @@ def notification_get(*, tenant: str, username: str, event_key: str) -> Notificat
         item = InboxItem.get(person_key(tenant, username), note_sk(event_key))
     except InboxItem.DoesNotExist:
         return None
-    return _notification(item, head_get(tenant=tenant, username=username).read_through)
+    return notification_from(item, head_get(tenant=tenant, username=username).read_through)
 
 
-def _notification(item: InboxItem, read_through: str | None) -> Notification:
+def notification_from(item: InboxItem, read_through: str | None) -> Notification:
     unread = not item.read and (read_through is None or item.sk > read_through)
     return Notification(
         event_key=item.sk[len(NOTE_MARK) :],

@@ -172,9 +172,10 @@ def issues_get_many(*, tenant: str, refs: list[tuple[str, int]]) -> dict[tuple[s
 
 @capacity.access_pattern("issues.collection_page")
 def issue_collection_page(
-    *, tenant: str, project_key: str, after: int = PROJECT_SK, limit: int = 100
+    *, tenant: str, project_key: str, after: int = PROJECT_SK, limit: int = 100, consistent: bool = False
 ) -> tuple[list[IssueItem], int | None]:
-    """Query pk, SK > after ascending, Limit ``limit`` — 0.5 RCU per 4 KB read, one request. Tombstones included.
+    """Query pk, SK > after ascending, Limit ``limit`` — 0.5 RCU per 4 KB read (1 ``consistent``), one request.
+    Tombstones included.
 
     The issues in number order and the number to continue after (None at the end of the collection).
     """
@@ -184,6 +185,7 @@ def issue_collection_page(
         range_key_condition=CollectionItem.number > after,
         scan_index_forward=True,
         limit=limit,
+        consistent_read=consistent,
     )
     items = [CollectionItem.from_raw_data(raw) for raw in page.get("Items", [])]
     last = page.get("LastEvaluatedKey")

@@ -82,14 +82,20 @@ def test_an_entry_whose_label_set_comes_back_in_another_order_is_the_same_entry(
     assert not same_item(None, wanted)
 
 
+@pytest.fixture
+def queued(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Recorded changes queue their change task; kept here (their kwargs) instead of sent to the broker."""
+    settings.SEARCH_INDEX_QUEUE = True
+    kept: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.search_index_change, "apply_async", lambda *a, kwargs, **o: kept.append(kwargs))
+    return kept
+
+
 def test_the_change_task_of_an_edit_that_removed_a_label_removes_a_late_entry_of_it(
-    world: World, settings: Any, monkeypatch: pytest.MonkeyPatch
+    world: World, queued: list[dict[str, Any]]
 ) -> None:
     # A slow writer's older entry lands after the edit that removed its label: the removed label is
     # not among the issue's labels any more, so the change task must be told to check it.
-    settings.SEARCH_INDEX_QUEUE = True
-    queued: list[dict[str, Any]] = []
-    monkeypatch.setattr(tasks.search_index_change, "apply_async", lambda *a, kwargs, **o: queued.append(kwargs))
     made = issues.issue_create(tenant=world.slug, project_key="WEB", title="A", reporter="ann", labels=["x"]).item
     slow = labels.entries_for(issue_row(made))
     edited = issues.issue_update(made, title="A", description="", priority="medium", assignee=None, labels=[])
@@ -105,11 +111,8 @@ def test_the_change_task_of_an_edit_that_removed_a_label_removes_a_late_entry_of
 
 
 def test_the_change_task_of_a_deletion_removes_a_late_entry_of_the_labels_the_issue_had(
-    world: World, settings: Any, monkeypatch: pytest.MonkeyPatch
+    world: World, queued: list[dict[str, Any]]
 ) -> None:
-    settings.SEARCH_INDEX_QUEUE = True
-    queued: list[dict[str, Any]] = []
-    monkeypatch.setattr(tasks.search_index_change, "apply_async", lambda *a, kwargs, **o: queued.append(kwargs))
     made = issues.issue_create(tenant=world.slug, project_key="WEB", title="Secret", reporter="ann", labels=["x"]).item
     slow = labels.entries_for(issue_row(made))
     project = issues.project_get(tenant=world.slug, key="WEB")

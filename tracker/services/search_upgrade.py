@@ -37,8 +37,9 @@ from django.conf import settings
 from ddbmodels import idempotency, issues, labels
 from ddbmodels.core import batch, connection, keys, tables
 from ddbmodels.core.throttle import TokenBucket
-from ddbmodels.issues import CollectionItem, IssueItem, collection_key
+from ddbmodels.issues import IssueItem
 from ddbmodels.issues.model import issue_row
+from ddbmodels.issues.reads import issue_collection_page
 from tracker.jobs import JobRun
 
 PAGE = 100  # issues read per Query of a collection (≈ 1 KB each with the description: 12.5–25 RCU consistent)
@@ -48,20 +49,14 @@ Say = Callable[[str], None]
 
 def _collection_pages(tenant: str, project_key: str, after: int) -> Iterator[tuple[list[IssueItem], int | None]]:
     """Query pk, SK > after, Limit PAGE, consistent — 1 RCU per 4 KB; (issues, last number read or None at the end)."""
-    model_connection = CollectionItem._get_connection()
     while True:
-        page = model_connection.query(
-            collection_key(tenant, project_key),
-            range_key_condition=CollectionItem.number > after,
-            limit=PAGE,
-            consistent_read=True,
+        page, last = issue_collection_page(
+            tenant=tenant, project_key=project_key, after=after, limit=PAGE, consistent=True
         )
-        items = [CollectionItem.from_raw_data(raw) for raw in page.get("Items", [])]
-        last = page.get("LastEvaluatedKey")
-        yield [i for i in items if isinstance(i, IssueItem)], int(last["n"]["N"]) if last else None
-        if not last:
+        yield page, last
+        if last is None:
             return
-        after = int(last["n"]["N"])
+        after = last
 
 
 def _labels_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket | None, say: Say) -> dict[str, int]:

@@ -84,7 +84,7 @@ def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, Any]:
     return {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
 
 
-def _detail_context(
+def detail_context(
     membership: Membership,
     project: ProjectItem,
     issue: IssueItem,
@@ -124,7 +124,7 @@ def _detail_context(
 @tenant_view
 def issue_detail(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
     project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
-    context = _detail_context(
+    context = detail_context(
         membership,
         project_item,
         issue,
