@@ -146,7 +146,25 @@ def parser(script: str, doc: str | None) -> argparse.ArgumentParser:
     """A parser for ``bench/<script>.py`` described by its docstring's first line, with ``--allow-aws``."""
     made = argparse.ArgumentParser(prog=f"bench/{script}.py", description=(doc or "").strip().splitlines()[0])
     made.add_argument("--allow-aws", action="store_true", help=ALLOW_AWS_HELP)
+    made.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes (what `make bench-quick` and `make test` run); options given explicitly still win",
+    )
     return made
+
+
+def quick_sizes(made: argparse.ArgumentParser, args: argparse.Namespace, **sizes: Any) -> argparse.Namespace:
+    """With ``--quick``, set each option in ``sizes`` that was left at its default to the small size given.
+
+    ``bench.quick_sizes(parser, args, writers=[1, 4], issues=200)`` after ``parse_args()``: an option
+    the caller gave on the command line keeps its value (a value equal to the default counts as left).
+    """
+    if getattr(args, "quick", False):
+        for name, small in sizes.items():
+            if getattr(args, name) == made.get_default(name):
+                setattr(args, name, small)
+    return args
 
 
 def levels(made: argparse.ArgumentParser, flag: str, default: list[int], help: str, maximum: int | None = None) -> None:
