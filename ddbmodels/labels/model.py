@@ -32,6 +32,28 @@ puts them in its transaction), each guarded by the issue version: a put only ove
 older (or the same) version, a delete only of an older one, so a late writer never undoes a newer
 one. ``writes.issue_labels_reconcile`` repairs an issue's entries from the issue itself
 (idempotent): the change-event task and ``manage.py upgrade_search`` call it.
+
+Why outside the issue's transaction: a transaction would double each entry's price (a status
+change of an issue with 2 labels 18 WCU instead of 13; with ``terms``' 6 title words it was 20).
+What that gives up: between the issue's update and its entries' writes (milliseconds) a label
+list may still show the old status; a process that dies in between (or a put that lands after a
+newer version deleted that status's entry) leaves an entry stale until the issue is reconciled —
+by the change-event task, at once by a writer whose guarded write was refused, or by
+``manage.py upgrade_search --check-labels`` (every team: the registry, each label's partition, a
+BatchGetItem of the issues, ≈ 1 RCU per 4 KB of entries + 1 RCU an issue). ``bench/load.py``
+checks each table's hottest key by writes at ≤ 25 % for ``labels`` in a burst of one team's creates.
+
+Cost:
+
+    a label's issues in a status    Query lk, begins_with(s), Limit 26: 0.5–1 RCU, 1 request
+    a create with labels            Put entries in the issue's TransactWriteItems: 2 WCU an entry
+    edit, status change, tombstone  after the issue's UpdateItem, PutItem ``attribute_not_exists(v) OR
+                                    v <= :v`` / DeleteItem ``… OR v < :v`` per entry that changes:
+                                    1 WCU an entry (a status change moves each: 2 WCU a label)
+    a label new to the team         GetItem of its registry item (then trusted 5 min per process) + PutItem
+                                    ``attribute_not_exists``: 0.5 RCU (+ 1 WCU the first time)
+    offboarding, "has data?"        Query lk = <team> (the registry), then one Query per label:
+                                    1 RCU per 4 KB, ≥ 1 a label
 """
 
 from __future__ import annotations
