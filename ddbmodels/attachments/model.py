@@ -23,6 +23,12 @@ key the hot partition the seed warns about. N is fixed: fewer shards on read wou
 
 Projection ALL: the repair job needs the storage name, size and digest of each entry, and an
 entry of a ≤ 1 KB item costs 1 WCU whatever is projected.
+
+Cost: every transition is a conditional UpdateItem on the state it leaves; attach or detach is
+4 WCU, half of it the index (an entry in, an entry out). Finding stuck attachments is one Query
+per state and shard: 4 RCU for 50 stuck among 5,000, where a Scan would read all 5,000. ``flow``
+moves the file (verified by size and SHA-256) and ``flow.reconcile`` repairs what a crash left in
+between (``manage.py reconcile_attachments``).
 """
 
 from __future__ import annotations

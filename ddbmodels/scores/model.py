@@ -13,7 +13,11 @@ Award items carry no ``tp``, so the index is sparse: it holds exactly the score 
 An award item is the proof that an issue's points were given: created in the same
 TransactWriteItems as the score's ``ADD`` and conditioned on ``attribute_not_exists``, so a
 retried or duplicated award counts once; it records who got how many points, so a revoke takes
-back exactly that, even after the issue's assignee or priority changed (``score_ops``).
+back exactly that, even after the issue's assignee or priority changed (``writes.revoke_issue``).
+
+Cost: an award is one TransactWriteItems (issue ConditionCheck, award Put ``attribute_not_exists``,
+score ``ADD``): 6 WCU + the index move; a retried award counts once. Top K: N Queries of ``top``,
+``ScanIndexForward=False, Limit K+1``, merged: 0.5 RCU per shard.
 """
 
 from __future__ import annotations
