@@ -20,9 +20,20 @@ record is ≤ 1 KB: +2 WCU inside a transaction (prepare and commit) + 1 WCU for
 
 Before this layout (``LEGACY``, the table ``idempotency``) every record sat under PK = the team
 (SK ``<kind>#<key>``): 73 % of ``idempotency`` writes on the hottest team's key in ``bench/load.py``.
-``manage.py upgrade_search`` copies the unexpired old records here and deletes the old table's
-items; until then a keyed create also looks its key up there (``legacy_record_get``: 1 RCU while
-the old table exists, nothing after), so a form submitted before the upgrade is not created twice.
+``manage.py upgrade_search`` copies the unexpired old records here, and ``upgrade_search
+--drop-old-tables`` (once no process of the previous version writes the old table) copies them once
+more and drops it; until then a keyed create also looks its key up there (``legacy_record_get``:
+1 RCU, and DescribeTable, free, once a minute per process, while the old table exists; nothing
+after), so a form submitted before the upgrade and sent again after it is not created twice.
+
+Exactly once, site-wide: every creating form carries a signed idempotency key made when it is
+rendered (``tracker/forms/idempotency.py``). Issues, orders and comments write the key's record in
+the same transaction as the item; the same key again is cancelled on the record (``KeyUsed``),
+which names the first result — the page redirects to it and nothing new is written. Attachments
+use the key as the attachment's id (no extra write); awards are keyed by their issue already. A
+lost answer (the write happened, botocore retried it and was refused by our own item) is told
+apart from a lost race by the random token the created item carries (``rq``): one consistent
+GetItem, only on a refused or unanswered write.
 """
 
 from __future__ import annotations

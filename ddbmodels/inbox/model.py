@@ -12,8 +12,9 @@ One table, three kinds of item, told apart by their sort key:
                   plain-words text), rd (read flag), x (expiry: TTL, ``RETENTION`` after the event)
 
     mail window   PK pk = "<tenant>#<username>"           SK sk = "m#<PROJECT>#<number>"
-                  ws (when the window opened, a time key), nk (string set: the event keys of the
-                  notifications it gathered), x (expiry: TTL, a day after it opened)
+                  ws (when the window opened, a time key), wo (the token of the call that opened
+                  it), nk (string set: the event keys of the notifications it gathered), ct / ca
+                  (the digest's claim: its token, when), x (expiry: TTL, a day after it opened)
 
     GSI by_tenant   PK tn, no sort key, KEYS_ONLY — sparse: only watchers and inbox heads carry tn
 
@@ -45,14 +46,22 @@ counted until the next "Mark all read".
 
 E-mail at most once per issue per window (``ddbmodels.inbox.mail``): the first notification a
 person gets about an issue opens a mail window — an UpdateItem of ``m#<PROJECT>#<n>`` in their
-collection (``ws = if_not_exists(ws, now)``, ``ADD nk {event key}``, ``ReturnValues=ALL_OLD``:
-1 WCU) that says whether it opened it; later ones in the window add their key to the set (1 WCU
-each). A delayed task sends the digest when the window closes: GetItem of the window (1 RCU,
-consistent), one Query of the person's notifications between the first and last key of the set
-(consistent: 1 RCU per 4 KB), then a DeleteItem conditioned on ``ws`` (1 WCU) claims the window
-and returns every key it holds (``ALL_OLD``). DynamoDB applies the ADD and the Delete one after
-the other, so a notification is in exactly one window: the deleted one (in this e-mail) or a new
-one (the next); a task run twice finds its window gone and sends nothing.
+collection (``ws = if_not_exists(ws, now)``, ``wo = if_not_exists(wo, token)``, ``ADD nk {event
+key}``, ``ReturnValues=ALL_NEW``: 1 WCU) that says whether it opened it (the call's own token in
+``wo``, so botocore's retry after a lost answer still knows); later ones in the window add their
+key to the set (1 WCU each). A delayed task sends the digest when the window closes: GetItem of
+the window (1 RCU, consistent), one Query of the person's notifications between the first and
+last key of the set (consistent: ≈ 1 RCU per 4 KB; it reads the person's other notifications of
+those minutes too, kept out in Python: bounded by what one person is told in one window), then a
+claim, UpdateItem ``SET ct = token`` if ``ws`` is the window's and it is unclaimed, its own or
+stale (> 2 min), and a DeleteItem conditioned on ``ct = token`` that returns every key the window
+holds (``ALL_OLD``; on botocore's retry of its own delete, the claim's keys): 2 WCU an e-mail.
+DynamoDB applies the ADD and the Delete one after the other, so a notification is in exactly one
+window: the deleted one (in this e-mail) or a new one (the next); a task run twice finds its
+window claimed and sends nothing. A window never claimed expires a day after it opened (TTL), its
+notifications still in the inbox. DynamoDB Local reports a transaction's capacity per table
+rather than per item, so it under-reports deliveries to several people; the costs here are
+DynamoDB's.
 
 Offboarding (``ddbmodels.tenants``) finds every item of a tenant without a Scan: one Query of
 ``by_tenant`` gives the watchers (a watcher item is nothing but its keys, so the KEYS_ONLY entry

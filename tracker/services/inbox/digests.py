@@ -3,6 +3,11 @@
 A delivered notification joins the person's mail window for the issue (``mail_later``); the
 first one schedules ``send_digest`` (the Celery task ``tracker.tasks.send_notification_digest``)
 for when the window closes, and the digest lists everything the window gathered.
+
+A window whose task was lost (the broker refused it) is queued again by the next notification
+10 minutes after it should have closed; one never claimed expires a day after it opened (TTL),
+its notifications still in the inbox. A message the mail server refuses puts its notifications
+back into a window, sent with the next. Costs: ``ddbmodels/inbox/model.py``.
 """
 
 from __future__ import annotations
