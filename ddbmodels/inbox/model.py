@@ -38,8 +38,9 @@ are written in one TransactWriteItems (up to 50 recipients a transaction): a ret
 cancelled on the notifications that exist and adds nothing — 4 WCU per recipient (two writes,
 each at the transactional rate), plus 2 once for a new head's index entry. The header reads the
 count with one GetItem of the head — 0.5 RCU (and the web caches it a few seconds). "Mark all
-read" is one UpdateItem of the head (``c = 0``, ``rt`` = now): 1 WCU however many there were; a
-notification is shown unread when ``rd`` is unset and its key is > ``rt``. A notification that
+read" is one UpdateItem of the head (``c = 0``, ``rt`` = now, ``UPDATED_OLD``: how many were
+unread): 1 WCU however many there were; opening one is a TransactWriteItems (``rd``, ``ADD c -1``):
+4 WCU. A notification is shown unread when ``rd`` is unset and its key is > ``rt``. A notification that
 arrives late (its event older than ``rt``) is delivered already read and not counted: the
 head's update is conditioned on ``rt < sk``. An unread notification that expires by TTL stays
 counted until the next "Mark all read".

@@ -4,7 +4,7 @@ A Redis lock (with an expiry) keeps two runs of a job from overlapping in the co
 cannot protect against a run that stalls past its lock's expiry and then wakes up while a newer
 run works. So each run also takes a *fencing token* here — an atomic ``ADD 1`` on the job's
 item — and every destructive step first makes a write conditioned on the token still being its
-own (``fence_check``). A stale run's check fails and it stops before doing harm (Kleppmann,
+own (``fence_check``, 1 WCU). A stale run's check fails and it stops before doing harm (Kleppmann,
 "How to do distributed locking"). Resumable jobs keep their checkpoint on the same item, written
 under the same condition.
 

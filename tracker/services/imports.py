@@ -17,6 +17,13 @@ deletes the file. Measured on DynamoDB Local: queueing 1.5 RCU + 6 WCU (is the i
 taken? claim, token, the record twice; the claim's and the record's ``by_tenant`` entries), the
 same form again 1 RCU; the job the load at its floor (a 24-entry export: 96 WCU) + 13 WCU of
 tokens, checkpoints, project and counts, 8.5 RCU.
+
+One import has three write figures, each named where it is shown: its issues and comments (the
+summary's ``wcu``, 96 above), the load with its own progress records (``load_wcu``, 100: the
+Capacity page's ``issues.import`` row), and the whole run with the project, counts, tokens and
+the import's record (109: Capacity by job, the Jobs history); queueing it (6 WCU) is the upload
+page's, Capacity by page. Progress is the task's ``PROGRESS`` state, read by
+``/t/<team>/imports/<id>/status.json`` (1 RCU a poll).
 """
 
 from __future__ import annotations
