@@ -1,4 +1,10 @@
-"""The consistency check: every issue's and comment's version against its document; ``fix`` repairs."""
+"""The consistency check: every issue's and comment's version against its document; ``fix`` repairs.
+
+``manage.py search_index check [--tenant SLUG] [--fix]`` reads what the rebuild reads and reports
+each issue and comment whose document is **missing**, **stale** (an older version, or gone while
+the item lives) or **extra** (a live document whose item is gone); ``--fix`` writes them from a
+consistent read of the item, only ever a newer version.
+"""
 
 from __future__ import annotations
 

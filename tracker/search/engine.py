@@ -15,6 +15,28 @@ What a search means, on both engines:
 
 User text never reaches the engine's query syntax as such: each word is made of letters and
 digits only and is quoted (FTS5 ``"word"*``, PostgreSQL ``'word':*``), so no input is a syntax error.
+
+On PostgreSQL the tsqueries are constants in the statement (the planner then takes the GIN index)
+and the issue's row is a LATERAL look-up by its unique key (a plain join hashed every row of the
+team: a rare word took 43–74 ms at 100,000). A common prefix ranks every match, so its time grows
+with the matches, not the page; DynamoDB's part stays one BatchGetItem of the rows shown.
+
+Measured by ``bench/search.py`` (DynamoDB Local, SQLite in a file, one team of N issues + N/5
+comments; requests = DynamoDB's + 1 for the statement; p50 of 10 calls on a shared 2-core machine):
+
+    search                                  1,000               10,000             100,000
+    a word only in one comment (zanzibar)   2 req, 0.5 RCU,     0.5 RCU, 0.7 ms    0.5 RCU, 3.6 ms
+                                            0.6 ms
+    a 4-letter prefix (kerb, 3 issues)      2 req, 1.5 RCU,     1.5 RCU, 0.8 ms    1.5 RCU, 5.0 ms
+                                            0.7 ms
+    a common prefix (chec, a full page)     2 req, 12.5 RCU,    12.5 RCU, 42 ms    12.5 RCU, 143 ms
+                                            1.1 ms
+    is:open label:bug chec                  1 req, 1.1 ms       1 req, 31 ms       2 req, 2.5 RCU, 86 ms
+    an indexed write (GetItem + upsert)     1 RCU, 0.5 ms       1 RCU, 0.6 ms      1 RCU, 0.4 ms
+    PostgreSQL 15, engine p50: rare word /  3.3 / 4.5 / 6.1 /   7.2 / 8.0 / 21 /   2.1 / 2.6 / 82 /
+      prefix / common prefix / write        1.0 ms              0.6 ms             0.8 ms
+
+Bulk indexing (``bulk_create``, triggers included): 2,100–5,600 documents/s.
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""The rebuild: every document of a tenant (or one project) written again from DynamoDB, resumable."""
+"""The rebuild: every document of a tenant (or one project) written again from DynamoDB, resumable.
+
+``manage.py search_index rebuild [--tenant SLUG] [--project KEY] [--restart]`` reads each project's
+collection one Query page of 100 issues at a time and each live issue's comments (a Query per
+issue: comments have no tenant key), under ``--rcu`` (default ``SEARCH_INDEX_RCU_PER_SECOND``, 200)
+through ``core.throttle``'s token bucket (``reader``); one database transaction per page, a
+progress line per page, its checkpoint (``done`` projects, ``project``, ``after`` number) saved
+after every page, so a killed run resumes after its last page.
+"""
 
 from __future__ import annotations
 
