@@ -7,8 +7,8 @@ Three layers, imports going one way (``docs/architecture.md``):
 - ``ddbmodels.patterns`` — the access patterns as generic functions over a model (sort-key
   sequence, counters, sparse index, sharded index, leaderboard, pagination, distinct keys,
   time-series tables); they import ``core`` only;
-- one package per table (``issues``, ``orders``, ``counters``, ``attachments``, ``comments``, ``scores``,
-  ``events``, ``jobs``, ``idempotency``), each ``model`` + ``writes`` + ``reads`` on top of the
+- one package per table (``issues``, ``labels``, ``orders``, ``counters``, ``attachments``, ``comments``,
+  ``scores``, ``events``, ``jobs``, ``idempotency``, ``inbox``), each ``model`` + ``writes`` + ``reads`` on top of the
   patterns; ``tenants`` works across them (is anything stored for a tenant, offboarding).
 
 Importing the package is cheap: its names load on first use (PEP 562), so ``python -m ddbmodels``
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
         SequenceContention,
         Unavailable,
     )
-    from ddbmodels.issues.model import PRIORITIES, STATUSES, TRANSITIONS, CollectionItem, IssueItem, ProjectItem
+    from ddbmodels.issues import PRIORITIES, STATUSES, TRANSITIONS, CollectionItem, IssueItem, ProjectItem
 
 TABLE_PACKAGES = (
     "attachments",
