@@ -15,6 +15,7 @@ or one its named differences do not account for; ``devtools.bench.run`` then fai
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -67,14 +68,34 @@ def total(costs: Iterable[Cost]) -> Cost:
     return sum(costs, Cost())
 
 
-def read_units(size: int, *, consistent: bool = False) -> float:
-    """One read request of ``size`` bytes: 0.5 RCU (1 consistent) per started 4 KB, at least one unit."""
-    return max(1, math.ceil(size / 4096)) * (1.0 if consistent else 0.5)
+def read_units(size: int, *, consistent: bool = False, transactional: bool = False) -> float:
+    """One read of ``size`` bytes: 0.5 RCU eventually consistent, 1 strongly, 2 in a transaction, per started 4 KB.
+
+    At least one 4 KB unit, even when it finds nothing. For a Query or Scan page ``size`` is the sum
+    of the items it reads (``query_units``); a BatchGetItem rounds each item on its own
+    (``batch_get_units``).
+    """
+    return max(1, math.ceil(size / 4096)) * (2.0 if transactional else 1.0 if consistent else 0.5)
 
 
-def write_units(size: int) -> int:
-    """One write of an item (or index entry) of ``size`` bytes: 1 WCU per started KB."""
-    return max(1, math.ceil(size / 1024))
+def query_units(sizes: Iterable[int], *, consistent: bool = False) -> float:
+    """One Query or Scan page: the sizes of the items it reads added up, then rounded to 4 KB (at least one unit)."""
+    return read_units(sum(sizes), consistent=consistent)
+
+
+def batch_get_units(sizes: Iterable[int], *, consistent: bool = False) -> float:
+    """One BatchGetItem: each key looked up is a GetItem of its own, rounded to 4 KB on its own (a missing key too)."""
+    return sum(read_units(size, consistent=consistent) for size in sizes)
+
+
+def write_units(size: int, *, transactional: bool = False) -> int:
+    """One write of an item (or index entry) of ``size`` bytes: 1 WCU per started KB, 2 in a transaction."""
+    return max(1, math.ceil(size / 1024)) * (2 if transactional else 1)
+
+
+def update_units(before: int, after: int, *, transactional: bool = False) -> int:
+    """An UpdateItem (or a PutItem over an item): the larger of the item before and after, per started KB."""
+    return write_units(max(before, after), transactional=transactional)
 
 
 @dataclass(frozen=True)
@@ -208,29 +229,102 @@ def print_notes(verdicts: Sequence[Verdict]) -> None:
 # ---------------------------------------------------------------------------- item sizes
 
 
+def number_size(raw: str) -> int:
+    """A number: 1 byte per two significant digits (leading and trailing zeros trimmed), plus 1."""
+    digits = len(format(Decimal(raw), "f").lstrip("-").replace(".", "").strip("0")) or 1
+    return (digits + 1) // 2 + 1
+
+
+def _raw_bytes(raw: Any) -> int:
+    """A binary value's raw length (botocore hands bytes; a base64 text is decoded first)."""
+    return len(raw) if isinstance(raw, bytes | bytearray) else len(base64.b64decode(raw))
+
+
 def attribute_size(value: Mapping[str, Any]) -> int:
-    """DynamoDB's size of an attribute value (the documented rules; numbers: significant digits / 2 + 1)."""
+    """DynamoDB's size of an attribute value, without its name (the documented rules, ``item_size``)."""
     (tag, raw), *_ = value.items()
     if tag == "S":
         return len(raw.encode())
     if tag == "B":
-        return len(raw)
+        return _raw_bytes(raw)
     if tag == "N":
-        digits = len(format(Decimal(raw), "f").lstrip("-").replace(".", "").strip("0")) or 1  # zeros trimmed
-        return (digits + 1) // 2 + 1
+        return number_size(raw)
     if tag in ("BOOL", "NULL"):
         return 1
-    if tag == "M":
+    if tag == "M":  # 3 bytes, and each element its name, its value and 1 byte
         return 3 + sum(len(k.encode()) + attribute_size(v) + 1 for k, v in raw.items())
-    if tag == "L":
+    if tag == "L":  # 3 bytes, and each element its value and 1 byte
         return 3 + sum(attribute_size(v) + 1 for v in raw)
-    return sum(len(x) if isinstance(x, bytes) else len(str(x).encode()) for x in raw)  # sets
+    if tag == "NS":
+        return sum(number_size(x) for x in raw)
+    if tag == "BS":
+        return sum(_raw_bytes(x) for x in raw)
+    if tag == "SS":
+        return sum(len(x.encode()) for x in raw)
+    raise ValueError(f"unknown attribute type {tag!r}")
 
 
 def item_size(item: Mapping[str, Mapping[str, Any]]) -> int:
+    """DynamoDB's size of an item: each attribute's name (UTF-8 bytes) and value."""
     return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())
 
 
 def model_size(items: Iterable[Any]) -> int:
     """DynamoDB's size of PynamoDB items, summed."""
     return sum(item_size(item.serialize()) for item in items)
+
+
+# ---------------------------------------------------------------------------- index entries
+
+ALL = "ALL"
+KEYS_ONLY = "KEYS_ONLY"
+
+
+def index_entry(
+    item: Mapping[str, Mapping[str, Any]] | None,
+    table_keys: Sequence[str],
+    index_keys: Sequence[str],
+    projection: str | Iterable[str] = KEYS_ONLY,
+) -> dict[str, Mapping[str, Any]] | None:
+    """The entry ``item`` has in a global secondary index, or None (no item, or an index key missing: sparse).
+
+    ``projection``: ``KEYS_ONLY`` (the table's and the index's keys), ``ALL`` (the whole item) or
+    the names of the attributes an ``INCLUDE`` index projects besides the keys.
+    """
+    if item is None or any(key not in item for key in index_keys):
+        return None
+    if projection == ALL:
+        return dict(item)
+    kept = {*table_keys, *index_keys, *(() if projection == KEYS_ONLY else projection)}
+    return {name: value for name, value in item.items() if name in kept}
+
+
+def index_write_units(
+    before: Mapping[str, Mapping[str, Any]] | None,
+    after: Mapping[str, Mapping[str, Any]] | None,
+    table_keys: Sequence[str],
+    index_keys: Sequence[str],
+    projection: str | Iterable[str] = KEYS_ONLY,
+    *,
+    transactional: bool = False,
+) -> int:
+    """What a write of an item from ``before`` to ``after`` (None: absent) costs in one index, 1 WCU per KB.
+
+    A new entry is a put; a vanished one a delete; an index key that changes is a delete of the old
+    entry and a put of the new; an entry whose projected attributes change is rewritten (the larger
+    of the two); an entry that stays the same costs nothing. ``transactional``: DynamoDB charges
+    index entries written by a transaction like any other (1 WCU per KB); the flag is DynamoDB
+    Local's difference (``LOCAL_TRANSACT_INDEX``), which charges them twice.
+    """
+    projected = list(projection) if not isinstance(projection, str) else projection
+    old = index_entry(before, table_keys, index_keys, projected)
+    new = index_entry(after, table_keys, index_keys, projected)
+    units = 0
+    if old is not None and new is not None and all(old[k] == new[k] for k in index_keys):
+        if old != new:
+            units = update_units(item_size(old), item_size(new))
+    else:
+        units = (write_units(item_size(old)) if old is not None else 0) + (
+            write_units(item_size(new)) if new is not None else 0
+        )
+    return units * (2 if transactional else 1)
