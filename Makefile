@@ -72,10 +72,11 @@ run: deps .env  ## start everything (DynamoDB Local, Redis, worker, beat, web) o
 	@mkdir -p var/run && rm -f var/run/ready
 	$(VENV)/bin/honcho start -f Procfile
 
-lint: $(VENV)/.installed-test  ## ruff lint and format check, mypy
+lint: $(VENV)/.installed-test  ## ruff lint and format check, mypy, the import layers (lint-imports)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy ddbmodels tracker devtools bench
+	$(VENV)/bin/lint-imports
 
 format: $(VENV)/.installed-test  ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .
