@@ -16,7 +16,7 @@ TEST_REQS   := $(RUN_REQS) requirements/dev.txt
 export DYNAMODB_ENDPOINT_URL ?= http://127.0.0.1:8001
 export REDIS_URL ?= redis://127.0.0.1:6380/0
 
-.PHONY: help deps deps-test run test lint format bench clean-data
+.PHONY: help deps deps-test run test lint format bench bench-quick clean-data
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -82,15 +82,18 @@ format: $(VENV)/.installed-test  ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: deps-test  ## lint, then the whole suite (starts its own DynamoDB Local and Redis on free ports)
+test: deps-test  ## lint, the whole suite (its own DynamoDB Local and Redis on free ports), then bench-quick
 	$(MAKE) --no-print-directory lint
 	env -u DYNAMODB_ENDPOINT_URL -u REDIS_URL $(PY) -m pytest
+	$(MAKE) --no-print-directory bench-quick
 
-bench: deps-test  ## run the benchmarks against a fresh DynamoDB Local and print their figures
-	@for script in bench/*.py; do \
-	  echo "== $$script"; \
-	  env -u DYNAMODB_ENDPOINT_URL $(PY) -m devtools.services run -- $(PY) $$script || exit 1; \
-	done
+# Every bench/*.py (the glob: a new script runs without being listed), each with a fresh DynamoDB
+# Local; stops at the first red one, then prints each one's wall time and the total.
+bench: deps-test  ## run every benchmark at its default sizes and print their figures
+	$(PY) -m devtools.bench.runner
+
+bench-quick: deps-test  ## every benchmark at small sizes (--quick), in at most 5 minutes; red on a figure over its floor
+	$(PY) -m devtools.bench.runner --quick --budget 300
 
 clean-data:  ## forget the local data of `make run` (DynamoDB Local, Redis, SQLite)
 	rm -rf var/

@@ -65,6 +65,8 @@ def parse_args(argv: list[str] | None) -> Any:
     bench.count(parser, "--range-orders", 1000, "orders per shard layout")
     bench.count(parser, "--warmup", 50, "untimed orders first")
     args = parser.parse_args(argv)
+    # --quick: 4 writers still lose races (the gapless figure's explanation is exercised), in a few seconds
+    bench.quick_sizes(parser, args, writers=[1, 4], orders=120, range_orders=300, warmup=20)
     args.modes = [m for m in args.modes.split(",") if m]
     if not args.modes or any(m not in FLOOR for m in args.modes):
         parser.error(f"--modes must name atomic and/or gapless, got {','.join(args.modes)!r}")

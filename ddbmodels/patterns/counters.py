@@ -161,14 +161,30 @@ def put_numbered_gapless(
             codes = reason_codes(error)
             if record is not None and codes[1:2] == ["ConditionalCheckFailed"]:
                 raise KeyUsed("this idempotency key already created an item") from error
-            unanswered = response_code(error) is None  # every answer lost: did it land?
-            if token is not None and (lost_in_transaction(error) or unanswered) and holds_token(item, token):
+            if token is not None and _maybe_ours(error) and holds_token(item, token):
                 return Claimed(item=item, number=seen + 1, attempts=attempt)  # ours: the answer was lost
             if not _lost_race(error, counter_model, counter, seen, counter_at=2 if record is not None else 1):
                 raise
             continue  # full-jitter backoff, then a fresh read
         return Claimed(item=item, number=seen + 1, attempts=attempt)
     raise SequenceContention(f"gave up after {max_attempts} attempts", counter=counter, attempts=max_attempts)
+
+
+def _maybe_ours(error: TransactWriteError) -> bool:
+    """Could the item this attempt tried to put be stored already, by this very attempt? (Then GetItem it.)
+
+    Only when every answer was lost (no code: did it land?), or when the item's own Put was refused
+    or in conflict (reason 0; no reasons at all for a TransactionConflictException): our stored item
+    fails its ``attribute_not_exists``. A race lost on the counter alone (the item's reason ``None``)
+    cannot be our own commit — the item's key did not exist — so it costs no read beyond the
+    counter's next one: one consistent GetItem per lost race, not two.
+    """
+    if response_code(error) is None:
+        return True
+    if not lost_in_transaction(error):
+        return False
+    codes = reason_codes(error)
+    return not codes or codes[0] != "None"
 
 
 def _not_exists(model: type[Model]) -> Condition:

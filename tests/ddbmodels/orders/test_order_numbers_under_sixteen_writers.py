@@ -156,6 +156,10 @@ def test_gapless_mode_rereads_and_retries_after_losing_the_race(monkeypatch: pyt
     assert reads == [1, 2]
     assert (claimed.number, claimed.attempts) == (3, 2)
     assert meter.conditional_failures == 1
+    # One consistent GetItem per attempt and nothing else: the lost race cost one read of the counter
+    # (not a second GetItem of the order, which cannot be ours when only the counter's check failed).
+    # Requests: 2 GetItems + the other writer's UpdateItem + 2 transactions.
+    assert (meter.rcu, meter.requests) == (2.0, 5)
 
 
 @pytest.mark.ddblocal
