@@ -4,7 +4,8 @@ A cursor holds the page number and the start keys of the last ``HISTORY`` pages 
 page's start is none), so "previous" is one pop away while the history lasts; past it, the page
 offers the first page instead. DynamoDB pages only forward (a Scan has no direction), so some
 history must travel with the link; bounding it keeps the link short however far one pages.
-A cursor is bound to the table, index and query it came from. Tampered or foreign → BadCursor.
+A cursor is bound to the table, index and query it came from. Tampered, expired or foreign → BadCursor
+(``tracker.cursors``, the app's one codec; an item link has no age limit).
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.core import signing
-
 from tracker import item_json
-from tracker.cursors import load_bound
+from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
 
 _CURSOR_SALT = "tracker.admin.ddb.cursor"
@@ -58,20 +57,16 @@ class Position:
 
 
 def cursor_encode(*, binding: str, position: Position) -> str:
-    data = {"b": binding, "n": position.number, "s": [None if s is None else _wire(s) for s in position.starts]}
-    return signing.dumps(data, salt=_CURSOR_SALT, compress=True)
+    starts = [None if s is None else _wire(s) for s in position.starts]
+    return sign(_CURSOR_SALT, listing=binding, n=position.number, s=starts)
 
 
 def cursor_decode(token: str | None, *, binding: str) -> Position:
     """The page a cursor points at (the first page without one)."""
     if not token:
         return Position()
-    data = load_bound(
-        token,
-        salt=_CURSOR_SALT,
-        field="b",
-        bound_to=binding,
-        foreign="This page link belongs to another table, index or query.",
+    data = open_signed(
+        token, kind=_CURSOR_SALT, listing=binding, foreign="This page link belongs to another table, index or query."
     )
     number, starts = data.get("n"), data.get("s")
     if (
@@ -81,24 +76,24 @@ def cursor_decode(token: str | None, *, binding: str) -> Position:
         or (number == len(starts)) != (starts[0] is None)  # only a history reaching page 1 starts with none
         or any(s is None for s in starts[1:])
     ):
-        raise BadCursor("This page link is invalid.")
+        raise BadCursor(INVALID)
     try:
         return Position(number, tuple(None if s is None else _unwire(s) for s in starts))
     except (ValueError, TypeError) as error:
-        raise BadCursor("This page link is invalid.") from error
+        raise BadCursor(INVALID) from error
 
 
 def key_encode(*, table: str, key: dict[str, Any]) -> str:
-    return signing.dumps({"t": table, "k": _wire(key)}, salt=_KEY_SALT, compress=True)
+    return sign(_KEY_SALT, listing=table, k=_wire(key))
 
 
 def key_decode(token: str | None, *, table: str) -> dict[str, Any]:
     """The item key in ``token``; BadCursor when it is missing, tampered or for another table."""
-    data = load_bound(
+    data = open_signed(
         token or "",
-        salt=_KEY_SALT,
-        field="t",
-        bound_to=table,
+        kind=_KEY_SALT,
+        listing=table,
+        max_age=None,  # an item link names one item: it does not go stale the way a page of a list does
         invalid="This item link is invalid.",
         foreign="This item link belongs to another table.",
     )

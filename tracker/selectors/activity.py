@@ -25,13 +25,12 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core import signing
 
 from ddbmodels import events
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem
 from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_id, period_shift, period_start
-from tracker.cursors import INVALID, load_bound
+from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
 from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
 from tracker.imports.records import SOURCES
@@ -172,11 +171,11 @@ def _kind() -> PeriodKind:
 
 
 def _encode(stream: str, period: str, key: str) -> str:
-    return signing.dumps({"l": stream, "p": period, "t": key}, salt=_SALT, compress=True)
+    return sign(_SALT, listing=stream, p=period, t=key)
 
 
 def _decode(token: str, stream: str) -> tuple[str, str]:
-    data = load_bound(token, salt=_SALT, field="l", bound_to=stream)
+    data = open_signed(token, kind=_SALT, listing=stream)
     period, key = data.get("p"), data.get("t")
     try:
         if not isinstance(period, str) or not isinstance(key, str) or not _EVENT_KEY_RE.match(key):

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.core import signing
 from django.http import Http404
 
 from ddbmodels import comments as ddb_comments
 from ddbmodels.comments import SORT_KEY_RE, CommentItem
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import IssueItem
-from tracker.cursors import INVALID, load_bound
+from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
 from tracker.markdown import Mentions
 from tracker.models import Tenant
@@ -32,7 +31,7 @@ class CommentListPage:
 
 def comment_cursor(*, issue: IssueItem, direction: str, key: str | None = None) -> str:
     """A signed cursor of the issue's comments: ``older``/``newer`` than ``key``, or the ``latest`` page."""
-    return signing.dumps({"l": issue_stream(issue), "d": direction, "k": key}, salt=_SALT, compress=True)
+    return sign(_SALT, listing=issue_stream(issue), d=direction, k=key)
 
 
 def comment_list_page(*, issue: IssueItem, cursor: str | None) -> CommentListPage:
@@ -43,7 +42,7 @@ def comment_list_page(*, issue: IssueItem, cursor: str | None) -> CommentListPag
     after = before = None
     latest = False
     if cursor:
-        data = load_bound(cursor, salt=_SALT, field="l", bound_to=issue_stream(issue))
+        data = open_signed(cursor, kind=_SALT, listing=issue_stream(issue))
         direction, key = data.get("d"), data.get("k")
         if direction == LATEST:
             latest = True

@@ -6,12 +6,11 @@ import logging
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core import signing
 
 from ddbmodels import inbox
 from ddbmodels.issues import IssueItem
 from tracker.cache import cached
-from tracker.cursors import INVALID, load_bound
+from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
 from tracker.models import Membership
 
@@ -73,7 +72,7 @@ def inbox_page(*, membership: Membership, cursor: str | None) -> InboxPage:
     listing = f"{tenant}#{username}"
     older_than = None
     if cursor:
-        data = load_bound(cursor, salt=_SALT, field="l", bound_to=listing)
+        data = open_signed(cursor, kind=_SALT, listing=listing)
         older_than = data.get("k")
         if not isinstance(older_than, str):
             raise BadCursor(INVALID)
@@ -84,9 +83,7 @@ def inbox_page(*, membership: Membership, cursor: str | None) -> InboxPage:
         )
     except ValueError as error:  # a well-signed cursor that is not a notification key (never made by us)
         raise BadCursor(INVALID) from error
-    next_cursor = (
-        signing.dumps({"l": listing, "k": page.older_than}, salt=_SALT, compress=True) if page.older_than else None
-    )
+    next_cursor = sign(_SALT, listing=listing, k=page.older_than) if page.older_than else None
     return InboxPage(notifications=page.items, unread=head.unread, next_cursor=next_cursor)
 
 

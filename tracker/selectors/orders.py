@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
-from django.core import signing
 from django.http import Http404
 
 from ddbmodels import orders as ddb_orders
 from ddbmodels.core.keys import utcnow
 from ddbmodels.orders import PRESETS, OrderItem, preset_since
 from tracker.cache import cached
-from tracker.cursors import load_bound
+from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
 from tracker.models import Tenant
 
@@ -109,7 +108,7 @@ def order_list_page(
     def link(position: str | None, towards: str) -> str | None:
         if position is None:
             return None
-        return signing.dumps({"l": listing, "a": position, "d": towards}, salt=_CURSOR_SALT, compress=True)
+        return sign(_CURSOR_SALT, listing=listing, a=position, d=towards)
 
     return OrderListPage(
         orders=page.items,
@@ -121,10 +120,10 @@ def order_list_page(
 def _decode(token: str | None, listing: str) -> tuple[str | None, str]:
     if not token:
         return None, ddb_orders.OLDER
-    data = load_bound(token, salt=_CURSOR_SALT, field="l", bound_to=listing)
+    data = open_signed(token, kind=_CURSOR_SALT, listing=listing)
     after, direction = data.get("a"), data.get("d")
     if not isinstance(after, str) or not after or direction not in _DIRECTIONS:
-        raise BadCursor("This page link is invalid.")
+        raise BadCursor(INVALID)
     return after, direction
 
 

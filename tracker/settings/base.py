@@ -341,6 +341,9 @@ EMAIL_TIMEOUT = 10  # seconds: a mail server that does not answer must not hold 
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Tracker <tracker@localhost>")
 # Where the links in e-mails point
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
+# Seconds a page link (a list's "next"/"previous" cursor) stays valid: an older one is a 400 asking to
+# open the list again (a day: a tab left open overnight still pages; a link shared last week does not)
+CURSOR_MAX_AGE_SECONDS = env.int("CURSOR_MAX_AGE_SECONDS", default=24 * 3600)
 # Seconds the header's unread count is cached per person (every change to it drops it sooner)
 INBOX_COUNT_CACHE_SECONDS = env.int("INBOX_COUNT_CACHE_SECONDS", default=30)
 # A person gets at most one e-mail per issue per this many seconds: the first notification opens
