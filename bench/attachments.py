@@ -30,10 +30,10 @@ otherwise, 2 when refused (no DYNAMODB_ENDPOINT_URL).
 
 from __future__ import annotations
 
+import math
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
@@ -45,7 +45,9 @@ from ddbmodels import attachments as ops
 from ddbmodels.attachments import (
     ATTACHED,
     ATTACHING,
+    DETACHED,
     DETACHING,
+    FAILED,
     IN_FLIGHT,
     INTERMEDIATE,
     AttachmentItem,
@@ -59,10 +61,12 @@ from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.core.keys import utcnow
 from devtools import bench
+from devtools.bench.floors import ALL
 
 TENANT = "bench"
 SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 READ_BACK = "after a refusal, a consistent GetItem reads the item to say what changed"
+MB = 1024 * 1024
 PAGES = "each Scan page (≤ 1 MB) is rounded up to 4 KB on its own: up to 0.5 RCU per page after the first"
 
 
@@ -73,7 +77,8 @@ def parse_args(argv: list[str] | None) -> Any:
     parser.add_argument(
         "--in-flight", type=float, default=1.0, metavar="PERCENT", help="percent of them in flight (default: 1)"
     )
-    return parser.parse_args(argv)
+    # --quick: fewer lifecycles; a table still over 1 MB, so the Scan takes two pages
+    return bench.quick_sizes(parser, parser.parse_args(argv), lifecycles=20, attachments=3800)
 
 
 REPORT: dict[str, Any] = {"tenant": TENANT, "project_key": "WEB", "size": 48_213, "sha256": SHA, "by": "bench"}
@@ -86,16 +91,63 @@ def begin(number: int) -> AttachmentItem:
     )
 
 
+Raw = dict[str, Any]  # an item as DynamoDB stores it (the low-level client's answer)
+TABLE_KEYS = ("pk", "id")
+INDEX_KEYS = ("gp", "gs")  # in_flight: projection ALL
+
+
+def key_of(item: AttachmentItem) -> tuple[str, str]:
+    return str(item.pk), str(item.attachment_id)
+
+
+def stored(keys: list[tuple[str, str]]) -> list[Raw | None]:
+    """The items as stored, read back UNMETERED (consistent GetItems no meter sees): what the floors are sized from."""
+    client = connection.client()
+    table = AttachmentItem.Meta.table_name
+
+    def read() -> list[Raw | None]:
+        return [
+            client.get_item(TableName=table, Key={"pk": {"S": pk}, "id": {"S": i}}, ConsistentRead=True).get("Item")
+            for pk, i in keys
+        ]
+
+    return bench.unmetered(read)
+
+
+def size(item: Raw | None) -> int:
+    return 0 if item is None else bench.item_size(item)
+
+
+def write_floor(before: Raw | None, after: Raw | None) -> bench.Cost:
+    """One write from ``before`` to ``after`` (None: absent): the item (a put, or the larger of the two) and
+    its ``in_flight`` entry (put, deleted, or both when its key moves; projection ALL: the whole item)."""
+    item = bench.write_units(size(after)) if before is None else bench.update_units(size(before), size(after))
+    entry = bench.index_write_units(before, after, TABLE_KEYS, INDEX_KEYS, ALL)
+    return bench.Cost(0, item + entry, 1)
+
+
 def step(
-    run: bench.Run, name: str, inputs: list[Any], action: Callable[[Any], Any], floor: bench.Cost, **judged: Any
+    run: bench.Run,
+    name: str,
+    inputs: list[Any],
+    action: Callable[[Any], Any],
+    floor_of: Callable[[Raw | None, Raw | None], bench.Cost] = write_floor,
+    **judged: Any,
 ) -> list[Any]:
-    """``action`` on every input under one meter, judged against ``floor`` per operation; the results."""
+    """``action`` on every input under the bench's own meter; the floor from each item as stored before and after."""
+    existing = [key_of(i) for i in inputs if isinstance(i, AttachmentItem)]
+    before: list[Raw | None] = stored(existing) if existing else [None] * len(inputs)
     with capacity.measure() as meter:
         began = time.perf_counter()
         results = [action(value) for value in inputs]
         seconds = time.perf_counter() - began
+    after = stored([key_of(i if isinstance(i, AttachmentItem) else r) for i, r in zip(inputs, results, strict=True)])
+    bench.check(all(item is not None for item in after), f"{name}: an attachment is not stored after the step")
     n = len(inputs)
-    verdict = run.judge(name, bench.Cost.of(meter), floor.times(n), per=n, **judged)
+    floor = bench.total(floor_of(b, a) for b, a in zip(before, after, strict=True))
+    extras = judged.pop("extras_of", lambda b, a: [])(before, after)
+    local = judged.pop("local_of", lambda b, a: None)(before, after)
+    verdict = run.judge(name, bench.Cost.of(meter), floor, per=n, local=local, extras=extras)
     run.figures["transitions"].append(
         {"step": name, "operations": n, "refused": meter.conditional_failures, "ms_per_op": 1000 * seconds / n}
         | verdict.cells()
@@ -116,33 +168,44 @@ def refuse(action: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return refused
 
 
+def refused_floor(before: Raw | None, after: Raw | None) -> bench.Cost:
+    """A refused conditional write: DynamoDB charges it 1 WCU per KB of the item; it must change nothing."""
+    bench.check(before == after, "a refused transition changed the stored item")
+    return bench.Cost(0, bench.write_units(size(before)), 1)
+
+
 def transitions(run: bench.Run, lifecycles: int) -> None:
-    """Every transition's capacity on fresh attachments; the item size in bytes."""
+    """Every transition's capacity on fresh attachments; the item size in bytes (read back unmetered)."""
     first = begin(0)
-    size = bench.model_size([ops.attachment_get_by_key(first.pk, first.attachment_id, consistent=True)])
-    u = bench.write_units(size)  # an entry of a projection-ALL index is as large as the item
-    run.figures.update(item_bytes=size, transitions=[])
+    (item0,) = stored([key_of(first)])
+    run.figures.update(item_bytes=size(item0), transitions=[])
     quarter = max(1, lifecycles // 4)
-    put = bench.Cost(0, 2 * u, 1)
-    items = step(run, "begin: PutItem Attaching + keys", list(range(1, lifecycles + 1)), begin, put)
-    rollbacks = step(run, "begin (to roll back)", list(range(lifecycles + 1, lifecycles + quarter + 1)), begin, put)
-    step(run, "complete: → Attached, REMOVE keys", items, ops.attachment_complete, put)
-    step(run, "detach: → Detaching, SET keys", items, lambda i: ops.attachment_detach_begin(i, by="b"), put)
-    step(run, "detached: → Detached, REMOVE keys", items, ops.attachment_detach_complete, put)
-    claim = bench.Cost(0, 3 * u, 1)
-    step(run, "claim: re-stamp Attaching, key moves", rollbacks, lambda i: ops.attachment_claim(i, reason="b"), claim)
-    step(run, "fail: → Failed, REMOVE keys", rollbacks, lambda i: ops.attachment_fail(i, reason="b"), put)
+    items = step(run, "begin: PutItem Attaching + keys", list(range(1, lifecycles + 1)), begin)
+    rollbacks = step(run, "begin (to roll back)", list(range(lifecycles + 1, lifecycles + quarter + 1)), begin)
+    step(run, "complete: → Attached, REMOVE keys", items, ops.attachment_complete)
+    step(run, "detach: → Detaching, SET keys", items, lambda i: ops.attachment_detach_begin(i, by="b"))
+    step(run, "detached: → Detached, REMOVE keys", items, ops.attachment_detach_complete)
+    step(run, "claim: re-stamp Attaching, key moves", rollbacks, lambda i: ops.attachment_claim(i, reason="b"))
+    step(run, "fail: → Failed, REMOVE keys", rollbacks, lambda i: ops.attachment_fail(i, reason="b"))
     refused = items[:quarter]
+
+    def not_charged(before: list[Raw | None], _: list[Raw | None]) -> bench.Difference:
+        return bench.Difference(
+            bench.LOCAL_REFUSED_WRITE, bench.Cost(0, -sum(bench.write_units(size(b)) for b in before))
+        )
+
+    def read_back(before: list[Raw | None], _: list[Raw | None]) -> list[bench.Difference]:
+        reads = sum(bench.read_units(size(b), consistent=True) for b in before)
+        return [bench.Difference(READ_BACK, bench.Cost(reads, 0, len(before)))]
+
     errors = step(
         run,
         "refused: detach a Detached one",
         refused,
         refuse(lambda i: ops.attachment_detach_begin(i, by="b")),
-        bench.Cost(0, u, 1),
-        local=bench.Difference(bench.LOCAL_REFUSED_WRITE, bench.Cost(0, -u * len(refused))),
-        extras=[
-            bench.Difference(READ_BACK, bench.Cost(bench.read_units(size, consistent=True), 0, 1).times(len(refused)))
-        ],
+        refused_floor,
+        local_of=not_charged,
+        extras_of=read_back,
     )
     bench.check(run.figures["transitions"][-1]["refused"] == len(errors), "the meter did not count every refusal")
 
@@ -180,16 +243,22 @@ def fill(total: int, in_flight: int) -> tuple[set[tuple[str, str]], list[Attachm
     return flying, written
 
 
-def in_flight_floor(found: Iterable[AttachmentItem]) -> tuple[bench.Cost, bench.Difference | None]:
-    """One Query per state and shard, each ≥ 0.5 RCU for what it returns; Local charges the empty ones 0."""
-    sizes = Counter[str]()
-    for item in found:
-        sizes[str(item.in_flight_key)] += bench.model_size([item])
+def in_flight_floor(flying: Iterable[AttachmentItem]) -> tuple[bench.Cost, bench.Difference | None]:
+    """One Query per state and shard of what was WRITTEN in flight (its entries added up, rounded to 4 KB, at
+    least 0.5 RCU); Local charges the empty ones 0."""
+    sizes: dict[str, list[int]] = {}
+    for item in flying:
+        sizes.setdefault(str(item.in_flight_key), []).append(bench.model_size([item]))
     keys = [key for state in INTERMEDIATE for key in IN_FLIGHT.partitions(state)]
-    bench.check(set(sizes) <= set(keys), f"in-flight items from unknown partitions {set(sizes) - set(keys)}")
-    empty = sum(1 for key in keys if not sizes[key])
+    bench.check(set(sizes) <= set(keys), f"in-flight items in unknown partitions {set(sizes) - set(keys)}")
+    empty = sum(1 for key in keys if not sizes.get(key))
     local = bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5 * empty)) if empty else None
-    return bench.total(bench.Cost(bench.read_units(sizes[key]), 0, 1) for key in keys), local
+    return bench.total(bench.Cost(bench.query_units(sizes.get(key, [])), 0, 1) for key in keys), local
+
+
+def scan_pages(size: int) -> int:
+    """The pages a Scan of a table of ``size`` bytes takes: one per started 1 MB (DynamoDB's page limit)."""
+    return max(1, math.ceil(size / MB))
 
 
 def reads(run: bench.Run, expected: set[tuple[str, str]], written: list[AttachmentItem]) -> None:
@@ -197,12 +266,14 @@ def reads(run: bench.Run, expected: set[tuple[str, str]], written: list[Attachme
     described = tables.describe(AttachmentItem)
     index = next(i for i in described.get("GlobalSecondaryIndexes", []) if i["IndexName"] == "in_flight")
     table_bytes = bench.model_size(written)
-    run.figures.update(table_bytes=table_bytes, local_table_size_bytes=described.get("TableSizeBytes"), reads=[])
+    local_bytes = int(described.get("TableSizeBytes", 0))
+    run.figures.update(table_bytes=table_bytes, local_table_size_bytes=local_bytes, reads=[])
+    flying = [item for item in written if key_of(item) in expected]
+    floor, local = in_flight_floor(flying)
     with capacity.measure() as meter:
         began = time.perf_counter()
         items = ops.attachments_in_flight(before=utcnow())
         seconds = time.perf_counter() - began
-    floor, local = in_flight_floor(items)
     read_row(
         run,
         "Query in_flight (8 partitions)",
@@ -230,8 +301,10 @@ def reads(run: bench.Run, expected: set[tuple[str, str]], written: list[Attachme
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         seconds = time.perf_counter() - began
-    rounding = 0.25 * (meter.requests - 1)
-    pages = bench.Difference(PAGES, bench.Cost(rounding, 0, meter.requests - 1), bench.Cost(rounding))
+    # The pages from the table's size (what was written), not from the requests the meter saw.
+    more = scan_pages(table_bytes) - 1
+    rounding = bench.Cost(0.25 * more, 0, more)
+    pages = bench.Difference(PAGES, rounding, bench.Cost(0.25 * more))
     read_row(
         run,
         "Scan table, filter state",
@@ -239,8 +312,8 @@ def reads(run: bench.Run, expected: set[tuple[str, str]], written: list[Attachme
         meter,
         seconds,
         bench.Cost(bench.read_units(table_bytes), 0, 1),
-        local=local_size(table_bytes, int(described.get("TableSizeBytes", 0))),
-        extras=[pages],
+        local=local_size(table_bytes, local_bytes),
+        extras=[pages] if more else [],
     )
     run.figures["reads"][-1]["bytes"] = table_bytes
     for row in run.figures["reads"]:
@@ -252,11 +325,14 @@ def reads(run: bench.Run, expected: set[tuple[str, str]], written: list[Attachme
 
 
 def local_size(size: int, local: int) -> bench.Difference | None:
-    """DynamoDB Local's difference when it sizes the table otherwise (its TableSizeBytes) than DynamoDB's rules."""
-    if bench.read_units(local) == bench.read_units(size):
+    """DynamoDB Local's difference when it sizes the table otherwise (its TableSizeBytes) than DynamoDB's rules:
+    its read units, and a page more or less for each MB its size differs by."""
+    units = bench.read_units(local) - bench.read_units(size)
+    pages = scan_pages(local) - scan_pages(size)
+    if not units and not pages:
         return None
     why = f"DynamoDB Local sizes the table by its own rules (TableSizeBytes {local:,} B)"
-    return bench.Difference(why, bench.Cost(bench.read_units(local) - bench.read_units(size)))
+    return bench.Difference(why, bench.Cost(units + 0.25 * pages, 0, pages))
 
 
 def read_row(
@@ -274,20 +350,37 @@ def read_row(
     )
 
 
-def repair(run: bench.Run, expected: int, item_bytes: int) -> None:
-    in_flight = ops.attachments_in_flight(before=utcnow())  # what reconcile will read (not metered)
+def restamped(when: dict[str, str]) -> dict[str, str]:
+    """Another time of the same length: a claim re-stamps ``gs``, the entry's sort key (it moves)."""
+    text = when["S"]
+    return {"S": text[:-1] + ("1" if text[-1] != "1" else "2")}
+
+
+def repair(run: bench.Run, expected: set[tuple[str, str]], written: list[AttachmentItem]) -> None:
+    """``reconcile`` of the stuck items; its floor from what was written in flight and each item read back after."""
+    flying = [item for item in written if key_of(item) in expected]
+    before = {key_of(item): item.serialize() for item in flying}
     with tempfile.TemporaryDirectory() as folder, capacity.measure() as meter:
         report = reconcile(LocalBlobStore(folder), before=utcnow())
-    bench.check(report.examined == expected, f"reconcile examined {report.examined}, expected {expected}")
-    u = bench.write_units(item_bytes)
-    reads_floor, local = in_flight_floor(in_flight)
-    writes = bench.Cost(0, 5 * u, 2).times(report.rolled_back) + bench.Cost(0, 2 * u, 1).times(report.detached)
-    verdict = run.judge(
-        f"reconcile of {report.examined} stuck", bench.Cost.of(meter), reads_floor + writes, local=local
-    )
+    after = dict(zip(before, stored(list(before)), strict=True))
+    bench.check(report.examined == len(expected), f"reconcile examined {report.examined}, expected {len(expected)}")
+    reads_floor, local = in_flight_floor(flying)
+    writes = bench.Cost()
+    for key, old in before.items():
+        new = after[key]
+        bench.check(new is not None, f"{key}: gone after reconcile")
+        assert new is not None
+        if old["st"]["S"] == ATTACHING:  # claimed (the entry moves), then Failed (the entry removed)
+            bench.check(new["st"]["S"] == FAILED, f"{key}: Attaching, not Failed after reconcile")
+            claimed = {**new, "st": old["st"], "gp": old["gp"], "gs": restamped(old["gs"])}
+            writes += write_floor(old, claimed) + write_floor(claimed, new)
+        else:  # Detaching → Detached, the entry removed
+            bench.check(new["st"]["S"] == DETACHED, f"{key}: Detaching, not Detached after reconcile")
+            writes += write_floor(old, new)
+    verdict = run.judge(f"reconcile of {len(expected)} stuck", bench.Cost.of(meter), reads_floor + writes, local=local)
     run.figures["repair"] = {
         "report": report.as_dict(),
-        "wcu_per_item": round(meter.wcu / max(1, report.examined), 3),
+        "wcu_per_item": round(meter.wcu / max(1, len(expected)), 3),
         **verdict.cells(),
     }
 
@@ -307,7 +400,7 @@ def measure(run: bench.Run) -> None:
     verdict = run.judge("fill (BatchWriteItem)", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, units + flying))
     run.figures["fill"] = verdict.cells()
     reads(run, expected, written)
-    repair(run, len(expected), run.figures["item_bytes"])
+    repair(run, expected, written)
 
 
 TRANSITION_COLUMNS = bench.columns(
