@@ -45,7 +45,7 @@ from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
 from ddbmodels.core.errors import InvalidInput
-from ddbmodels.core.keys import utcnow
+from ddbmodels.core.keys import issue_stream, utcnow
 from ddbmodels.patterns.sparse_index import SparseIndex
 
 ATTACHING, ATTACHED, DETACHING, DETACHED, FAILED = "Attaching", "Attached", "Detaching", "Detached", "Failed"
@@ -65,8 +65,8 @@ class BadFilename(InvalidInput, code="bad_filename"):
 
 
 def issue_key(tenant: str, project_key: str, number: int) -> str:
-    """Partition key of an issue's attachments."""
-    return f"{tenant}#{project_key}#{int(number)}"
+    """Partition key of an issue's attachments: the issue's stream (``keys.issue_stream``)."""
+    return issue_stream(tenant, project_key, number)
 
 
 def new_attachment_id(now_ms: int | None = None) -> str:

@@ -40,6 +40,7 @@ from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
 from ddbmodels.core.errors import InvalidInput
+from ddbmodels.core.keys import issue_stream as issue_stream  # the comments' partition key is the issue's stream
 from ddbmodels.core.keys import parse_time_key, time_key, utcnow
 
 BODY_MAX = 10_000  # characters of markdown
@@ -47,11 +48,6 @@ PAGE_SIZE = 20
 SORT_KEY_SUFFIX_HEX = 12  # 48 random bits after the millisecond
 COMMENT_ID_RE = re.compile(r"(?P<digits>[0-9]{17})-(?P<suffix>[0-9a-f]{12})")
 SORT_KEY_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z#[0-9a-f]{12}")
-
-
-def issue_stream(tenant: str, project_key: str, number: int) -> str:
-    """Partition key of an issue's comments: ``<tenant>#<PROJECT>#<number>`` (the events' stream)."""
-    return f"{tenant}#{project_key}#{int(number)}"
 
 
 def new_sort_key(when: datetime) -> str:

@@ -16,12 +16,30 @@ import zlib
 from datetime import UTC, datetime
 
 TENANT_SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$")
+ISSUE_STREAM_RE = re.compile(r"^([^#]+)#([A-Z][A-Z0-9]{1,9})#([1-9][0-9]{0,14})$")
 TIME_KEY_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def utcnow() -> datetime:
     """Aware UTC now (PynamoDB would label a naive local time as UTC)."""
     return datetime.now(UTC)
+
+
+def issue_stream(tenant: str, project_key: str, number: int) -> str:
+    """An issue's stream ``<tenant>#<PROJECT>#<number>``: the one key of everything kept per issue.
+
+    The partition key of the issue's events (its history), comments, attachments and watchers,
+    and what cursors of those lists are bound to. Built here only; ``parse_issue_stream`` reads it.
+    """
+    return f"{tenant}#{project_key}#{int(number)}"
+
+
+def parse_issue_stream(stream: str) -> tuple[str, str, int]:
+    """(tenant, project key, number) of an issue's stream; ValueError for anything else."""
+    match = ISSUE_STREAM_RE.match(stream)
+    if not match or not TENANT_SLUG_RE.match(match.group(1)):
+        raise ValueError(f"not an issue stream: {stream!r}")
+    return match.group(1), match.group(2), int(match.group(3))
 
 
 def as_utc(when: datetime) -> datetime:

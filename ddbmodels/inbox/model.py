@@ -87,7 +87,7 @@ from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
-from ddbmodels.core.keys import TENANT_SLUG_RE
+from ddbmodels.core.keys import ISSUE_STREAM_RE, TENANT_SLUG_RE, issue_stream, parse_issue_stream
 
 RETENTION = timedelta(days=90)
 BY_TENANT_INDEX = "by_tenant"
@@ -98,7 +98,6 @@ MAIL_MARK = "m#"
 TEXT_MAX = 200
 # Django usernames are letters, digits and @.+-_ (150 at most); '#' would break the key layout.
 USERNAME_RE = re.compile(r"^[^#\s]{1,150}$")
-STREAM_RE = re.compile(r"^([^#]+)#([A-Z][A-Z0-9]{1,9})#([1-9][0-9]{0,14})$")
 # An event's sort key (ddbmodels.events): "2026-11-22T10:15:30.123Z#9f86d081".
 EVENT_KEY_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f]{8}$")
 
@@ -121,19 +120,14 @@ def person_key(tenant: str, username: str) -> str:
 
 
 def issue_key(tenant: str, project_key: str, number: int) -> str:
-    """Partition key of an issue's watchers: the issue's stream ``<tenant>#<PROJECT>#<number>``."""
-    key = f"{check_tenant(tenant)}#{project_key}#{int(number)}"
-    if not STREAM_RE.match(key):
+    """Partition key of an issue's watchers: the issue's stream ``<tenant>#<PROJECT>#<number>``, checked."""
+    key = issue_stream(check_tenant(tenant), project_key, number)
+    if not ISSUE_STREAM_RE.match(key):
         raise ValueError(f"invalid issue {project_key!r} #{number!r}")
     return key
 
 
-def parse_stream(stream: str) -> tuple[str, str, int]:
-    """(tenant, project key, number) of an issue's stream; ValueError for anything else."""
-    match = STREAM_RE.match(stream)
-    if not match or not TENANT_SLUG_RE.match(match.group(1)):
-        raise ValueError(f"not an issue stream: {stream!r}")
-    return match.group(1), match.group(2), int(match.group(3))
+parse_stream = parse_issue_stream  # (tenant, project key, number) of an issue's stream; ValueError otherwise
 
 
 def watcher_sk(username: str) -> str:

@@ -27,18 +27,18 @@ from typing import Any
 from django.conf import settings
 
 from ddbmodels import events
+from ddbmodels.core import keys
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem
 from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_id, period_shift, period_start
 from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
-from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
 from tracker.imports.records import SOURCES
+from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 
 HISTORY_PAGE_SIZE = 25
 DAY_LIMIT = 200  # events shown for one day (the newest)
 _SALT = "tracker.history.cursor"
-_STREAM_RE = re.compile(r"^(?P<tenant>[^#]+)#(?P<project>[^#]+)#(?P<number>\d+)$")
 _EVENT_KEY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f]+$")
 
 
@@ -63,7 +63,7 @@ class Line:
 
 def issue_stream(issue: IssueItem) -> str:
     """The issue's event stream (``<tenant>#<PROJECT>#<number>``): its history's partition, its comments' too."""
-    return f"{issue.pk}#{int(issue.number)}"
+    return keys.issue_stream(issue.tenant, issue.project_key, int(issue.number))
 
 
 def _quoted(value: object) -> str:
@@ -133,8 +133,10 @@ def lines(found: Iterable[events.Event]) -> list[Line]:
     """Each event as one line per sentence, in the order given, with the issue it is about."""
     result: list[Line] = []
     for event in found:
-        match = _STREAM_RE.match(event.stream)
-        project, number = (match["project"], int(match["number"])) if match else ("", 0)
+        try:
+            _, project, number = keys.parse_issue_stream(event.stream)
+        except ValueError:
+            project, number = "", 0
         result += [Line(event.at, event.actor, text, project, number) for text in sentences(event)]
     return result
 

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import DatabaseError
 
 from ddbmodels import inbox
-from ddbmodels.core.keys import parse_time_key, time_key, utcnow
+from ddbmodels.core.keys import issue_stream, parse_time_key, time_key, utcnow
 from ddbmodels.events.model import new_sort_key
 from ddbmodels.issues import IssueItem
 from tracker import optional_redis
@@ -52,7 +52,7 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
         # The history records only that the description changed; the notification quotes the new text.
         data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
     event = {
-        "stream": f"{issue.pk}#{int(issue.number)}",
+        "stream": issue_stream(issue.tenant, issue.project_key, int(issue.number)),
         "event_key": event_key or new_sort_key(utcnow()),  # the event could not be written: a key of its own
         "kind": kind,
         "actor": actor,
