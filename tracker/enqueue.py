@@ -1,0 +1,74 @@
+"""Asking for background work: the one seam between the services and the Celery tasks.
+
+Services and forms name a task (``enqueue.FAN_OUT_EVENT``) and call it through ``task(name)``;
+they never import ``tracker.tasks``, which imports the services it runs (at the top, like any
+module). ``task`` hands back the task Celery registered under that name — the same object
+``tracker.tasks`` defines, so eager mode, ``apply``, and tests that replace its ``apply_async``
+or ``delay`` all work as before. A process that has not loaded the tasks yet (a web process
+queueing its first job) has Celery's autodiscovery (``tracker.celery``) load them.
+
+``BROKER_ERRORS`` are what queueing raises when the broker (Redis) is down or frozen; each caller
+says in its own words what was not started (a 503 with Retry-After) or logs and carries on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kombu.exceptions
+import redis
+from celery import Task
+
+from tracker.celery import app
+
+PREFIX = "tracker.tasks."
+REFRESH_PROJECT_COUNTS = PREFIX + "refresh_project_counts"
+DISTINCT_KEYS = PREFIX + "distinct_keys"
+ENUMERATE_PROJECTS = PREFIX + "enumerate_projects"
+BACKFILL_PROJECT_COUNTS = PREFIX + "backfill_project_counts"
+ROTATE_EVENT_TABLES = PREFIX + "rotate_event_tables"
+ARCHIVE_EVENT_TABLES = PREFIX + "archive_event_tables"
+RESTORE_EVENT_TABLE = PREFIX + "restore_event_table"
+RECONCILE_ATTACHMENTS = PREFIX + "reconcile_attachments"
+OFFBOARD_TENANT = PREFIX + "offboard_tenant"
+FAN_OUT_EVENT = PREFIX + "fan_out_event"
+SEND_NOTIFICATION_DIGEST = PREFIX + "send_notification_digest"
+SEARCH_INDEX_CHANGE = PREFIX + "search_index_change"
+IMPORT_GITHUB_EXPORT = PREFIX + "import_github_export"
+
+NAMES = frozenset(
+    {
+        REFRESH_PROJECT_COUNTS,
+        DISTINCT_KEYS,
+        ENUMERATE_PROJECTS,
+        BACKFILL_PROJECT_COUNTS,
+        ROTATE_EVENT_TABLES,
+        ARCHIVE_EVENT_TABLES,
+        RESTORE_EVENT_TABLE,
+        RECONCILE_ATTACHMENTS,
+        OFFBOARD_TENANT,
+        FAN_OUT_EVENT,
+        SEND_NOTIFICATION_DIGEST,
+        SEARCH_INDEX_CHANGE,
+        IMPORT_GITHUB_EXPORT,
+    }
+)
+
+BROKER_ERRORS: tuple[type[BaseException], ...] = (
+    kombu.exceptions.OperationalError,
+    redis.exceptions.RedisError,
+    OSError,
+)
+
+
+def task(name: str) -> Task:
+    """The Celery task registered as ``name`` (one of ``NAMES``); KeyError for a name no task has."""
+    registry = app.tasks
+    if name not in registry:
+        app.loader.import_default_modules()  # Celery's autodiscovery imports tracker.tasks, which registers them
+    return registry[name]
+
+
+def delay(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Queue ``name`` with these arguments (``Task.delay``); raises one of ``BROKER_ERRORS`` when the broker is down."""
+    return task(name).delay(*args, **kwargs)
