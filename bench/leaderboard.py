@@ -41,6 +41,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +54,16 @@ from ddbmodels.core.threads import map_in_threads
 from ddbmodels.issues import PRIORITIES, CollectionItem
 from ddbmodels.labels import LabelEntry
 from ddbmodels.patterns import leaderboard
-from ddbmodels.scores import POINTS, ScoresTableItem, score_key
+from ddbmodels.scores import POINTS, ScoresTableItem, award_key, score_key
 from devtools import bench, services
+from devtools.bench.floors import KEYS_ONLY
 
 SETTINGS_SHARDS = int(os.environ.get("LEADERBOARD_SHARDS", "4"))
-TOP_READ = (
-    "each shard reads k + 1 entries (one more than it may contribute); a tie cut at the K-th place: one more Query"
-)
-FIRST_AWARD = bench.Cost(0, 7, 1)  # 2 WCU × (issue checked, award put, score updated) + the new `top` entry
-LATER_AWARD = bench.Cost(0, 8, 1)  # … + the `top` entry moved: a delete and a put
-REVOKE = bench.Cost(1, 8, 2)  # consistent GetItem of the award + the transaction, the entry moved
-REFUSED = bench.Cost(1, 0, 2)  # the cancelled transaction (not priced) + the consistent GetItem: an earlier award?
+TOP_READ = "each shard reads k + 1 entries (one more than it may contribute)"
+TIE_CUT = "a tie cut at the K-th place: one more Query of the tied entries on each shard it cuts"
+TABLE_KEYS = ("pk",)
+INDEX_KEYS = ("tp", "sc")  # the `top` index, KEYS_ONLY
+Raw = dict[str, Any]  # an item as DynamoDB stores it (the low-level client's answer)
 
 
 def parse_args(argv: list[str] | None) -> Any:
@@ -74,52 +74,103 @@ def parse_args(argv: list[str] | None) -> Any:
     bench.count(parser, "--reads", 20, "reads measured per top")
     bench.count(parser, "--awards", 200, "issues awarded")
     bench.count(parser, "--assignees", 20, "members they go to")
-    return parser.parse_args(argv)
+    return bench.quick_sizes(
+        parser, parser.parse_args(argv), shards=[1, SETTINGS_SHARDS], users=100, reads=3, awards=24, assignees=6
+    )
 
 
-def entry_bytes(tenant: str, member: str, score: int, shards: int) -> int:
-    """DynamoDB's size of a member's KEYS_ONLY ``top`` entry: the table key and the index keys."""
-    shard = leaderboard.shard_key(tenant, leaderboard.shard_of(member, shards))
-    return bench.item_size({"pk": {"S": score_key(tenant, member)}, "tp": {"S": shard}, "sc": {"N": str(score)}})
+def get_raw(table: str, key: Raw) -> Raw | None:
+    """One item as stored, read back UNMETERED (a consistent GetItem no meter sees)."""
+    client = connection.client()
+    return bench.unmetered(lambda: client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item"))
 
 
-def board_reads(tenant: str, shards: int, scores: dict[str, int], take: Any) -> tuple[bench.Cost, bench.Cost, int]:
-    """Per shard, ``take(entries sorted best first)`` is what it contributes: (floor, what it reads, empty shards)."""
-    by_shard: dict[int, list[tuple[int, str]]] = defaultdict(list)
+def score_raw(tenant: str, member: str) -> Raw | None:
+    return get_raw(ScoresTableItem.Meta.table_name, {"pk": {"S": score_key(tenant, member)}})
+
+
+def stored_entries(tenant: str, scores: dict[str, int]) -> dict[str, int]:
+    """Each member's ``top`` entry size, from the score items read back unmetered (Scan pages no meter sees)."""
+    client = connection.client()
+    prefix = score_key(tenant, "x")[:-1]  # "<tenant>#user#"
+
+    def scan() -> list[Raw]:
+        items: list[Raw] = []
+        request: dict[str, Any] = {"TableName": ScoresTableItem.Meta.table_name, "ConsistentRead": True}
+        while True:
+            page = client.scan(**request)
+            items += [i for i in page.get("Items", []) if i["pk"]["S"].startswith(prefix)]
+            if "LastEvaluatedKey" not in page:
+                return items
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    sizes: dict[str, int] = {}
+    for item in bench.unmetered(scan):
+        member = item["pk"]["S"][len(prefix) :]
+        bench.check(int(item["sc"]["N"]) == scores.get(member), f"{member}: stored score is not the one added")
+        entry = bench.index_entry(item, TABLE_KEYS, INDEX_KEYS, KEYS_ONLY)
+        bench.check(entry is not None, f"{member}: a score item without its `top` entry")
+        sizes[member] = bench.item_size(entry or {})
+    bench.check(set(sizes) == set(scores), f"{len(sizes)} score items stored for {len(scores)} members")
+    return sizes
+
+
+def by_shard(scores: dict[str, int], shards: int) -> dict[int, list[tuple[int, str]]]:
+    """Each shard's entries, best first (what a Query of it reads, in order)."""
+    shard_entries: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for member, score in scores.items():
-        by_shard[leaderboard.shard_of(member, shards)].append((score, member))
-    floor, read, empty = bench.Cost(), bench.Cost(), 0
-    for shard in range(1, shards + 1):
-        entries = sorted(by_shard[shard], key=leaderboard.board_order)
-        kept, touched = take(entries)
-        size = sum(entry_bytes(tenant, m, s, shards) for s, m in kept)
-        floor += bench.Cost(bench.read_units(size), 0, 1)
-        read += bench.Cost(bench.read_units(sum(entry_bytes(tenant, m, s, shards) for s, m in touched)), 0, 1)
-        empty += not touched
-    return floor, read, empty
+        shard_entries[leaderboard.shard_of(member, shards)].append((score, member))
+    return {s: sorted(shard_entries[s], key=leaderboard.board_order) for s in range(1, shards + 1)}
+
+
+@dataclass(frozen=True)
+class TopReads:
+    """What a top K reads, from the scores as asked: DynamoDB's floor, the k + 1 reads, the tie Queries."""
+
+    floor: bench.Cost
+    beyond: bench.Cost
+    ties: bench.Cost
+    empty: int
+
+
+def top_reads(scores: dict[str, int], sizes: dict[str, int], k: int, shards: int) -> TopReads:
+    """Per shard: the entries it contributes to the top K (the floor), the k + 1 it reads, and, when the K-th
+    place is a tie the shard is cut inside, one more Query of its entries at that score."""
+    entries = by_shard(scores, shards)
+    best = set(sorted(((s, m) for m, s in scores.items()), key=leaderboard.board_order)[:k])
+    floor = read = ties = bench.Cost()
+    first = {shard: listed[: k + 1] for shard, listed in entries.items()}
+    merged = sorted((e for listed in first.values() for e in listed), key=leaderboard.board_order)
+    cutoff = merged[k - 1][0] if len(merged) > k else None
+    for shard, listed in entries.items():
+        kept = [e for e in listed if e in best]
+        floor += bench.Cost(bench.query_units(sizes[m] for _, m in kept), 0, 1)
+        read += bench.Cost(bench.query_units(sizes[m] for _, m in first[shard]), 0, 1)
+        if cutoff is not None and len(first[shard]) == k + 1 and first[shard][-1][0] == cutoff:
+            ties += bench.Cost(bench.query_units(sizes[m] for s, m in listed if s == cutoff), 0, 1)
+    empty = sum(1 for listed in entries.values() if not listed)
+    return TopReads(floor, bench.Cost(read.rcu - floor.rcu), ties, empty)
 
 
 def judge_top(
-    run: bench.Run, name: str, meter: Any, tenant: str, k: int, shards: int, scores: dict[str, int], n: int
+    run: bench.Run, name: str, meter: Any, k: int, shards: int, scores: dict[str, int], sizes: dict[str, int], n: int
 ) -> bench.Verdict:
-    best = {(s, m) for s, m in sorted(((s, m) for m, s in scores.items()), key=leaderboard.board_order)[:k]}
-    floor, read, empty = board_reads(tenant, shards, scores, lambda e: ([x for x in e if x in best], e[: k + 1]))
+    reads = top_reads(scores, sizes, k, shards)
+    extras = [bench.Difference(TOP_READ, reads.beyond.times(n))] if reads.beyond.rcu else []
+    if reads.ties.requests:
+        extras.append(bench.Difference(TIE_CUT, reads.ties.times(n)))
     return run.judge(
         name,
         bench.Cost.of(meter),
-        floor.times(n),
-        local=bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5 * empty * n)) if empty else None,
-        extras=[
-            bench.Difference(
-                TOP_READ, bench.Cost(read.rcu - floor.rcu).times(n), bench.Cost(0.5 * shards, 0, shards).times(n)
-            )
-        ],
+        reads.floor.times(n),
+        local=bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5 * reads.empty * n)) if reads.empty else None,
+        extras=extras,
         per=n,
     )
 
 
 def measure_reads(
-    run: bench.Run, tenant: str, k: int, shards: int, reads: int, scores: dict[str, int]
+    run: bench.Run, tenant: str, k: int, shards: int, reads: int, scores: dict[str, int], sizes: dict[str, int]
 ) -> dict[str, Any]:
     expected = leaderboard.ranked(sorted(((s, u) for u, s in scores.items()), key=leaderboard.board_order)[:k])
     latencies = []
@@ -129,7 +180,7 @@ def measure_reads(
             top = ddb_scores.top_scores(tenant=tenant, k=k, shards=shards)
             latencies.append(time.perf_counter() - began)
             bench.check(top == expected, f"top {k} with {shards} shards differs from the brute-force ranking")
-    verdict = judge_top(run, f"top {k}, {shards} shards", meter, tenant, k, shards, scores, reads)
+    verdict = judge_top(run, f"top {k}, {shards} shards", meter, k, shards, scores, sizes, reads)
     return {**verdict.cells(), "p50_ms": round(1000 * statistics.median(latencies), 2)}
 
 
@@ -140,13 +191,19 @@ def read_level(run: bench.Run, shards: int, reads: int, scores: dict[str, int]) 
         list(scores),
         workers=8,
     )
+    sizes = stored_entries(tenant, scores)
     median = sorted(scores.values())[users // 2]
     with capacity.measure() as rank_meter:
         above = ddb_scores.rank_above(tenant=tenant, score=median, shards=shards, cap=10 * users)
     bench.check(
         above.count == sum(1 for s in scores.values() if s > median), f"rank count with {shards} shards is wrong"
     )
-    floor, _, empty = board_reads(tenant, shards, scores, lambda e: ([x for x in e if x[0] > median],) * 2)
+    above_median = {m: s for m, s in scores.items() if s > median}
+    counted = by_shard(above_median, shards)
+    floor = bench.total(
+        bench.Cost(bench.query_units(sizes[m] for _, m in counted[shard]), 0, 1) for shard in range(1, shards + 1)
+    )
+    empty = sum(1 for listed in counted.values() if not listed)
     rank = run.judge(
         f"rank of the median, {shards} shards",
         bench.Cost.of(rank_meter),
@@ -157,8 +214,8 @@ def read_level(run: bench.Run, shards: int, reads: int, scores: dict[str, int]) 
     return {
         "shards": shards,
         "users": users,
-        "top10": measure_reads(run, tenant, 10, shards, reads, scores),
-        "top50": measure_reads(run, tenant, 50, shards, reads, scores),
+        "top10": measure_reads(run, tenant, 10, shards, reads, scores, sizes),
+        "top50": measure_reads(run, tenant, 50, shards, reads, scores, sizes),
         "rank_median": {"above": above.count, **rank.cells()},
         "hottest_key_share": round(max(spread.values()) / users, 3),
     }
@@ -179,9 +236,41 @@ def cached_reads(run: bench.Run, shards: int, reads: int, scores: dict[str, int]
         with capacity.measure() as hits:
             for _ in range(reads):
                 bench.check(leaderboard_top(tenant=tenant, k=10) == fresh, "a cached top differs from the one read")
-    missed = judge_top(run, f"top 10, cache miss ({shards} shards)", miss, tenant, 10, shards, scores, 1)
+    sizes = stored_entries(tenant, scores)
+    missed = judge_top(run, f"top 10, cache miss ({shards} shards)", miss, 10, shards, scores, sizes, 1)
     hit = run.judge("top 10, cache hit", bench.Cost.of(hits), bench.Cost(0, 0, 0), per=reads)
     return [{"what": missed.name, **missed.cells()}, {"what": hit.name, **hit.cells()}]
+
+
+def size(item: Raw | None) -> int:
+    return 0 if item is None else bench.item_size(item)
+
+
+@dataclass
+class Tally:
+    """One kind of operation: its own meter, DynamoDB's floor and Local's difference from the items it wrote."""
+
+    meter: capacity.CapacityMeter = field(default_factory=capacity.CapacityMeter)
+    floor: bench.Cost = field(default_factory=lambda: bench.Cost(0, 0, 0))
+    local_wcu: float = 0
+    n: int = 0
+
+    def add(self, meter: capacity.CapacityMeter, floor: bench.Cost, local_wcu: int = 0) -> None:
+        self.meter.add(meter)
+        self.floor, self.local_wcu, self.n = self.floor + floor, self.local_wcu + local_wcu, self.n + 1
+
+
+def award_writes(issue: Raw | None, award: Raw | None, before: Raw | None, after: Raw | None) -> tuple[bench.Cost, int]:
+    """One award's or revoke's TransactWriteItems, from the items read back unmetered: 2 WCU per KB for the issue
+    checked, the award put or deleted and the score updated (the larger of before and after), + its `top`
+    entry (put, or moved: a delete and a put); DynamoDB Local charges that entry twice (the second value)."""
+    entry = bench.index_write_units(before, after, TABLE_KEYS, INDEX_KEYS, KEYS_ONLY)
+    items = (
+        bench.write_units(size(issue), transactional=True)
+        + bench.write_units(size(award), transactional=True)
+        + bench.update_units(size(before), size(after), transactional=True)
+    )
+    return bench.Cost(0, items + entry, 1), entry
 
 
 def awards(run: bench.Run, count: int, assignees: int) -> list[dict[str, Any]]:
@@ -198,40 +287,61 @@ def awards(run: bench.Run, count: int, assignees: int) -> list[dict[str, Any]]:
             priority=PRIORITIES[i % len(PRIORITIES)],
         ).item
         issues.append(ddb_issues.issue_change_status(item, to="resolved"))
-    bench.check(all(bench.model_size([i]) <= 1024 for i in issues), "an issue is over 1 KB: the floors assume ≤ 1 KB")
-    first, later = capacity.CapacityMeter(), capacity.CapacityMeter()
+    scores_table = ScoresTableItem.Meta.table_name
+
+    def issue_raw(issue: Any) -> Raw | None:
+        return get_raw(CollectionItem.Meta.table_name, {"pk": {"S": str(issue.pk)}, "n": {"N": str(issue.number)}})
+
+    def award_raw(issue: Any) -> Raw | None:
+        return get_raw(scores_table, {"pk": {"S": award_key(tenant, key, int(issue.number))}})
+
+    first, later, again, revoked = Tally(), Tally(), Tally(), Tally()
     seen: set[str] = set()
     for issue in issues:
+        member = str(issue.assignee)
+        before = score_raw(tenant, member)
         with capacity.measure() as meter:
             outcome = ddb_scores.award_issue(issue).outcome
         bench.check(outcome is ddb_scores.Outcome.AWARDED, f"{issue.reference} was not awarded")
-        (later if issue.assignee in seen else first).add(meter)
-        seen.add(str(issue.assignee))
-    with capacity.measure() as again:
-        bench.check(not any(ddb_scores.award_issue(issue).changed for issue in issues), "a duplicated award counted")
-    bench.check(again.conditional_failures == count, f"{again.conditional_failures} of {count} awards again refused")
+        cost, entry = award_writes(issue_raw(issue), award_raw(issue), before, score_raw(tenant, member))
+        (later if member in seen else first).add(meter, cost, entry)
+        seen.add(member)
+    for issue in issues:  # a refused award: the cancelled transaction (not priced) + a consistent GetItem of the award
+        with capacity.measure() as meter:
+            bench.check(not ddb_scores.award_issue(issue).changed, f"{issue.reference}: a duplicated award counted")
+        again.add(meter, bench.Cost(bench.read_units(size(award_raw(issue)), consistent=True), 0, 2))
+    bench.check(again.meter.conditional_failures == count, f"{again.meter.conditional_failures} of {count} refused")
     expected = Counter[str]()
     for issue in issues:
         expected[str(issue.assignee)] += POINTS[issue.priority]
     board = {u.member: u.score for u in ddb_scores.top_scores(tenant=tenant, k=assignees)}
     bench.check(dict(expected) == board, "scores after the awards are not the sum of the points")
     reopened = [ddb_issues.issue_change_status(issue, to="open") for issue in issues]
-    with capacity.measure() as revoked:
-        bench.check(all(ddb_scores.revoke_issue(issue).changed for issue in reopened), "an award was not revoked")
+    for issue in reopened:
+        member, award = str(issue.assignee), award_raw(issue)
+        before = score_raw(tenant, member)
+        with capacity.measure() as meter:
+            bench.check(ddb_scores.revoke_issue(issue).changed, f"{issue.reference}: the award was not revoked")
+        bench.check(award_raw(issue) is None, f"{issue.reference}: the award is still stored")
+        cost, entry = award_writes(issue_raw(issue), award, before, score_raw(tenant, member))
+        read = bench.Cost(bench.read_units(size(award), consistent=True), 0, 1)  # the award, to know its points
+        revoked.add(meter, cost + read, entry)
     bench.check(not ddb_scores.top_scores(tenant=tenant, k=assignees), "scores are not back to zero after the revokes")
 
-    def twice(n: int, wcu: int) -> bench.Difference:
-        return bench.Difference(f"{bench.LOCAL_TRANSACT_INDEX} (the `top` entry)", bench.Cost(0, wcu * n))
-
     judged = [
-        ("award (first of a member)", first, FIRST_AWARD, len(seen), twice(len(seen), 1)),
-        ("award (member already scored)", later, LATER_AWARD, count - len(seen), twice(count - len(seen), 2)),
-        ("award again (refused)", again, REFUSED, count, None),
-        ("revoke", revoked, REVOKE, count, twice(count, 2)),
+        ("award (first of a member)", first),
+        ("award (member already scored)", later),
+        ("award again (refused)", again),
+        ("revoke", revoked),
     ]
     rows = []
-    for name, meter, floor, n, local in judged:
-        verdict = run.judge(name, bench.Cost.of(meter), floor.times(n), local=local, per=max(n, 1))
+    for name, tally in judged:
+        local = (
+            bench.Difference(f"{bench.LOCAL_TRANSACT_INDEX} (the `top` entry)", bench.Cost(0, tally.local_wcu))
+            if tally.local_wcu
+            else None
+        )
+        verdict = run.judge(name, bench.Cost.of(tally.meter), tally.floor, local=local, per=max(tally.n, 1))
         rows.append({"what": name, **verdict.cells()})
     return rows
 
