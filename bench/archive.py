@@ -8,18 +8,21 @@ An events table of an old month (2020-01) is filled with ``--items`` events of a
    table size / 4 KB × 0.5 (an eventually consistent read of 4 KB costs 0.5 RCU);
 2. archived for real (``patterns.events.archive``: export, manifest, read-back
    verification, consistent COUNT Scan, DeleteTable) — DeleteTable consumes no capacity;
-3. restored from the archive into a copy (BatchWriteItem), and ``--delete-sample`` items of the
-   copy deleted one by one (BatchWriteItem DeleteRequests): the measured WCU per item,
-   extrapolated to the whole table, is what removing the month item by item would have cost.
-   Then the copy is dropped with DeleteTable, measured too.
+3. restored from the archive into a copy (BatchWriteItem, then a consistent COUNT Scan of the
+   copy), and ``--delete-sample`` items of the copy deleted one by one (BatchWriteItem
+   DeleteRequests): the measured WCU per item, extrapolated to the whole table, is what removing
+   the month item by item would have cost. Then the copy is dropped with DeleteTable, measured too.
 
 DynamoDB's floors, from the items written (DynamoDB's size rules): the fill, the restore and each
 deleted item 1 WCU per started KB for the item and as much for its ``by_day`` entry (projection
-ALL); an export 0.5 RCU per started 4 KB of the table, the archive's consistent COUNT Scan 1 RCU
-per 4 KB; DeleteTable nothing. Each Scan page (≤ 1 MB, one per segment at least) is rounded up to
-4 KB on its own: up to one more read unit per page after the first, the stated tolerance. Where
-DynamoDB Local sizes the table otherwise (its TableSizeBytes), both floors are printed and the
-ratio uses Local's.
+ALL); an export 0.5 RCU per started 4 KB of the table, the archive's and the restore's consistent
+COUNT Scans 1 RCU per 4 KB; DeleteTable nothing. Each Scan page (≤ 1 MB, one per segment at least) is rounded up to
+4 KB on its own: up to one more read unit per page after the first, the stated tolerance, with
+the pages counted from what was asked, not seen: one per segment plus one per started MB of the
+table (its larger size, DynamoDB's or Local's, read back unmetered). The archive is measured whole
+by the bench's own meter (export + verify + consistent COUNT + DeleteTable: the two Scans' floors
+and their pages), and the archive's own report must tell the same RCU. Where DynamoDB Local sizes
+the table otherwise (its TableSizeBytes), both floors are printed and the ratio uses Local's.
 
 Printed on stdout: a table, the notes on the floors, then exactly one line of JSON. Exit status:
 0 when every check held (all items archived, verified, restored) and every figure is its floor or
@@ -62,7 +65,9 @@ def parse_args(argv: list[str] | None) -> Any:
     bench.count(parser, "--item-bytes", 300, "approximate size of an event item")
     bench.levels(parser, "--segments", [1, 4], "parallel scan levels")
     bench.count(parser, "--delete-sample", 2_000, "items deleted one by one from the restored copy, extrapolated")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    # --quick: a table of ~1.2 MB (two Scan pages for one segment), in a few seconds
+    return bench.quick_sizes(parser, args, items=4_000, delete_sample=400)
 
 
 def build_items(count: int, item_bytes: int) -> list[dict[str, Any]]:
@@ -95,6 +100,11 @@ def batch_write(table: str, requests: list[dict[str, Any]]) -> None:
     raise bench.CheckFailed(f"BatchWriteItem left items unprocessed in {table}")
 
 
+def key_of(item: dict[str, Any]) -> tuple[str, str]:
+    """An event's table key (``s``, ``t``), from the item or its key alone."""
+    return str(item["s"]), str(item["t"])
+
+
 def in_batches(requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [requests[i : i + 25] for i in range(0, len(requests), 25)]
 
@@ -104,22 +114,33 @@ class Sizes:
 
     def __init__(self, items: list[dict[str, Any]], local: int) -> None:
         self.each = [bench.item_size(item) for item in items]
+        self.by_key = {key_of(item): size for item, size in zip(items, self.each, strict=True)}
         self.table, self.local = sum(self.each), local
         self.write = sum(2 * bench.write_units(size) for size in self.each)  # the item and its by_day entry
 
-    def scan(self, run: bench.Run, name: str, meter: Any, *, consistent: bool = False, pages: int = 1) -> Any:
-        """Judge a Scan of the whole table (``pages`` requests at least), plain or consistent."""
+    def pages(self, segments: int) -> int:
+        """The most pages a Scan of the table in ``segments`` can take: one per segment, one per started MB more."""
+        return segments + max(self.table, self.local) // PAGE_BYTES
+
+    def scan_floor(self, segments: int, *, consistent: bool = False) -> tuple[bench.Cost, bench.Cost, bench.Difference]:
+        """A whole-table Scan: DynamoDB's floor, Local's difference, and its pages' rounding (from ``segments``)."""
         floor = bench.read_units(self.table, consistent=consistent)
         local = bench.read_units(self.local, consistent=consistent)
-        why = f"DynamoDB Local sizes the table by its own rules (TableSizeBytes {self.local:,} B)"
-        unit = 1.0 if consistent else 0.5
-        extra = bench.Difference(PAGES, bench.Cost(unit / 2 * (pages - 1)), bench.Cost(unit / 2 * (pages - 1)))
+        half = (1.0 if consistent else 0.5) / 2 * (self.pages(segments) - 1)
+        return bench.Cost(floor), bench.Cost(local - floor), bench.Difference(PAGES, bench.Cost(half), bench.Cost(half))
+
+    def local_why(self) -> str:
+        return f"DynamoDB Local sizes the table by its own rules (TableSizeBytes {self.local:,} B)"
+
+    def scan(self, run: bench.Run, name: str, meter: Any, segments: int) -> Any:
+        """Judge an eventually consistent Scan of the whole table in ``segments``."""
+        floor, local, pages = self.scan_floor(segments)
         return run.judge(
             name,
             bench.Cost(meter.rcu, meter.wcu),
-            bench.Cost(floor),
-            local=bench.Difference(why, bench.Cost(local - floor)) if local != floor else None,
-            extras=[extra],
+            floor,
+            local=bench.Difference(self.local_why(), local) if local.rcu else None,
+            extras=[pages],
         )
 
 
@@ -131,6 +152,7 @@ def fill(run: bench.Run, name: str, table: str, items: list[dict[str, Any]], flo
         map_in_threads(lambda batch: batch_write(table, batch), requests, workers=FILL_THREADS)
     seconds = time.perf_counter() - began
     verdict = run.judge(name, bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, floor))
+    run.figures.setdefault("fill_requests", []).append({"stage": name, "batches": len(requests), **meter.as_dict()})
     return {"stage": name, "items": len(items), "seconds": round(seconds, 3), **verdict.cells()}
 
 
@@ -141,7 +163,7 @@ def export_level(run: bench.Run, table: str, segments: int, workdir: Path, sizes
         manifest = time_series.export_table(table, store, segments=segments)
     seconds = time.perf_counter() - began
     name = f"export, {segments} segment{'s' if segments > 1 else ''}"
-    verdict = sizes.scan(run, name, meter, pages=meter.requests)
+    verdict = sizes.scan(run, name, meter, segments)
     return {
         "stage": name,
         "items": int(manifest["item_count"]),
@@ -167,8 +189,8 @@ def delete_sample(run: bench.Run, table: str, sample: int, sizes: Sizes) -> dict
     with capacity.measure() as meter:
         batches = in_batches([{"DeleteRequest": {"Key": key}} for key in keys])
         map_in_threads(lambda batch: batch_write(table, batch), batches, workers=FILL_THREADS)
-    per_item = 2 * bench.write_units(max(sizes.each))  # every item is the same size, give or take a digit
-    verdict = run.judge("delete items (sample)", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, per_item * len(keys)))
+    floor = sum(2 * bench.write_units(sizes.by_key[key_of(key)]) for key in keys)  # the item and its by_day entry
+    verdict = run.judge("delete items (sample)", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, floor))
     return {
         "stage": "delete items (sample)",
         "items": len(keys),
@@ -199,20 +221,29 @@ def measure(run: bench.Run) -> None:
 
     store = LocalDirStore(workdir / "archive")
     fence_calls: list[int] = []
-    (report,) = events.archive(KIND, NOW, 1, store, fence=lambda: fence_calls.append(1), segments=max(args.segments))
+    segments = max(args.segments)
+    with capacity.measure() as meter:  # the bench's own meter, not the archive's report
+        (report,) = events.archive(KIND, NOW, 1, store, fence=lambda: fence_calls.append(1), segments=segments)
     bench.check(report.action == "archived" and report.items == args.items, f"archive: {report.line()}")
     bench.check(describe_table(table) is None, "the archived table is still there")
-    pages = max(args.segments) + sizes.table // PAGE_BYTES  # at most, per Scan: a page per segment and per MB
-    export = sizes.scan(run, "archive: its export", _Units(report.export_rcu), pages=pages)
-    count = sizes.scan(run, "archive: its consistent COUNT", _Units(report.count_rcu), consistent=True, pages=pages)
+    bench.check(
+        abs(report.rcu - meter.rcu) < 1e-6 and abs(report.export_rcu + report.count_rcu - report.rcu) < 1e-6,
+        f"the archive reported {report.rcu} RCU (export {report.export_rcu} + count {report.count_rcu}), "
+        f"the bench measured {meter.rcu}",
+    )
+    export, export_local, export_pages = sizes.scan_floor(segments)
+    count, count_local, count_pages = sizes.scan_floor(segments, consistent=True)
+    local = export_local + count_local
     archived = run.judge(
         "archive (export+verify+count+drop)",
-        bench.Cost(report.rcu, report.wcu),
-        export.local_floor + count.local_floor,
+        bench.Cost(meter.rcu, meter.wcu),
+        export + count,
+        local=bench.Difference(f"{sizes.local_why()}, both Scans", local) if local.rcu else None,
         extras=[
             bench.Difference(
-                "the export's and the COUNT's pages (above)",
-                bench.Cost(export.measured.rcu + count.measured.rcu - export.local_floor.rcu - count.local_floor.rcu),
+                f"the export's and the consistent COUNT's pages ({sizes.pages(segments)} each at most): {PAGES}",
+                export_pages.cost + count_pages.cost,
+                export_pages.tolerance + count_pages.tolerance,
             )
         ],
     )
@@ -227,8 +258,17 @@ def measure(run: bench.Run) -> None:
     run.figures["archive"] = {**report.as_dict(), "fence_calls": len(fence_calls)}
 
     copy = f"{table}-copy"  # not an events-table name: archive() never touches it
-    restored = time_series.restore(store, table, table_name=copy, workers=FILL_THREADS)
-    verdict = run.judge("restore into a copy", bench.Cost(0, restored.wcu), bench.Cost(0, sizes.write))
+    with capacity.measure() as meter:
+        restored = time_series.restore(store, table, table_name=copy, workers=FILL_THREADS)
+    bench.check(restored.items == args.items, f"restored {restored.items} of {args.items} items")
+    count, count_local, count_pages = sizes.scan_floor(1, consistent=True)  # its closing COUNT, one segment
+    verdict = run.judge(
+        "restore into a copy",
+        bench.Cost(meter.rcu, meter.wcu),
+        bench.Cost(count.rcu, sizes.write),
+        local=bench.Difference(f"{sizes.local_why()}, its COUNT", count_local) if count_local.rcu else None,
+        extras=[count_pages],
+    )
     stages.append(
         {
             "stage": "restore into a copy",
@@ -253,13 +293,6 @@ def measure(run: bench.Run) -> None:
         "wcu_per_item": round(per_item, 4),
         "extrapolated_wcu_for_table": round(per_item * args.items, 1),
     }
-
-
-class _Units:
-    """A figure the archive report gives as a number: read units only."""
-
-    def __init__(self, rcu: float) -> None:
-        self.rcu, self.wcu = rcu, 0.0
 
 
 COLUMNS = bench.columns("stage:s | items:d | seconds: | @floors")
