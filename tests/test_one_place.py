@@ -54,3 +54,16 @@ def test_the_pattern_finds_the_copies_there_were() -> None:
     ):
         assert ISSUE_STREAM_BUILT.search(copy), copy
     assert not ISSUE_STREAM_BUILT.search('return f"{tenant}{ISSUE_MARK}{project_key}#{int(number)}"')  # an award
+
+
+# DynamoDB's retryable answers (throttling, 5xx) as string literals. (LimitExceededException is in the
+# list too, but table rotation and DeleteTable answer that one control-plane refusal in words of their own.)
+RETRYABLE_CODE = re.compile(
+    r'"(?:ProvisionedThroughputExceeded(?:Exception)?|ThrottlingException|ThrottlingError|RequestLimitExceeded'
+    r'|InternalServerError|ServiceUnavailable)"'
+)
+
+
+def test_the_retryable_error_codes_are_listed_in_one_place() -> None:
+    """``ddbmodels.core.errors``: THROTTLING_CODES, UNAVAILABLE_CODES, RETRYABLE_REASONS; everyone reads them."""
+    assert places(RETRYABLE_CODE, allowed={"ddbmodels/core/errors.py"}) == []

@@ -23,14 +23,7 @@ from tracker.jobs import JobRun, run_job
 from tracker.services import maintenance
 from tracker.services.projects import project_counts_refresh
 
-TRANSIENT_CODES = {
-    "ProvisionedThroughputExceededException",
-    "ThrottlingException",
-    "RequestLimitExceeded",
-    "InternalServerError",
-    "ServiceUnavailable",
-    "LimitExceededException",
-}
+TRANSIENT_CODES = errors.UNAVAILABLE_CODES  # DynamoDB's retryable answers: the one list is ddbmodels'
 JOB_OPTIONS: dict[str, Any] = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": 5}
 TASK_BACKOFF = retry.Backoff(attempts=JOB_OPTIONS["max_retries"] + 1, base_s=1.0, cap_s=300.0)
 _jitter = random.Random()

@@ -38,6 +38,8 @@ from typing import Any, TypeVar
 
 from botocore import handlers
 
+from ddbmodels.core.errors import THROTTLING_CODES
+
 READ_OPERATIONS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"})
 WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
 UNTAGGED = "(no pattern)"
@@ -84,7 +86,7 @@ class CapacityMeter:
             totals.wcu += write
             if error == "ConditionalCheckFailedException" or _cancelled_on_condition(parsed):
                 self.conditional_failures += 1
-            elif error in {"ProvisionedThroughputExceededException", "ThrottlingException"}:
+            elif error in THROTTLING_CODES:
                 self.throttles += 1
 
     def add(self, other: CapacityMeter) -> None:

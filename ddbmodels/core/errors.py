@@ -81,16 +81,15 @@ class Unavailable(DomainError, code="unavailable"):
     """DynamoDB (or storage) throttled or failed past the bounded retries; try again shortly."""
 
 
-# Error codes DynamoDB answers when it refuses for load, not for the request: worth a later retry.
-UNAVAILABLE_CODES = frozenset(
-    {
-        "ProvisionedThroughputExceededException",
-        "ThrottlingException",
-        "RequestLimitExceeded",
-        "InternalServerError",
-        "ServiceUnavailable",
-    }
-)
+# The one list of DynamoDB's retryable answers (botocore has retried each a few times already).
+# A request throttled: the table's or the account's throughput, or a partition's 1,000 WCU / 3,000 RCU.
+THROTTLING_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
+# Refused for load, not for the request: worth a later retry (the web's 503 + Retry-After, a job's retry).
+# LimitExceededException: too many table operations at once (CreateTable, UpdateTable, backups).
+UNAVAILABLE_CODES = THROTTLING_CODES | {"InternalServerError", "ServiceUnavailable", "LimitExceededException"}
+# A transaction's cancellation reasons that another attempt may clear: a concurrent transaction on one
+# of its items, or throttling (a condition that failed is an answer, not a reason to try again).
+RETRYABLE_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
 
 
 def is_unavailable(error: BaseException) -> bool:

@@ -21,7 +21,7 @@ from pynamodb.attributes import VersionAttribute
 from pynamodb.models import Model
 
 from ddbmodels.core import capacity, connection
-from ddbmodels.core.errors import ChangedSinceRead, DomainError, InvalidInput, Unavailable
+from ddbmodels.core.errors import THROTTLING_CODES, ChangedSinceRead, DomainError, InvalidInput, Unavailable
 from ddbmodels.core.tables import error_code
 
 PAGE_SIZE = 10  # a page staff can read without scrolling far: each item shows every attribute
@@ -169,12 +169,9 @@ def _conditional(call: Any, **request: Any) -> None:
         raise _refused(error, "item") from error
 
 
-THROTTLED = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
-
-
 def _refused(error: ClientError, what: str) -> DomainError:
     """Unavailable when DynamoDB throttled past botocore's retries; InvalidInput for any other refusal."""
     details = error.response.get("Error", {})
-    if details.get("Code") in THROTTLED:
+    if details.get("Code") in THROTTLING_CODES:
         return Unavailable(f"DynamoDB is throttling this table: {details.get('Message') or error}")
     return InvalidInput(f"DynamoDB refused the {what}: {details.get('Message') or error}")

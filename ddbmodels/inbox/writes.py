@@ -29,7 +29,6 @@ from ddbmodels.inbox.model import (
 
 RECIPIENTS_PER_TRANSACTION = 50  # two actions each, TransactWriteItems takes 100
 BACKOFF = retry.Backoff(attempts=8, base_s=0.05, cap_s=2.0)
-RETRY_REASONS = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
 
 @capacity.access_pattern("inbox.watch")

@@ -30,7 +30,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from ddbmodels.core import capacity, retry
-from ddbmodels.core.errors import Contention, response_code
+from ddbmodels.core.errors import RETRYABLE_REASONS, Contention, response_code
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key
 from ddbmodels.patterns import leaderboard
@@ -49,7 +49,7 @@ BACKOFF = retry.Backoff(attempts=8, base_s=0.005, cap_s=0.2)
 CONDITION_FAILED = "ConditionalCheckFailed"
 
 
-RETRYABLE = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
+RETRYABLE = RETRYABLE_REASONS  # (the name scores has exported): core.errors' one list
 
 
 class AwardContention(Contention, code="award_contention"):

@@ -48,3 +48,35 @@ def test_an_error_raised_while_handling_an_outage_is_unavailable_too() -> None:
     error = RuntimeError("while reading")
     error.__cause__ = EndpointConnectionError(endpoint_url="http://x")
     assert errors.is_unavailable(error)
+
+
+# ---------------------------------------------------------------- one list of retryable answers
+
+
+@pytest.mark.parametrize("code", sorted(errors.UNAVAILABLE_CODES))
+def test_every_retryable_code_is_unavailable_however_wrapped(code: str) -> None:
+    """The web's 503 and a job's retry read the same list (``tracker.tasks`` had its own, one code longer)."""
+    assert errors.is_unavailable(client_error(code))
+    assert errors.is_unavailable(PutError("wrapped", client_error(code)))
+
+
+def test_too_many_table_operations_at_once_is_worth_a_later_retry() -> None:
+    """LimitExceededException (concurrent CreateTable/UpdateTable/backups) was retried by jobs, a 500 on pages."""
+    assert errors.is_unavailable(client_error("LimitExceededException"))
+
+
+def test_throttling_is_one_part_of_the_list() -> None:
+    assert errors.THROTTLING_CODES < errors.UNAVAILABLE_CODES
+    assert {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"} == set(
+        errors.THROTTLING_CODES
+    )
+
+
+@pytest.mark.parametrize("code", sorted(errors.THROTTLING_CODES))
+def test_the_meter_counts_every_throttling_answer(code: str) -> None:
+    """RequestLimitExceeded (the account's throughput) was not counted as a throttle."""
+    from ddbmodels.core import capacity
+
+    meter = capacity.CapacityMeter()
+    meter.record("PutItem", {"Error": {"Code": code}})
+    assert meter.throttles == 1
