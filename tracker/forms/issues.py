@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
@@ -10,10 +9,8 @@ from django.core import signing, validators
 
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
 from tracker.forms.idempotency import IdempotentForm
+from tracker.issue_terms import LABEL_RE, PRIORITY_LABELS, STATUS_LABELS
 
-STATUS_LABELS = {"open": "Open", "in_progress": "In progress", "resolved": "Resolved", "closed": "Closed"}
-PRIORITY_LABELS = {"low": "Low", "medium": "Medium", "high": "High", "urgent": "Urgent"}
-LABEL_RE = re.compile(r"^[\w.-]+$")
 PRIORITY_CHOICES = [(p, PRIORITY_LABELS[p]) for p in PRIORITIES]
 
 
