@@ -32,8 +32,8 @@ from django.urls import reverse
 
 from ddbmodels.core import errors
 from tracker.exceptions import BadRequest
-from tracker.forms.issues import STATUS_LABELS
 from tracker.forms.orders import ORDER_STATUS_LABELS
+from tracker.issue_terms import STATUS_LABELS
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = 5  # Retry-After of every 503: a lost race or a throttled table clears within seconds

@@ -10,7 +10,7 @@ from django.template.defaultfilters import filesizeformat
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import PROJECT_KEY_RE
 from tracker.forms.uploads import CappedUploadForm
-from tracker.services.imports import Preview, import_preview
+from tracker.imports.preview import Preview, import_preview
 
 
 class ImportForm(CappedUploadForm):

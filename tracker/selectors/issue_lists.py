@@ -19,7 +19,7 @@ from ddbmodels import issues as ddb_issues
 from ddbmodels.issues import IssueItem
 from tracker import cursors
 from tracker.exceptions import BadCursor
-from tracker.forms.issue_filters import PROJECT_SORTS, TEAM_SORTS, IssueQuery
+from tracker.issue_query import PROJECT_SORTS, TEAM_SORTS, IssueQuery
 from tracker.search.queries import search_page
 
 PAGE_SIZE = 25

@@ -29,7 +29,6 @@ page's, Capacity by page. Progress is the task's ``PROGRESS`` state, read by
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import time
 import uuid
@@ -55,7 +54,7 @@ from ddbmodels.jobs import FencedOut
 from tracker.cache import invalidate
 from tracker.imports import load
 from tracker.imports import projects as import_projects
-from tracker.imports.records import Record, parse_text
+from tracker.imports.preview import FORMAT, Preview, import_preview
 from tracker.jobs import JobRun
 from tracker.models import Membership
 from tracker.search import indexing as search_indexing
@@ -65,45 +64,11 @@ from tracker.services.permissions import require_role
 from tracker.services.projects import project_counts_refresh
 
 log = logging.getLogger(__name__)
-FORMAT = "github"
 QUEUE_DOWN = "The job queue was not answering, so the import did not start; nothing was imported."
 NOT_STORED = "The file could not be stored, so the import did not start; nothing was imported."
 FORM_LOST = "The first submission of this form did not finish. Reload the form and submit the file again."
 # what a folder or S3 may raise when a file cannot be written, read or deleted
 STORAGE_ERRORS = (OSError, BotoCoreError, ClientError)
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What an export holds: the issues to import, the pull requests skipped, their comments."""
-
-    records: list[Record]
-    pull_requests: int
-
-    @property
-    def issues(self) -> int:
-        return len(self.records)
-
-    @property
-    def comments(self) -> int:
-        return sum(len(r.comments) for r in self.records)
-
-    @property
-    def top(self) -> int:
-        return max((r.number for r in self.records), default=0)
-
-
-def import_preview(*, data: bytes, name: str) -> Preview:
-    """Parse an uploaded GitHub export (nothing written). InvalidInput says what is wrong with it."""
-    try:
-        text = data.decode("utf-8-sig")
-        entries = json.loads(text)
-    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError alike
-        raise InvalidInput(f"{name} is not JSON: {error}", path=name) from error
-    if not isinstance(entries, list):
-        raise InvalidInput(f"{name} is not a list of issues (GitHub's issues export is a JSON array).", path=name)
-    pull_requests = sum(1 for e in entries if isinstance(e, dict) and "pull_request" in e)
-    return Preview(records=parse_text(FORMAT, text, name=name), pull_requests=pull_requests)
 
 
 def _storage() -> Storage:

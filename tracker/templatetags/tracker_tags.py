@@ -2,7 +2,7 @@
 
 from django import template
 
-from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
+from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 
 register = template.Library()
 

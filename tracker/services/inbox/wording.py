@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracker.forms.issues import PRIORITY_LABELS, STATUS_LABELS
+from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 
 EXCERPT_MAX = 80  # characters of a comment or description a notification quotes
 
