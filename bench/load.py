@@ -57,7 +57,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: find ddbmodels, tracker, devtools
 
 from load_parts import report  # noqa: E402
-from load_parts.checks import check  # noqa: E402
+from load_parts import stored as stored_items  # noqa: E402
+from load_parts.checks import check, exercised, settle  # noqa: E402
 from load_parts.client import Browser, Failed, Recorder  # noqa: E402
 from load_parts.figures import check_spread, figures_of, queued_tasks, reset_figures  # noqa: E402
 from load_parts.ledger import Ledger, Load, guarded  # noqa: E402
@@ -71,7 +72,7 @@ from load_parts.stack import (  # noqa: E402
     remove_workdir,
     wait_for_worker,
 )
-from load_parts.teams import Layout, prepare  # noqa: E402
+from load_parts.teams import THROTTLED, Layout, prepare  # noqa: E402
 from load_parts.users import Member, hot_writer  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
@@ -93,11 +94,34 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     made.add_argument(
         "--worker-concurrency", type=int, default=2, help="Celery worker processes (default: 2, the Procfile's)"
     )
+    made.add_argument(
+        "--throttle-share",
+        type=float,
+        default=0.03,
+        help="of the creates, the share whose writes DynamoDB answers 'throttled' (a busy answer; default: 0.03)",
+    )
+    made.add_argument(
+        "--settle-seconds",
+        type=float,
+        default=90,
+        help="how long the checks wait for the worker to catch up after the load (default: 90)",
+    )
     made.add_argument("--out", type=Path, default=OUT, help="where load.json and load.md go (default: bench/out)")
     made.add_argument(
         "--json", action="store_true", help="print only the JSON line on stdout (the tables go to stderr)"
     )
+    made.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes (≈ 30 s on 2 cores; what `make bench-quick` runs); options given explicitly still win",
+    )
     args = made.parse_args(argv)
+    from devtools.bench import quick_sizes
+
+    # Quick: every kind still made and checked (creates, busy ones, comments, orders, attachments, inbox).
+    quick_sizes(
+        made, args, seconds=8, users=6, hot_writers=2, teams=2, seed_issues=5, throttle_share=0.25, settle_seconds=30
+    )
     if args.users < 1 or not 0 <= args.hot_writers < args.users or args.teams < 1 or args.seconds <= 0:
         made.error("need --users ≥ 1, 0 ≤ --hot-writers < --users, --teams ≥ 1 and --seconds > 0")
     return args
@@ -123,7 +147,7 @@ def configure_django(stack: Stack, prefix: str) -> dict[str, str]:
 def drive(args: argparse.Namespace, stack: Stack, layout: Layout) -> tuple[Load, float]:
     """Log everybody in, start the clock, run the users and the operator; the load and its seconds."""
     recorder, ledger = Recorder(), Ledger()
-    load = Load(stack.web_url, layout, recorder, ledger, args.zipf_s, args.seed, args.seconds)
+    load = Load(stack.web_url, layout, recorder, ledger, args.zipf_s, args.seed, args.seconds, args.throttle_share)
     ready = threading.Barrier(args.users + 2)
 
     def user(index: int) -> None:
@@ -206,7 +230,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
             rng=random.Random(args.seed),
         )
         stack.start_worker(env, args.worker_concurrency)
-        stack.start_web(env)
+        stack.start_web(env, throttle_marker=THROTTLED if args.throttle_share > 0 else None)
         wait_for_worker(120)
         print(
             f"load: {stack.web_url}, DynamoDB {stack.dynamodb_url}, tables {prefix}*, "
@@ -217,7 +241,14 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
         stack.check_alive()
         figures.update(figures_of(args, load, layout, seconds, prefix))
         figures["queued_tasks_at_end"] = queued_tasks()
-        figures["invariants"] = check(load, layout, seconds)
+        stored, results, waited = settle(
+            load, layout, lambda: stored_items.read(stack.dynamodb_url, prefix), args.settle_seconds
+        )
+        figures["settle_seconds"] = round(waited, 2)
+        figures["throttled_writes"] = stack.throttle.throttled if stack.throttle else 0
+        figures["stored_items"] = stored.items
+        figures["exercised"] = exercised(load, stored)
+        figures["invariants"] = check(load, layout, seconds, stored, results)
         spread = check_spread(figures["write_shares"])  # a burst of one team's creates: no derived key above 25 %
         figures["invariants"]["label and idempotency keys spread"] = {
             "checked": len(figures["write_shares"]),

@@ -27,12 +27,30 @@ def zipf_weights(count: int, s: float) -> list[float]:
 
 @dataclass
 class CreatedIssue:
+    """An issue a user was told they created, and the status they were last told it has."""
+
     team: str
     project: str
     number: int
     title: str
     by: str
     priority: str
+    labels: frozenset[str] = frozenset()
+    status: str = "open"
+
+    @property
+    def stream(self) -> str:
+        return f"{self.team}#{self.project}#{self.number}"
+
+
+@dataclass(frozen=True)
+class BusyCreate:
+    """A create answered "busy" (503): it must have written nothing."""
+
+    team: str
+    project: str
+    title: str
+    key: str  # the form's idempotency key (its ULID): no record of it may exist
 
 
 @dataclass
@@ -41,6 +59,8 @@ class Ledger:
 
     issues: list[CreatedIssue] = field(default_factory=list)
     comments: Counter[tuple[str, str, int]] = field(default_factory=Counter)
+    comment_bodies: list[tuple[tuple[str, str, int], str]] = field(default_factory=list)  # (issue, body) told posted
+    status_changes: list[tuple[str, str, int, str]] = field(default_factory=list)  # team, project, number, to
     orders: list[tuple[str, int, str, int]] = field(default_factory=list)  # team, number, product, quantity
     awards: Counter[tuple[str, str]] = field(default_factory=Counter)  # (team, user) → points
     resolved: list[tuple[str, str, int]] = field(default_factory=list)
@@ -50,9 +70,15 @@ class Ledger:
     crashes: list[str] = field(default_factory=list)  # a virtual user's own bug (not the server's)
     team_steps: Counter[str] = field(default_factory=Counter)  # members' steps by team: the skew as it came out
     failed_steps: Counter[str] = field(default_factory=Counter)  # steps the server's answer stopped, by why
-    busy: int = 0  # create forms answered "very busy, submit again" (the sequence gave up)
+    busy_creates: list[BusyCreate] = field(default_factory=list)  # creates answered 503: nothing written
+    inbox: Counter[str] = field(default_factory=Counter)  # inbox pages seen, notifications opened, marked all read
     top: dict[tuple[str, str], int] = field(default_factory=dict)  # (team, project) → highest number known
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def busy(self) -> int:
+        """Create forms answered "busy" (503: the sequence gave up, or DynamoDB throttled)."""
+        return len(self.busy_creates)
 
     def step_failed(self, failure: Failed) -> None:
         with self.lock:
@@ -80,6 +106,7 @@ class Load:
     zipf_s: float
     seed: int
     seconds: float
+    throttle_share: float = 0.0  # of the creates, the share sent to be throttled (``stack.Throttle``)
     start: threading.Event = field(default_factory=threading.Event)
     began: float = 0.0
 

@@ -143,6 +143,9 @@ def headline(figures: Mapping[str, Any]) -> str:
         "error lines in the logs: "
         + ", ".join(f"{name} {e['count']}" for name, e in figures.get("log_errors", {}).items())
         + "\n"
+        "checked (made and read back): "
+        + ", ".join(f"{n} {kind}" for kind, n in figures.get("exercised", {}).items())
+        + f"; the checks waited {figures.get('settle_seconds', 0)} s for the worker\n"
         "members' steps by team (rank 1 first): "
         + ", ".join(f"{share * 100:.0f} %" for share in figures["team_shares"].values())
     )

@@ -12,6 +12,8 @@ called on success, failure and Ctrl-C alike.
 from __future__ import annotations
 
 import contextlib
+import http.client
+import json
 import os
 import re
 import secrets
@@ -20,9 +22,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 from urllib.parse import urlsplit
 
 from devtools import services
@@ -74,6 +78,90 @@ def environment(*, workdir: Path, dynamodb_url: str, redis_url: str, prefix: str
     return made
 
 
+WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
+THROTTLE_ERROR = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"
+
+
+class Throttle:
+    """A pass-through to DynamoDB that answers "throttled" for every write whose request carries ``marker``.
+
+    The web server talks to DynamoDB through it (the worker and the checker do not), so a create
+    whose title carries the marker is throttled on every attempt botocore makes, exactly as
+    DynamoDB answers a partition over its limits, and the page must answer "busy" (503) having
+    written nothing; everything else passes through unchanged (one more local hop a call).
+    """
+
+    def __init__(self, upstream: str, marker: str) -> None:
+        parts = urlsplit(upstream)
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self.marker = marker.encode()
+        self.throttled = 0
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _forward(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
+        for attempt in range(2):  # a kept-alive connection the upstream closed: open a new one once
+            conn = getattr(self._local, "conn", None)
+            if conn is None:
+                conn = self._local.conn = http.client.HTTPConnection(*self.upstream, timeout=60)
+            try:
+                conn.request("POST", path, body, headers)
+                answer = conn.getresponse()
+                return answer.status, answer.getheaders(), answer.read()
+            except (http.client.HTTPException, OSError):
+                conn.close()
+                self._local.conn = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        throttle = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                operation = self.headers.get("X-Amz-Target", "").rpartition(".")[2]
+                if operation in WRITES and throttle.marker in body:
+                    with throttle._lock:
+                        throttle.throttled += 1
+                    reply = json.dumps({"__type": THROTTLE_ERROR, "message": "throttled by bench/load.py"}).encode()
+                    self._answer(400, [("Content-Type", "application/x-amz-json-1.0")], reply)
+                    return
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                status, answer_headers, reply = throttle._forward(self.path, body, headers)
+                kept = [
+                    (k, v)
+                    for k, v in answer_headers
+                    if k.lower() not in ("content-length", "connection", "transfer-encoding")
+                ]
+                self._answer(status, kept, reply)
+
+            def _answer(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+                self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
 @dataclass
 class Process:
     name: str
@@ -93,6 +181,7 @@ class Stack:
     dynamodb_url: str = ""
     redis_url: str = ""
     own_dynamodb: bool = False
+    throttle: Throttle | None = None
 
     def start_services(self, dynamodb_url: str | None) -> None:
         """Reuse ``dynamodb_url`` (the benches' DYNAMODB_ENDPOINT_URL) or start DynamoDB Local; start Redis."""
@@ -115,7 +204,11 @@ class Stack:
         self.processes.append(started)
         return started
 
-    def start_web(self, env: dict[str, str]) -> None:
+    def start_web(self, env: dict[str, str], *, throttle_marker: str | None = None) -> None:
+        """The web server; with ``throttle_marker`` it talks to DynamoDB through a ``Throttle``."""
+        if throttle_marker:
+            self.throttle = Throttle(self.dynamodb_url, throttle_marker)
+            env = {**env, "DYNAMODB_ENDPOINT_URL": self.throttle.url}
         port = services.free_port()
         web = self.spawn("web", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"], env)
         services.wait_port(port, web.process, timeout=120)
@@ -166,6 +259,9 @@ class Stack:
     def stop(self) -> None:
         self.stop_processes()
         self.processes.clear()
+        if self.throttle is not None:
+            self.throttle.stop()
+            self.throttle = None
         for service in reversed(self.services):
             service.stop()
         self.services.clear()

@@ -4,7 +4,8 @@ Runs in bench/load.py's own process with Django configured from the run's enviro
 server and the worker read the same SQLite file and tables). Every person is a member of every
 team, so a virtual user can act in whichever team the skew picks; one staff login starts the job.
 The issues a project starts with are bulk-written (``issues.issues_put_many``, BatchWriteItem of each
-issue and its ``labels`` entries), numbered 1..N, so the issues the load creates continue at N + 1.
+issue and its ``labels`` entries), numbered 1..N, so the issues the load creates continue at N + 1;
+then each team's search documents are built (``search_index rebuild``, as after an import).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ WORDS = ("checkout", "login", "search", "export", "billing", "upload", "report",
 THINGS = ("Safari", "mobile", "the dashboard", "large files", "slow networks", "the API", "night jobs")
 VERBS = ("fails on", "is slow on", "breaks on", "times out on", "looks wrong on")
 PRIORITIES = ("low", "medium", "high", "urgent")
+THROTTLED = "zz-throttled"  # in a title: the run's throttle answers every write of that create "throttled"
 
 
 @dataclass
@@ -65,6 +67,7 @@ def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: ran
     from ddbmodels.issues import IssueItem, collection_key
     from ddbmodels.issues.model import PROJECT_SK
     from tracker.models import Membership, Tenant
+    from tracker.search import indexing
     from tracker.services.projects import project_counts_refresh
 
     call_command("migrate", interactive=False, verbosity=0)
@@ -112,6 +115,7 @@ def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: ran
     for slug in slugs:
         for key in PROJECTS:
             project_counts_refresh(tenant=slug, key=key)
+        indexing.rebuild(tenant=slug)  # a bulk load records no changes: its search documents, as an import does
     return Layout(
         teams=slugs,
         projects={slug: list(PROJECTS) for slug in slugs},

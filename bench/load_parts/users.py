@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from load_parts.client import Browser, Failed, form_ending, form_posting_to, location_path
-from load_parts.ledger import CreatedIssue, Load, zipf_weights
-from load_parts.teams import PRIORITIES, WORDS, labels_of, title
+from load_parts.ledger import BusyCreate, CreatedIssue, Load, zipf_weights
+from load_parts.teams import PRIORITIES, THROTTLED, WORDS, labels_of, title
 
 POINTS = {"low": 1, "medium": 2, "high": 3, "urgent": 5}  # ddbmodels.scores.POINTS; checked by the test
+NOTE_LINK = re.compile(r'href="(/t/[^/"]+/inbox/[0-9T:.\-]+Z~[0-9a-f]{8}/)"')  # a notification's link
 RESUBMIT_SHARE = 0.05
 DETACH_SHARE = 0.3
 
@@ -33,25 +35,40 @@ def number_from(path: str) -> int:
     return int(path.rstrip("/").rsplit("/", 1)[1])
 
 
-def create_issue(browser: Browser, load: Load, rng: random.Random, me: str, team: str, project: str, tag: str) -> None:
-    """The new-issue form, filled and sent (sometimes twice, like a double click)."""
+def create_issue(
+    browser: Browser, load: Load, rng: random.Random, me: str, team: str, project: str, tag: str
+) -> CreatedIssue | None:
+    """The new-issue form, filled and sent (sometimes twice, like a double click); what the user was told.
+
+    A 503 ("very busy, submit again", or DynamoDB throttling past its retries) is a busy answer: written
+    down with the form's idempotency key, and the checker proves it wrote nothing. A title carrying
+    ``THROTTLED`` is one the run's throttle answers "throttled" for every write (``stack.Throttle``).
+    """
     page = browser.get("new issue form", f"/t/{team}/p/{project}/new/")
     form = form_posting_to(page.text, f"/t/{team}/p/{project}/new/")
     if form is None:
         raise Failed("new issue form: no form")
     priority = rng.choice(PRIORITIES)
-    name = f"{title(rng)} {tag}"
+    throttled = load.throttle_share > 0 and rng.random() < load.throttle_share
+    name = f"{title(rng)} {tag}{' ' + THROTTLED if throttled else ''}"
+    labels = labels_of(rng)
     data = {**form.fields, "title": name, "description": "Made by the load test.", "priority": priority}
-    data.update({"assignee": me, "labels": labels_of(rng)})
-    answer = browser.post("create issue", f"/t/{team}/p/{project}/new/", data)
-    if answer.status_code == 503 and "very busy" in answer.text:
+    data.update({"assignee": me, "labels": labels})
+    answer = browser.post(
+        "create issue (throttled)" if throttled else "create issue", f"/t/{team}/p/{project}/new/", data
+    )
+    if answer.status_code == 503:
+        key = form.fields.get("idempotency_key", "").split(":", 1)[0]
         with load.ledger.lock:
-            load.ledger.busy += 1
-        return
+            load.ledger.busy_creates.append(BusyCreate(team, project, name, key))
+        return None
     if answer.status_code != 302:
         raise Failed(f"create issue: {answer.status_code}")
     where = location_path(answer)
-    load.ledger.add_issue(CreatedIssue(team, project, number_from(where), name, me, priority))
+    made = CreatedIssue(
+        team, project, number_from(where), name, me, priority, frozenset(labels.split(", ")) - {""}, "open"
+    )
+    load.ledger.add_issue(made)
     if rng.random() < RESUBMIT_SHARE:
         again = browser.post("create issue (sent twice)", f"/t/{team}/p/{project}/new/", data)
         with load.ledger.lock:
@@ -63,6 +80,7 @@ def create_issue(browser: Browser, load: Load, rng: random.Random, me: str, team
                     "status": str(again.status_code),
                 }
             )
+    return made
 
 
 def hot_writer(load: Load, browser: Browser, me: str, index: int) -> None:
@@ -79,13 +97,13 @@ def hot_writer(load: Load, browser: Browser, me: str, index: int) -> None:
 
 @dataclass
 class Mine:
-    """A member's own issue in a team, as far as they moved it."""
+    """A member's own issue in a team, as far as they moved it (``issue.status`` is what they were told)."""
 
-    team: str
-    project: str
-    number: int
-    status: str
-    priority: str
+    issue: CreatedIssue
+
+    @property
+    def team(self) -> str:
+        return self.issue.team
 
 
 class Member:
@@ -103,6 +121,7 @@ class Member:
         "order list": 3,
         "leaderboard": 5,
         "attachment": 5,
+        "inbox": 6,
     }
 
     def __init__(self, load: Load, browser: Browser, me: str, index: int) -> None:
@@ -123,6 +142,7 @@ class Member:
             "order list": self.order_list,
             "leaderboard": self.leaderboard,
             "attachment": self.attachment,
+            "inbox": self.inbox,
         }
 
     def run(self) -> None:
@@ -157,15 +177,14 @@ class Member:
 
     def create(self, team: str, project: str) -> None:
         self.seq += 1
-        before = len(self.load.ledger.issues)
-        create_issue(self.browser, self.load, self.rng, self.me, team, project, f"m{self.index:02d}x{self.seq:04d}")
-        with self.load.ledger.lock:
-            made = [i for i in self.load.ledger.issues[before:] if i.by == self.me and i.team == team]
-        for issue in made[-1:]:
-            self.mine.append(Mine(team, project, issue.number, "open", issue.priority))
+        made = create_issue(
+            self.browser, self.load, self.rng, self.me, team, project, f"m{self.index:02d}x{self.seq:04d}"
+        )
+        if made is not None:
+            self.mine.append(Mine(made))
 
     def own(self, team: str) -> Mine | None:
-        movable = [m for m in self.mine if m.team == team and m.status != "resolved"]
+        movable = [m for m in self.mine if m.team == team and m.issue.status != "resolved"]
         return self.rng.choice(movable) if movable else None
 
     def status_change(self, team: str, project: str) -> None:
@@ -173,20 +192,22 @@ class Member:
         if issue is None:
             self.create(team, project)
             return
-        path = issue_path(issue.team, issue.project, issue.number)
+        told = issue.issue
+        path = issue_path(told.team, told.project, told.number)
         page = self.browser.get("issue page", path)
         form = form_ending(page.text, "/status/")
         if form is None:
             raise Failed("status change: no form")
-        to = "in_progress" if issue.status == "open" and self.rng.random() < 0.5 else "resolved"
+        to = "in_progress" if told.status == "open" and self.rng.random() < 0.5 else "resolved"
         answer = self.browser.post("status change", path + "status/", {**form.fields, "to": to})
         if answer.status_code != 302:
             raise Failed(f"status change: {answer.status_code}")
-        issue.status = to
-        if to == "resolved":
-            with self.load.ledger.lock:
-                self.load.ledger.awards[(team, self.me)] += POINTS[issue.priority]
-                self.load.ledger.resolved.append((team, issue.project, issue.number))
+        with self.load.ledger.lock:
+            told.status = to
+            self.load.ledger.status_changes.append((told.team, told.project, told.number, to))
+            if to == "resolved":
+                self.load.ledger.awards[(team, self.me)] += POINTS[told.priority]
+                self.load.ledger.resolved.append((team, told.project, told.number))
 
     def comment(self, team: str, project: str) -> None:
         number = self.any_issue(team, project)
@@ -195,12 +216,15 @@ class Member:
         form = form_ending(page.text, "/comments/")
         if form is None:
             raise Failed("comment: no form")
-        data = {**form.fields, "body": f"Seen it too, @{self.me} here ({self.rng.choice(WORDS)})."}
+        self.seq += 1
+        body = f"Seen it too, @{self.me} here ({self.rng.choice(WORDS)}, c{self.index:02d}x{self.seq:04d})."
+        data = {**form.fields, "body": body}
         answer = self.browser.post("comment", path + "comments/", data)
         if answer.status_code != 302:
             raise Failed(f"comment: {answer.status_code}")
         with self.load.ledger.lock:
             self.load.ledger.comments[(team, project, number)] += 1
+            self.load.ledger.comment_bodies.append(((team, project, number), body))
         if self.rng.random() < RESUBMIT_SHARE:
             again = self.browser.post("comment (sent twice)", path + "comments/", data)
             with self.load.ledger.lock:
@@ -233,7 +257,7 @@ class Member:
         self.browser.get("leaderboard", f"/t/{team}/leaderboard/")
 
     def attachment(self, team: str, project: str) -> None:
-        issue = next((m for m in reversed(self.mine) if m.team == team), None)
+        issue = next((m.issue for m in reversed(self.mine) if m.team == team), None)
         number, project = (issue.number, issue.project) if issue else (self.any_issue(team, project), project)
         path = issue_path(team, project, number)
         page = self.browser.get("issue page", path)
@@ -266,3 +290,26 @@ class Member:
                 record["state"] = "Detached"
         with self.load.ledger.lock:
             self.load.ledger.attachments.append(record)
+
+    def inbox(self, team: str, project: str) -> None:
+        """The inbox: now and then open a notification (it is read from then on) or mark them all read."""
+        page = self.browser.get("inbox", f"/t/{team}/inbox/")
+        with self.load.ledger.lock:
+            self.load.ledger.inbox["pages"] += 1
+        notes = NOTE_LINK.findall(page.text)
+        roll = self.rng.random()
+        if notes and roll < 0.5:
+            opened = self.browser.get("open notification", self.rng.choice(notes), expect=302)
+            with self.load.ledger.lock:
+                self.load.ledger.inbox["opened"] += 1
+            if "/p/" not in location_path(opened):
+                raise Failed("open notification: not sent to its issue")
+        elif notes and roll < 0.7:
+            form = form_ending(page.text, "/inbox/read/")
+            if form is None:  # nothing unread: the page offers no button
+                return
+            answer = self.browser.post("mark all read", f"/t/{team}/inbox/read/", form.fields)
+            if answer.status_code != 302:
+                raise Failed(f"mark all read: {answer.status_code}")
+            with self.load.ledger.lock:
+                self.load.ledger.inbox["marked all read"] += 1

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -56,32 +57,6 @@ def test_a_number_stored_twice_is_named(inv: ModuleType) -> None:
     assert inv.check_numbers({("t", "WEB"): [1, 2, 2, 3]}) == ["t/WEB: number(s) stored more than once: 2"]
 
 
-def test_every_create_stored_under_its_number_holds(inv: ModuleType) -> None:
-    created = [("t", "WEB", 4, "a x1"), ("t", "WEB", 5, "b x2")]
-    assert inv.check_created(created, {("t", "WEB"): {1: "seed", 4: "a x1", 5: "b x2"}}) == []
-
-
-def test_a_lost_create_is_named(inv: ModuleType) -> None:
-    created = [("t", "WEB", 4, "a x1"), ("t", "WEB", 5, "b x2")]
-    assert inv.check_created(created, {("t", "WEB"): {4: "a x1", 5: "someone else's"}}) == [
-        "created but not stored under its number (lost or overwritten): t/WEB-5"
-    ]
-
-
-def test_a_create_stored_twice_is_named(inv: ModuleType) -> None:
-    created = [("t", "WEB", 4, "a x1")]
-    assert inv.check_created(created, {("t", "WEB"): {4: "a x1", 7: "a x1"}}) == [
-        "created once, stored more than once: t/WEB 'a x1'"
-    ]
-
-
-def test_two_creates_told_one_number_is_named(inv: ModuleType) -> None:
-    created = [("t", "WEB", 4, "a x1"), ("t", "WEB", 4, "b x2")]
-    failures = inv.check_created(created, {("t", "WEB"): {4: "a x1"}})
-    assert failures[0] == "two creates were told the same number: t/WEB-4"
-    assert failures[1] == "created but not stored under its number (lost or overwritten): t/WEB-4"
-
-
 def test_a_form_sent_twice_must_land_where_the_first_did(inv: ModuleType) -> None:
     same = {"label": "create issue", "first": "/t/a/p/WEB/4/", "second": "/t/a/p/WEB/4/", "status": "302"}
     other = {**same, "second": "/t/a/p/WEB/5/"}
@@ -92,46 +67,11 @@ def test_a_form_sent_twice_must_land_where_the_first_did(inv: ModuleType) -> Non
     ]
 
 
-def test_comments_lost_or_doubled_are_named(inv: ModuleType) -> None:
-    posted = {("t", "WEB", 1): 2, ("t", "API", 3): 1}
-    assert inv.check_comments(posted, {("t", "WEB", 1): 2, ("t", "API", 3): 1}) == []
-    assert inv.check_comments(posted, {("t", "WEB", 1): 3}) == [
-        "comments lost or doubled: t/API-3: posted 1, stored 0, t/WEB-1: posted 2, stored 3"
-    ]
-
-
-def test_orders_unique_and_present(inv: ModuleType) -> None:
-    placed = [("a", 1, "seats", 2), ("b", 2, "storage", 5)]
-    assert inv.check_orders(placed, {"a": [(1, "seats", 2)], "b": [(2, "storage", 5)]}) == []
-    assert inv.check_orders([*placed, ("b", 1, "seats", 1)], {"a": [(1, "seats", 2)], "b": [(1, "seats", 1)]}) == [
-        "order number(s) told to two orders: 1",
-        "order number(s) stored twice: 1",
-        "placed but not stored as ordered: b #2",
-    ]
-
-
 def test_leaderboard_totals_must_equal_the_awards(inv: ModuleType) -> None:
     awarded = {("a", "u1"): 5, ("a", "u2"): 3}
     assert inv.check_scores(awarded, {("a", "u1"): 5, ("a", "u2"): 3}) == []
     assert inv.check_scores(awarded, {("a", "u1"): 5, ("a", "u3"): 2}) == [
         "leaderboard totals differ from the awards made: a u2: awarded 3, board 0, a u3: awarded 0, board 2"
-    ]
-
-
-def test_attachments_in_the_state_their_flow_left_them(inv: ModuleType) -> None:
-    made = [
-        {"id": "A1", "state": "Attached", "size": 10, "sha256": "x"},
-        {"id": "A2", "state": "Detached", "size": 20, "sha256": "y"},
-    ]
-    good = {
-        "A1": {"state": "Attached", "size": 10, "sha256": "x"},
-        "A2": {"state": "Detached", "size": 20, "sha256": "y"},
-    }
-    assert inv.check_attachments(made, good, in_flight=["OTHER"]) == []
-    bad = {**good, "A2": {"state": "Detaching", "size": 20, "sha256": "y"}}
-    assert inv.check_attachments(made, bad, in_flight=["A2"]) == [
-        "attachments not as their flow left them: A2 Detaching, expected Detached",
-        "attachments still in flight: A2",
     ]
 
 
@@ -144,6 +84,330 @@ def test_jobs_must_finish_and_the_backfill_see_every_project(inv: ModuleType) ->
         "job backfill_project_counts did not finish: FAILURE boom"
     ]
     assert inv.check_jobs([backfill], projects=9, load_seconds=10) == ["backfill saw 6 and refreshed 6 of 9 projects"]
+
+
+# ---------------------------------------------------------------------------- both ways: a world, then one breakage
+#
+# ``world`` is a finished load in miniature, told and stored alike: team t, project WEB with two seeded
+# issues; u1 created WEB-3 (label bug) and resolved it, attached a file to it and placed order #1; u2
+# commented on WEB-3, so u1 (its reporter, watching) has one unread notification. Every check holds;
+# each test below breaks one thing and the checker must name it.
+
+E1, E2, E3, E4 = (f"2026-11-25T20:00:0{n}.000Z#0000000{n}" for n in range(1, 5))
+BODY = "Seen it too, @u2 here (login, c01x0001)."
+BUSY_TITLE = "Login fails on Safari h00x0002 zz-throttled"
+
+
+@pytest.fixture
+def stored_mod(load: ModuleType) -> ModuleType:
+    return sys.modules["load_parts.stored"]
+
+
+@pytest.fixture
+def world(load: ModuleType, stored_mod: ModuleType) -> tuple[Any, Any, Any]:
+    """(load, layout, stored): what the users were told and what is stored, in agreement."""
+    ledger_mod, teams = sys.modules["load_parts.ledger"], sys.modules["load_parts.teams"]
+    client = sys.modules["load_parts.client"]
+    st = stored_mod
+    layout = teams.Layout(
+        teams=["t"], projects={"t": ["WEB"]}, seeded={("t", "WEB"): 2}, users=["u1", "u2"], staff="op", password="x"
+    )
+    ledger = ledger_mod.Ledger()
+    ledger.add_issue(ledger_mod.CreatedIssue("t", "WEB", 3, "Export breaks m00x0001", "u1", "high", frozenset({"bug"})))
+    ledger.issues[0].status = "resolved"
+    ledger.status_changes.append(("t", "WEB", 3, "resolved"))
+    ledger.awards[("t", "u1")] += 3
+    ledger.comment_bodies.append((("t", "WEB", 3), BODY))
+    ledger.comments[("t", "WEB", 3)] += 1
+    ledger.orders.append(("t", 1, "seats", 2))
+    ledger.attachments.append(
+        {"team": "t", "project": "WEB", "number": 3, "id": "A1", "size": 10, "sha256": "x", "state": "Attached"}
+    )
+    ledger.busy_creates.append(ledger_mod.BusyCreate("t", "WEB", BUSY_TITLE, "01BUSY"))
+    told = ledger_mod.Load("http://x", layout, client.Recorder(), ledger, 1.0, 13, 10.0)
+    issues = {
+        ("t", "WEB", 1): st.StoredIssue("Sync is slow", "open", "low", "u1", "u2", frozenset({"ui"}), 1),
+        ("t", "WEB", 2): st.StoredIssue("Login fails", "closed", "medium", "", "u1", frozenset(), 1),
+        ("t", "WEB", 3): st.StoredIssue(
+            "Export breaks m00x0001", "resolved", "high", "u1", "u1", frozenset({"bug"}), 2, "Made by the load test."
+        ),
+    }
+    stored = st.Stored(
+        issues=issues,
+        projects={("t", "WEB"): {"open": 1, "in_progress": 0, "resolved": 1, "closed": 1}},
+        labels=[
+            st.LabelEntry("t", "ui", "open", "WEB", 1, 1, "Sync is slow"),
+            st.LabelEntry("t", "bug", "resolved", "WEB", 3, 2, "Export breaks m00x0001"),
+        ],
+        registry={"t": {"ui", "bug", "docs"}},  # a label once used and no more: the registry may hold it
+        orders=[("t", 1, "seats", 2)],
+        counters={"orders": 1},
+        attachments={"A1": st.Attachment(("t", "WEB", 3), "A1", "Attached", 10, "x", False)},
+        comments=[st.Comment(("t", "WEB", 3), "K1", "u2", BODY, 1)],
+        events=[
+            st.Event("t#WEB#3", E1, "issue.created", "u1"),
+            st.Event("t#WEB#3", E2, "attachment.added", "u1"),
+            st.Event("t#WEB#3", E3, "comment.added", "u2"),
+            st.Event("t#WEB#3", E4, "issue.status", "u1"),
+        ],
+        watchers={("t#WEB#3", "u1"), ("t#WEB#3", "u2")},
+        heads={("t", "u1"): st.Head(1, ""), ("t", "u2"): st.Head(0, "")},
+        notifications=[
+            st.Notification("t", "u1", E3, "WEB", 3, "u2", "comment.added", False),
+            st.Notification("t", "u2", E4, "WEB", 3, "u1", "issue.status", True),  # opened: read
+        ],
+        idempotency_keys={"t#issue#WEB#01FIRST", "t#order#01ORDER"},
+        scores={("t", "u1"): 3},
+        documents=[
+            st.Document("t", "WEB", 1, "", "Sync is slow", "", "open", " ui ", "u1", 1, False),
+            st.Document("t", "WEB", 2, "", "Login fails", "", "closed", "", "", 1, False),
+            st.Document(
+                "t",
+                "WEB",
+                3,
+                "",
+                "Export breaks m00x0001",
+                "Made by the load test.",
+                "resolved",
+                " bug ",
+                "u1",
+                2,
+                False,
+            ),
+            st.Document("t", "WEB", 3, "K1", "", BODY, "", "", "", 1, False),
+            st.Document("t", "WEB", 2, "K0", "", "", "", "", "", 2**62, True),  # a deleted comment's: gone
+        ],
+    )
+    return told, layout, stored
+
+
+def failing(world: tuple[Any, Any, Any]) -> dict[str, list[str]]:
+    """The checks of what is stored that failed, with their failures."""
+    checks = sys.modules["load_parts.checks"]
+    return {name: f for name, f in checks.stored_results(*world).items() if f}
+
+
+def test_a_world_stored_as_told_passes_every_check(world: tuple[Any, Any, Any]) -> None:
+    checks = sys.modules["load_parts.checks"]
+    assert failing(world) == {}
+    assert set(checks.stored_results(*world)) == set(checks.STORED_CHECKS)
+
+
+def test_an_order_stored_but_never_told_is_caught(world: tuple[Any, Any, Any]) -> None:
+    world[2].orders.append(("t", 2, "storage", 5))
+    world[2].counters["orders"] = 2
+    assert failing(world) == {"orders stored as told, none untold": ["order(s) stored that no user was told of: t #2"]}
+
+
+def test_a_duplicated_order_is_caught(world: tuple[Any, Any, Any]) -> None:
+    world[2].orders.append(("t", 1, "seats", 2))  # the same order twice (under another time key)
+    assert failing(world) == {"orders stored as told, none untold": ["order number(s) stored twice: 1"]}
+
+
+def test_a_told_order_missing_and_a_counter_behind_are_caught(world: tuple[Any, Any, Any]) -> None:
+    world[2].orders.clear()
+    world[0].ledger.orders.append(("t", 4, "seats", 1))
+    world[2].orders.append(("t", 4, "seats", 1))
+    assert failing(world) == {
+        "orders stored as told, none untold": [
+            "placed but not stored as ordered: t #1",
+            "order counter at 1, below the highest order #4",
+        ]
+    }
+
+
+def test_a_missing_told_comment_is_caught(world: tuple[Any, Any, Any]) -> None:
+    world[2].comments.clear()
+    found = failing(world)
+    assert found["comments stored as told, none untold"] == [f"comment(s) told posted but not stored: t/WEB-3 {BODY!r}"]
+    assert found["search documents equal the items"] == ["search document(s) with no item: t/WEB-3 comment K1"]
+
+
+def test_a_comment_stored_twice_or_never_told_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].comments.append(stored_mod.Comment(("t", "WEB", 3), "K2", "u2", BODY, 1))
+    world[2].comments.append(stored_mod.Comment(("t", "WEB", 1), "K3", "u9", "nobody said this", 1))
+    assert failing(world)["comments stored as told, none untold"] == [
+        f"comment(s) stored more than once: t/WEB-3 {BODY!r} ×2",
+        "comment(s) stored that no user was told of: t/WEB-1 'nobody said this'",
+    ]
+
+
+def test_an_issue_stored_but_never_told_or_twice_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    copy = world[2].issues[("t", "WEB", 3)]
+    world[2].issues[("t", "WEB", 4)] = stored_mod.StoredIssue(copy.title, "open", "high", "u1", "u1", frozenset(), 1)
+    assert failing(world)["issues stored as told, none untold"] == [
+        "created once, stored more than once: t/WEB 'Export breaks m00x0001'",
+        "issue(s) stored that no user was told of: t/WEB-4",
+    ]
+
+
+def test_an_issue_stored_otherwise_than_told_is_caught(world: tuple[Any, Any, Any]) -> None:
+    world[0].ledger.issues[0].status = "in_progress"  # the user was told in progress; resolved is stored
+    assert failing(world)["issues stored as told, none untold"] == [
+        "stored otherwise than told: t/WEB-3 status resolved (told in_progress)"
+    ]
+
+
+def test_a_busy_create_that_wrote_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].issues[("t", "WEB", 4)] = stored_mod.StoredIssue(BUSY_TITLE, "open", "low", "u1", "u1", frozenset(), 1)
+    world[2].idempotency_keys.add("t#issue#WEB#01BUSY")
+    found = failing(world)
+    assert found["busy creates wrote nothing"] == [
+        f"create(s) answered busy wrote something: t/WEB {BUSY_TITLE!r} (an issue), "
+        f"t/WEB {BUSY_TITLE!r} (its idempotency record)"
+    ]
+    assert "issue(s) stored that no user was told of: t/WEB-4" in found["issues stored as told, none untold"]
+
+
+def test_a_wrong_unread_count_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].heads[("t", "u1")] = stored_mod.Head(2, "")
+    assert failing(world) == {
+        "inbox: notifications and unread counts": [
+            "unread count(s) differ from the unread notifications: t u1: count 2, unread 1"
+        ]
+    }
+
+
+def test_read_through_marks_older_notifications_read(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].heads[("t", "u1")] = stored_mod.Head(0, f"n#{E3[:24]}#~")  # "mark all read" after E3
+    assert failing(world) == {}
+    world[2].heads[("t", "u1")] = stored_mod.Head(0, f"n#{E2[:24]}#~")  # … only up to E2: E3 is still unread
+    assert failing(world) == {
+        "inbox: notifications and unread counts": [
+            "unread count(s) differ from the unread notifications: t u1: count 0, unread 1"
+        ]
+    }
+
+
+def test_a_notification_with_no_event_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    ghost = "2026-11-25T20:00:09.000Z#00000009"
+    world[2].notifications.append(stored_mod.Notification("t", "u2", ghost, "WEB", 3, "u1", "issue.edited", True))
+    assert failing(world) == {
+        "inbox: notifications and unread counts": [f"notification(s) with no event: t u2 WEB-3 {ghost}"]
+    }
+
+
+def test_a_notification_to_a_non_watcher_or_of_ones_own_change_is_caught(
+    world: tuple[Any, Any, Any], stored_mod: ModuleType
+) -> None:
+    world[2].notifications.append(stored_mod.Notification("t", "u3", E4, "WEB", 3, "u1", "issue.status", True))
+    world[2].notifications.append(stored_mod.Notification("t", "u1", E1, "WEB", 3, "u1", "issue.created", True))
+    assert failing(world) == {
+        "inbox: notifications and unread counts": [
+            f"notification(s) to someone not watching the issue: t u3 WEB-3 {E4}",
+            f"notification(s) of a person's own change: t u1 WEB-3 {E1}",
+        ]
+    }
+
+
+def test_a_stray_label_entry_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].labels.append(stored_mod.LabelEntry("t", "docs", "open", "WEB", 2, 1, "Login fails"))
+    assert failing(world) == {
+        "label entries equal the issues": [
+            "stray label entr(ies) (no live issue with that label and status): t#docs open#WEB#2"
+        ]
+    }
+
+
+def test_a_label_entry_left_under_the_old_status_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].labels[1] = stored_mod.LabelEntry("t", "bug", "open", "WEB", 3, 1, "Export breaks m00x0001")
+    world[2].registry["t"].discard("ui")
+    assert failing(world) == {
+        "label entries equal the issues": [
+            "label entr(ies) missing: t#bug resolved#WEB#3",
+            "stray label entr(ies) (no live issue with that label and status): t#bug open#WEB#3",
+            "label(s) in use but not registered: t#ui",
+        ]
+    }
+
+
+def test_a_wrong_project_count_is_caught(world: tuple[Any, Any, Any]) -> None:
+    world[2].projects[("t", "WEB")]["open"] = 2
+    assert failing(world) == {
+        "project counts equal the issues": [
+            "project count(s) differ from the issues: t/WEB counts {'open': 2, 'in_progress': 0, 'resolved': 1, "
+            "'closed': 1}, issues {'open': 1, 'in_progress': 0, 'resolved': 1, 'closed': 1}"
+        ]
+    }
+
+
+def test_a_search_document_missing_or_stale_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    docs = world[2].documents
+    docs[:] = [d for d in docs if d.number != 1]
+    docs[1] = stored_mod.Document(
+        "t", "WEB", 3, "", "Export breaks m00x0001", "Made by the load test.", "open", " bug ", "u1", 1, False
+    )
+    assert failing(world) == {
+        "search documents equal the items": [
+            "search document(s) missing: t/WEB-1",
+            "search document(s) unlike their item: t/WEB-3 v1, item v2",
+        ]
+    }
+
+
+def test_an_event_missing_or_recorded_twice_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    events = world[2].events
+    events[:] = [e for e in events if e.kind != "attachment.added"] + [
+        stored_mod.Event("t#WEB#3", "2026-11-25T20:00:08.000Z#00000008", "issue.status", "u1")
+    ]
+    assert failing(world) == {
+        "events recorded by the steps": [
+            "events differ from the steps done: t#WEB#3 attachment.added: done 1, recorded 0, "
+            "t#WEB#3 issue.status: done 1, recorded 2"
+        ]
+    }
+
+
+def test_an_attachment_untold_in_flight_or_unlike_is_caught(
+    world: tuple[Any, Any, Any], stored_mod: ModuleType
+) -> None:
+    world[2].attachments["A1"] = stored_mod.Attachment(("t", "WEB", 3), "A1", "Attached", 11, "x", False)
+    world[2].attachments["A9"] = stored_mod.Attachment(("t", "WEB", 1), "A9", "Attaching", 5, "y", True)
+    assert failing(world) == {
+        "attachments stored as told, none untold": [
+            "attachments not as their flow left them: A1 stored 11 B, sent 10 B (or other bytes)",
+            "attachment(s) stored that no user was told of: t/WEB-1 A9 Attaching",
+            "attachments still in flight: A9",
+        ]
+    }
+
+
+def test_the_reader_parses_raw_items_by_the_tables_key_formats(stored_mod: ModuleType) -> None:
+    tables = {
+        "issues": [
+            {"pk": "t#WEB", "n": 0, "ic": {"open": 1, "closed": 0}},
+            {"pk": "t#WEB", "n": 7, "t": "A", "st": "open", "pr": "low", "as": "u1", "rp": "u2", "lb": {"bug"}, "v": 3},
+        ],
+        "labels": [{"lk": "t#bug", "s": "open#WEB#000000000007", "v": 3, "t": "A"}, {"lk": "t", "s": "bug"}],
+        "orders": [{"c": "t", "t": "2026-11-25T20:00:00.000Z#000000000000042", "n": 42, "p": "seats", "q": 2}],
+        "counters": [{"pk": "orders", "v": 42}],
+        "attachments": [{"pk": "t#WEB#7", "id": "A1", "st": "Attaching", "sz": 5, "sh": "x", "gp": "Attaching#1"}],
+        "comments": [{"s": "t#WEB#7", "t": "K", "a": "u2", "b": "hi", "v": 1}],
+        "inbox": [
+            {"pk": "t#WEB#7", "sk": "w#u1", "tn": "t"},
+            {"pk": "t#u1", "sk": "#", "c": 1, "tn": "t"},
+            {"pk": "t#u1", "sk": f"n#{E1}", "pj": "WEB", "n": 7, "ac": "u2", "k": "comment.added"},
+            {"pk": "t#u1", "sk": "m#WEB#7", "ws": "x"},
+        ],
+        "idempotency_keys": [{"k": "t#issue#WEB#01K", "ts": "t#3"}],
+        "scores": [{"pk": "t#user#u1", "sc": 5}, {"pk": "t#issue#WEB#7", "pts": 5}],
+    }
+    got = stored_mod.parse(tables, [{"s": "t#WEB#7", "t": E1, "kind": "comment.added", "actor": "u2"}])
+    assert got.projects == {("t", "WEB"): {"open": 1, "closed": 0}}
+    assert got.issues[("t", "WEB", 7)].labels == frozenset({"bug"})
+    assert got.numbers == {("t", "WEB"): [7]}
+    assert got.labels == [stored_mod.LabelEntry("t", "bug", "open", "WEB", 7, 3, "A")]
+    assert got.registry == {"t": {"bug"}}
+    assert (got.orders, got.counters) == ([("t", 42, "seats", 2)], {"orders": 42})
+    assert got.attachments["A1"].in_flight
+    assert got.attachments["A1"].issue == ("t", "WEB", 7)
+    assert got.comments[0].issue == ("t", "WEB", 7)
+    assert got.watchers == {("t#WEB#7", "u1")}
+    assert got.heads == {("t", "u1"): stored_mod.Head(1, "")}
+    assert got.notifications == [stored_mod.Notification("t", "u1", E1, "WEB", 7, "u2", "comment.added", False)]
+    assert got.idempotency_keys == {"t#issue#WEB#01K"}
+    assert got.scores == {("t", "u1"): 5}
+    assert got.events == [stored_mod.Event("t#WEB#7", E1, "comment.added", "u2")]
 
 
 def test_zipf_weights_fall_as_one_over_rank_to_the_s(load: ModuleType) -> None:
