@@ -1,7 +1,8 @@
 """Each row's floor per call: DynamoDB's minimum, DynamoDB Local's difference, and a named overhead.
 
 A floor is the cost the pattern's docstring states, worked out for what the call wrote and read
-(items here are ≤ 1 KB, index entries small): a read is charged at least what it returns, each
+(the constant ones, ``Fixed``, for items ≤ 1 KB: ``check_item_sizes`` reads every table back
+unmetered after the workload and fails the run on a larger item): a read is charged at least what it returns, each
 Query or Scan at least 0.5 RCU (1 consistent) per started 4 KB, even when it finds nothing; a
 write 1 WCU per started KB plus 1 WCU per index entry put or deleted (2 when an index key moves);
 a transaction 2 WCU per item. Where DynamoDB Local charges otherwise the row names it (``local``);
@@ -18,6 +19,7 @@ from typing import Any
 
 from ddbmodels import events
 from ddbmodels.attachments import IN_FLIGHT, IN_FLIGHT_SHARDS, INTERMEDIATE, AttachmentItem
+from ddbmodels.core import connection
 from ddbmodels.orders import DEFAULT_SHARDS as ORDER_SHARDS
 from ddbmodels.orders import OrderItem, shard_keys
 from ddbmodels.scores import DEFAULT_SHARDS as BOARD_SHARDS
@@ -40,8 +42,18 @@ class Row:
     extra: tuple[str, Part] | None = None  # what the pattern reads or asks beyond the floor
 
 
+@dataclass(frozen=True)
+class Fixed:
+    """A constant floor, true only for items ≤ 1 KB (reads ≤ 4 KB): ``check_item_sizes`` holds the run to that."""
+
+    cost: Cost
+
+    def __call__(self, _result: Any, _basis: Any) -> Cost:
+        return self.cost
+
+
 def fixed(rcu: float, wcu: float, requests: int) -> Part:
-    return lambda _result, _basis: Cost(rcu, wcu, requests)
+    return Fixed(Cost(rcu, wcu, requests))
 
 
 def one_query(items: Iterable[Any]) -> Cost:
@@ -327,6 +339,52 @@ ROWS: dict[str, Row] = {
     "jobs.checkpoint": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
     "jobs.state": CONSISTENT_GET,
 }
+
+
+SMALL_ITEM = 1024  # bytes: what the Fixed floors take every item (and index entry) they touch to be, at most
+FIXED_ROWS = [name for name, row in ROWS.items() if isinstance(row.floor, Fixed)]
+
+
+def check_item_sizes(prefix: str) -> dict[str, int]:
+    """The largest item of each of the run's tables, by DynamoDB's sizes, read back unmetered after the workload.
+
+    The rows whose floor is a constant (``Fixed``: GetItems, counter and job updates, orders, attachments,
+    awards, events) are worked out for items ≤ 1 KB (one write unit; a read ≤ 4 KB, one read unit): the run
+    fails when any table holds a larger item, naming those rows, instead of judging them by a wrong floor.
+    An index entry is never larger than its item (a projection of it and its keys).
+    """
+
+    def largest() -> dict[str, int]:
+        client = connection.client()
+        names: list[str] = []
+        listed: dict[str, Any] = {}
+        while True:
+            page = client.list_tables(**listed)
+            names += [name for name in page["TableNames"] if name.startswith(prefix)]
+            if "LastEvaluatedTableName" not in page:
+                break
+            listed = {"ExclusiveStartTableName": page["LastEvaluatedTableName"]}
+        sizes: dict[str, int] = {}
+        for name in names:
+            request: dict[str, Any] = {"TableName": name}
+            biggest = 0
+            while True:
+                page = client.scan(**request)
+                biggest = max([biggest, *(bench.item_size(item) for item in page["Items"])])
+                if "LastEvaluatedKey" not in page:
+                    break
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            sizes[name.removeprefix(prefix)] = biggest
+        return sizes
+
+    sizes = bench.unmetered(largest)
+    over = {table: size for table, size in sizes.items() if size > SMALL_ITEM}
+    bench.check(
+        not over,
+        f"items over {SMALL_ITEM} B in {over}: the constant floors of {', '.join(FIXED_ROWS)} take every item for "
+        f"≤ {SMALL_ITEM} B",
+    )
+    return sizes
 
 
 def kept_pages(items: Sequence[Any], keep: Callable[[Any], bool], page: int, want: int) -> Paged:
