@@ -74,7 +74,9 @@ class Tenant(models.Model):
         retired = RetiredSlug.objects.filter(slug=self.slug).first()
         if retired is not None and retired.reason == RetiredSlug.Reason.OFFBOARDING:
             return f"The offboarding of {self.slug} has not finished; run it to its end first."
-        if ddb_tenants.tenant_has_data(self.slug, score_shards=settings.LEADERBOARD_SHARDS):
+        if ddb_tenants.tenant_has_data(
+            self.slug, score_shards=settings.LEADERBOARD_SHARDS, event_shards=settings.EVENTS_SHARDS
+        ):
             return (
                 f"DynamoDB still holds data of {self.slug}: offboard it first "
                 f"(manage.py offboard_tenant {self.slug}, or the admin action), then delete the tenant."
@@ -112,14 +114,17 @@ class RetiredSlug(models.Model):
 
 
 def slug_unavailable(slug: str) -> str | None:
-    """Why ``slug`` cannot be given to a new tenant (None: it can). Up to N + 2 Queries of 0.5 RCU."""
+    """Why ``slug`` cannot be given to a new tenant (None: it can): ``tenant_has_data``, ≤ 0.5 RCU a probe.
+
+    A free slug costs every declared probe (≈ 16 + score shards + days × event shards of each events table).
+    """
     retired = RetiredSlug.objects.filter(slug=slug).first()
     if retired is not None:
         return (
             f"The slug “{slug}” belonged to a tenant that was {retired.get_reason_display().lower()} "
             f"on {retired.retired_at:%Y-%m-%d}; slugs are never reused. Choose another."
         )
-    if ddb_tenants.tenant_has_data(slug, score_shards=settings.LEADERBOARD_SHARDS):
+    if ddb_tenants.tenant_has_data(slug, score_shards=settings.LEADERBOARD_SHARDS, event_shards=settings.EVENTS_SHARDS):
         return f"DynamoDB still holds data under the slug “{slug}” (a tenant removed earlier); choose another."
     from tracker.search.indexing import tenant_has_documents  # the search app's models load after these
 

@@ -49,6 +49,7 @@ from ddbmodels.attachments.reads import (
     attachment_list,
     attachments_in_flight,
 )
+from ddbmodels.attachments.team import TEAM_DATA
 from ddbmodels.attachments.writes import (
     AlreadyBegun,
     attachment_begin,
@@ -77,6 +78,7 @@ __all__ = [
     "PARTIAL",
     "STATES",
     "STORAGE_NAME_MAX",
+    "TEAM_DATA",
     "VISIBLE",
     "AlreadyBegun",
     "AttachFailed",

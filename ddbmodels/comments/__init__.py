@@ -13,6 +13,7 @@ from ddbmodels.comments.model import (
     sort_key_time,
 )
 from ddbmodels.comments.reads import PAGE_SIZE_MAX, CommentPage, comment_get, comment_page
+from ddbmodels.comments.team import TEAM_DATA
 from ddbmodels.comments.writes import Added, check_body, comment_add, comment_delete, comment_edit, idempotency_kind
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "PAGE_SIZE",
     "PAGE_SIZE_MAX",
     "SORT_KEY_RE",
+    "TEAM_DATA",
     "Added",
     "CommentItem",
     "CommentPage",

@@ -27,6 +27,7 @@ from ddbmodels.events.model import (
     to_attribute,
 )
 from ddbmodels.events.reads import stream_events, tenant_day_events
+from ddbmodels.events.team import TEAM_DATA
 from ddbmodels.events.writes import create_events_table, event_put
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "DEFAULT_PERIOD",
     "DEFAULT_SHARDS",
     "EVENTS",
+    "TEAM_DATA",
     "Event",
     "PeriodClosed",
     "archive",

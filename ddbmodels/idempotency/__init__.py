@@ -13,12 +13,14 @@ from ddbmodels.idempotency.model import (
     shard_of,
 )
 from ddbmodels.idempotency.reads import check_unused, legacy_exists, legacy_forget, legacy_record_get, record_get
+from ddbmodels.idempotency.team import TEAM_DATA
 
 __all__ = [
     "BY_TENANT_INDEX",
     "LEGACY",
     "RETENTION",
     "SHARDS",
+    "TEAM_DATA",
     "CreationRecord",
     "check_unused",
     "legacy_exists",

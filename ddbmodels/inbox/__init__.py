@@ -10,11 +10,13 @@ from ddbmodels.inbox.reads import (
     notification_page,
     watchers,
 )
+from ddbmodels.inbox.team import TEAM_DATA
 from ddbmodels.inbox.writes import Delivery, Note, deliver, mark_all_read, mark_read, unwatch, watch, watchers_add
 
 __all__ = [
     "BY_TENANT_INDEX",
     "RETENTION",
+    "TEAM_DATA",
     "Delivery",
     "Head",
     "InboxItem",

@@ -49,6 +49,7 @@ from ddbmodels.issues.reads import (
     project_keys,
     project_list,
 )
+from ddbmodels.issues.team import TEAM_DATA
 from ddbmodels.issues.writes import (
     issue_change_status,
     issue_create,
@@ -67,6 +68,7 @@ __all__ = [
     "PROJECT_SK",
     "SORTS",
     "STATUSES",
+    "TEAM_DATA",
     "TITLE_MAX",
     "TRANSITIONS",
     "CollectionItem",

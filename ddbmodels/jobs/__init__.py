@@ -10,6 +10,7 @@ from ddbmodels.jobs.reads import (
     started_at,
     tenant_job_names,
 )
+from ddbmodels.jobs.team import TEAM_DATA
 from ddbmodels.jobs.writes import (
     checkpoint_save,
     fence_acquire,
@@ -18,6 +19,7 @@ from ddbmodels.jobs.writes import (
 
 __all__ = [
     "BY_TENANT_INDEX",
+    "TEAM_DATA",
     "FencedOut",
     "JobItem",
     "checkpoint_save",

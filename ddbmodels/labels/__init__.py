@@ -13,6 +13,7 @@ from ddbmodels.labels.model import (
     label_prefix,
 )
 from ddbmodels.labels.reads import entry_page, team_labels
+from ddbmodels.labels.team import TEAM_DATA
 from ddbmodels.labels.writes import (
     entries_move,
     entry_delete,
@@ -25,6 +26,7 @@ from ddbmodels.labels.writes import (
 __all__ = [
     "KEY_ATTRIBUTES",
     "STATUSES",
+    "TEAM_DATA",
     "IssueRow",
     "LabelEntry",
     "entries_for",

@@ -32,6 +32,7 @@ from ddbmodels.orders.reads import (
     orders_latest,
     orders_oldest,
 )
+from ddbmodels.orders.team import TEAM_DATA
 from ddbmodels.orders.writes import (
     order_place,
     order_transition,
@@ -49,6 +50,7 @@ __all__ = [
     "PRODUCTS",
     "SHARD_PREFIX",
     "STATUSES",
+    "TEAM_DATA",
     "TRANSITIONS",
     "OrderItem",
     "OrderPage",

@@ -23,6 +23,7 @@ from ddbmodels.scores.reads import (
     score_get,
     top_scores,
 )
+from ddbmodels.scores.team import TEAM_DATA
 from ddbmodels.scores.writes import (
     BACKOFF,
     CONDITION_FAILED,
@@ -44,6 +45,7 @@ __all__ = [
     "ISSUE_MARK",
     "POINTS",
     "RETRYABLE",
+    "TEAM_DATA",
     "TOP_INDEX",
     "USERNAME_RE",
     "USER_MARK",

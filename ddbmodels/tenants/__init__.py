@@ -1,6 +1,20 @@
-"""A whole tenant across every table: is anything stored, and offboarding (export, verify, delete)."""
+"""A whole tenant across every table: is anything stored, and offboarding (export, verify, delete).
 
-from ddbmodels.tenants.offboarding import Shards, export_tenant, offboard, remaining
+What each table stores for a team is the table package's own declaration (``TEAM_DATA``, see
+``core.team_data``); ``declarations`` finds them, and refuses a table package that declares nothing.
+"""
+
+from ddbmodels.core.team_data import Shards
+from ddbmodels.tenants.declarations import MissingDeclaration, team_data
+from ddbmodels.tenants.offboarding import export_tenant, offboard, remaining
 from ddbmodels.tenants.reads import tenant_has_data
 
-__all__ = ["Shards", "export_tenant", "offboard", "remaining", "tenant_has_data"]
+__all__ = [
+    "MissingDeclaration",
+    "Shards",
+    "export_tenant",
+    "offboard",
+    "remaining",
+    "team_data",
+    "tenant_has_data",
+]

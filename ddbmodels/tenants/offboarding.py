@@ -2,14 +2,18 @@
 
 Stages, kept in a checkpoint the caller stores (the job's item, written under its fencing token):
 
-    export   every item of the tenant in every table (``tenants.reads``) and every attachment file
+    export   every item of the tenant in every table, as each table package declares it (its ``TEAM_DATA``:
+             ``tenants.declarations``; a package that declares nothing fails a test), and every attachment file
              into ``offboarding/<tenant>/<UTC stamp>/`` (``patterns.item_archive``), the manifest
              last; then the whole archive is read back and checked. Nothing is deleted before.
     delete   the archived keys, part by part, by BatchWriteItem (25 deletes a request, unprocessed
              ones again after the one full-jitter backoff). Before every batch the checkpoint
              (part, items done) is saved: that conditional write is also the fence, so a run
-             superseded by a newer one stops before its next batch. The issues part goes last:
-             while anything else is left, the tenant's projects still show it has data.
+             superseded by a newer one stops before its next batch. Parts go in their declarations'
+             ``delete_order``, the issues part last: while anything else is left, the tenant's projects
+             still show it has data. The checkpoint names a part by its place in the archive's
+             manifest, and every part keeps the name it had before the declarations, so a run resumes
+             from a checkpoint written by an earlier version.
     files    the archived files are deleted from file storage (checkpointed the same way).
     check    the tenant's keys are read again; what is left (written after the export) is reported.
 
@@ -20,13 +24,13 @@ The team's own job items (``jobs`` written with the team: web imports' records a
 loads' checkpoints) are a part like the others, found through the jobs table's ``by_tenant``
 index; the offboarding job's own item is written without a team, so it is never among them.
 
-Cost: the export reads (``tenants.reads``: ≈ 1 RCU per 4 KB of items plus a minimum per Query;
-job items 0.5 RCU for the index Query + 1 RCU each);
-each delete is 1 WCU per KB of the item plus 1 WCU per index entry it has (orders 3, events 2,
-score items 2, project static items 2, inbox watchers and heads 2, a team's job items 2, idempotency
-records 2, issues, comments, awards, notifications, label entries and registry items 1, settled
-attachments 1), plus 1 WCU
-per 25 items for the checkpoint; the check reads the tenant's keys once more. Each Query costs
+Cost: the export reads (each declaration's ``find`` states its cost: ≈ 1 RCU per 4 KB of items plus a
+minimum per Query; job items 0.5 RCU for the index Query + 1 RCU each); each delete is 1 WCU per KB
+of the item plus 1 WCU per index entry it has — each declaration's ``index_entries`` (``delete_costs()``
+lists them: orders 2, events 1, score items 1, a project's static item 1, a live issue 3 or 4,
+inbox watchers and heads 1, a team's job items 1, idempotency records 1, comments, awards,
+notifications, label entries and registry items 0, attachments in flight 1 and settled 0) — plus
+1 WCU per 25 items for the checkpoint; the check reads the tenant's keys once more. Each Query costs
 its minimum even when empty: one per project, per issue (attachments, comments), per ``top``
 shard, and per day × shard of each events table (a month's table: 31 × N; DynamoDB Local charges
 0 for an empty Query, AWS its minimum). Measured on DynamoDB Local, 69 items (55 issues, 2 orders,
@@ -39,7 +43,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -49,38 +52,22 @@ from ddbmodels.core import capacity, connection, retry, tables
 from ddbmodels.core.errors import Unavailable
 from ddbmodels.core.keys import utcnow
 from ddbmodels.core.storage import ArchiveStore
-from ddbmodels.events.model import EVENTS
-from ddbmodels.labels.writes import registry_forget
+from ddbmodels.core.team_data import IssueRef, Page, Shards, Team
+from ddbmodels.labels import registry_forget
 from ddbmodels.patterns import item_archive
 from ddbmodels.patterns.time_series import ArchiveInvalid
-from ddbmodels.tenants import reads
+from ddbmodels.tenants.declarations import delete_order, team_data
 
 BATCH_SIZE = 25  # BatchWriteItem's maximum
 DELETE_BACKOFF = retry.Backoff(attempts=12, base_s=0.05, cap_s=5.0)
 ROOT = "offboarding"
-# The projects last: while anything else is left, the tenant's projects still show it has data.
-DELETE_ORDER = (
-    "attachments",
-    "comments",
-    "scores",
-    "events",
-    "inbox",
-    "jobs",
-    "labels",
-    "idempotency_keys",
-    *reads.TENANT_KEYED,
-    "issues",
-)
 
 Progress = Callable[..., None]
 
 
-@dataclass(frozen=True)
-class Shards:
-    """How many write shards the tenant's sharded index keys may use (read at least as many as written)."""
-
-    scores: int
-    events: int
+def delete_costs() -> dict[str, str]:
+    """Each declared part's index entries per item deleted (the cost note above), in delete order."""
+    return {d.part: d.index_entries for d in sorted(team_data(), key=lambda d: d.delete_order)}
 
 
 def _stamp() -> str:
@@ -94,9 +81,9 @@ def _key_names(table: str) -> list[str]:
     return [k["AttributeName"] for k in description["KeySchema"]]
 
 
-def _collect_files(pages: Iterator[reads.Page], names: list[str]) -> Iterator[reads.Page]:
+def _collect_files(pages: Iterator[Page], attribute: str, names: list[str]) -> Iterator[Page]:
     for page in pages:
-        names.extend(item["sn"]["S"] for item in page if "sn" in item)
+        names.extend(item[attribute]["S"] for item in page if attribute in item)
         yield page
 
 
@@ -108,7 +95,7 @@ def export_tenant(
     parts: list[dict[str, Any]] = []
     exported = 0
 
-    def write(part: str, table: str, pages: Iterator[reads.Page]) -> None:
+    def write(part: str, table: str, pages: Iterator[Page]) -> None:
         nonlocal exported
         base = exported
 
@@ -120,25 +107,14 @@ def export_tenant(
         parts.append(entry)
         exported += entry["item_count"]
 
-    issues: list[reads.IssueRef] = []
-    projects = reads.project_keys(tenant)
-    write("issues", connection.table_name("issues"), reads.issues_pages(tenant, projects, issues))
-    for base in reads.TENANT_KEYED:
-        if reads.tenant_key_name(base) is not None:
-            write(base, connection.table_name(base), reads.tenant_keyed_pages(tenant, base))
-    write("labels", connection.table_name("labels"), reads.labels_pages(tenant))
-    write("idempotency_keys", connection.table_name("idempotency_keys"), reads.idempotency_pages(tenant))
+    team = Team(tenant, shards)
     file_names: list[str] = []
-    attachments = reads.attachments_pages(tenant, issues)
-    write("attachments", connection.table_name("attachments"), _collect_files(attachments, file_names))
-    write("comments", connection.table_name("comments"), reads.comments_pages(tenant, issues))
-    write("scores", connection.table_name("scores"), reads.scores_pages(tenant, issues, shards=shards.scores))
-    write("inbox", connection.table_name("inbox"), reads.inbox_pages(tenant))
-    write("jobs", connection.table_name("jobs"), reads.jobs_pages(tenant))
-    for table in reads.event_tables():
-        parsed = EVENTS.parse_table_name(table)
-        assert parsed is not None
-        write(f"events-{parsed[1]}", table, reads.events_pages(tenant, table, shards=shards.events))
+    for declaration in team_data():  # the issues first: the parts keyed by issue derive their keys from them
+        for part, table in declaration.physical_tables():
+            pages = declaration.find(team, table)
+            if declaration.file_attribute is not None:
+                pages = _collect_files(pages, declaration.file_attribute, file_names)
+            write(part, table, pages)
     files = []
     for done, name in enumerate(sorted(set(file_names)), start=1):
         if not blobs.exists(name):
@@ -146,12 +122,12 @@ def export_tenant(
         with blobs.open_read(name) as source:
             files.append(item_archive.copy_file(store, folder, name, source))
         progress(stage="export files", done=done, total=len(file_names))
-    parts.sort(key=lambda p: DELETE_ORDER.index(p["part"].split("-")[0]))
+    parts.sort(key=lambda p: delete_order(p["part"]))
     manifest = {
         "tenant": tenant,
         "exported_at": utcnow().isoformat(),
-        "projects": projects,
-        "issues": [[p, n] for p, n in issues],
+        "projects": team.projects,
+        "issues": [[p, n] for p, n in team.issues],
         "item_count": exported,
         "parts": parts,
         "files": files,
@@ -266,24 +242,15 @@ def offboard(
 
 
 @capacity.access_pattern("tenants.remaining")
-def remaining(tenant: str, issues: list[reads.IssueRef], *, shards: Shards) -> dict[str, int]:
-    """Items of the tenant still stored, per table: the export's reads once more (issue keys from the archive)."""
-
-    def count(pages: Iterator[reads.Page]) -> int:
-        return sum(len(page) for page in pages)
-
-    seen: list[reads.IssueRef] = []
-    left = {"issues": count(reads.issues_pages(tenant, reads.project_keys(tenant), seen))}
-    known = sorted(set(issues) | set(seen))
-    for base in reads.TENANT_KEYED:
-        if reads.tenant_key_name(base) is not None:
-            left[base] = count(reads.tenant_keyed_pages(tenant, base))
-    left["labels"] = count(reads.labels_pages(tenant))
-    left["idempotency_keys"] = count(reads.idempotency_pages(tenant))
-    left["attachments"] = count(reads.attachments_pages(tenant, known))
-    left["comments"] = count(reads.comments_pages(tenant, known))
-    left["scores"] = count(reads.scores_pages(tenant, known, shards=shards.scores))
-    left["inbox"] = count(reads.inbox_pages(tenant))
-    left["jobs"] = count(reads.jobs_pages(tenant))
-    left["events"] = sum(count(reads.events_pages(tenant, t, shards=shards.events)) for t in reads.event_tables())
+def remaining(tenant: str, issues: list[IssueRef], *, shards: Shards) -> dict[str, int]:
+    """Items of the tenant still stored, per declared part: the export's reads once more (issue keys from the
+    archive and from the issues still stored); every period table's events under one ``events``."""
+    team = Team(tenant, shards, issues=list(issues))
+    left: dict[str, int] = {}
+    for declaration in team_data():  # the issues first, as in the export
+        left[declaration.part] = sum(
+            len(page) for _, table in declaration.physical_tables() for page in declaration.find(team, table)
+        )
+        if declaration.lists_issues:
+            team.issues[:] = sorted(set(team.issues))
     return left

@@ -103,9 +103,9 @@ def stored(slug: str) -> dict[str, int]:
         + _scan_count(name("labels"), "lk", f"{slug}#", prefix=True),
         "idempotency_keys": _scan_count(name("idempotency_keys"), "k", f"{slug}#", prefix=True),
     }
-    for base in tenant_reads.TENANT_KEYED:
+    for base in ("idempotency", "terms"):  # the old layouts' tables, keyed by the team, while they exist
         key = tenant_reads.tenant_key_name(base)
-        if key is not None and base != "orders":
+        if key is not None:
             counts[base] = _scan_count(name(base), key, slug, prefix=False)
     return counts
 

@@ -105,12 +105,12 @@ def test_job_items_alone_are_data_of_the_team_until_offboarded(tenant: str, tmp_
 def test_reading_the_teams_job_items_costs_the_index_query_and_one_consistent_read_each(tenant: str) -> None:
     names = team_jobs(tenant)
     with capacity.measure() as meter:
-        pages = list(reads.jobs_pages(tenant))
+        pages = list(reads.part_pages(tenant, "jobs"))
     assert sorted(item["j"]["S"] for page in pages for item in page) == names
     assert meter.requests == 2  # Query by_tenant, BatchGetItem
     assert meter.rcu == 0.5 + 3 * 1.0
     with capacity.measure() as none:
-        assert list(reads.jobs_pages(f"{tenant}-none")) == []
+        assert list(reads.part_pages(f"{tenant}-none", "jobs")) == []
     assert (none.requests, none.rcu) == (1, 0.0)  # the Query only (DynamoDB Local charges 0 for an empty one)
 
 

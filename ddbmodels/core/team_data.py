@@ -1,0 +1,160 @@
+"""What a table package stores for a team: how to find every item of it, how to probe for one, how to delete it.
+
+Each table package's ``__init__`` exposes ``TEAM_DATA``: a tuple of ``TeamData`` (one per archive part
+the package writes: its table, an old layout's table, or one part per period table), or
+``NoTeamData(reason)`` when nothing it stores belongs to a team. ``ddbmodels.tenants`` loops over
+these declarations for offboarding (export, delete order, check) and for "does this team still
+hold data?"; ``tests/ddbmodels/tenants/test_team_data.py`` fails for a table package that
+declares neither. Nothing here reads a table by itself: the declarations' functions do.
+
+Pages are DynamoDB's wire format (what the archive keeps, item for item), whole items, read
+through keys that hold the team — never a Scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ddbmodels.core import connection, retry, tables
+from ddbmodels.core.errors import Unavailable
+
+Page = list[dict[str, Any]]
+IssueRef = tuple[str, int]  # (project key, issue number)
+Request = dict[str, Any]  # a Query request, TableName included
+BATCH_GET = 100  # BatchGetItem's maximum keys per request
+GET_BACKOFF = retry.Backoff(attempts=10, base_s=0.05, cap_s=5.0)
+
+
+@dataclass(frozen=True)
+class Shards:
+    """How many write shards the tenant's sharded index keys may use (read at least as many as written)."""
+
+    scores: int
+    events: int
+
+
+@dataclass
+class Team:
+    """What a declaration's ``find`` is given: the team, its shard counts, and its projects and issues known so far.
+
+    ``projects`` and ``issues`` are filled by the declaration that ``lists_issues`` (the issues table,
+    read first): the tables that hold an issue's items without a key or index by team derive their
+    keys from them.
+    """
+
+    tenant: str
+    shards: Shards
+    issues: list[IssueRef] = field(default_factory=list)
+    projects: list[str] = field(default_factory=list)
+
+
+Find = Callable[[Team, str], Iterator[Page]]  # (team, physical table) -> pages of the team's whole items
+Probe = Callable[[str, Shards, str], list[Request]]  # (tenant, shards, physical table) -> Limit-1 Queries
+Tables = Callable[[], list[tuple[str, str]]]  # -> (archive part name, physical table) that exist now
+
+
+@dataclass(frozen=True)
+class TeamData:
+    """One kind of a team's items: an archive part (or one per period table) of one table package.
+
+    part            the archive part's name, kept in manifests and offboarding checkpoints: never rename
+                    one (a checkpoint written before would no longer match); for per-period tables the
+                    prefix of ``<part>-<period>``, the name ``tables`` gives
+    find            every item of the team in a physical table, pages of whole items in wire format
+    delete_order    parts are deleted in ascending order (the issues last: while anything else is left,
+                    the team's projects still show it has data)
+    index_entries   what one delete costs beyond 1 WCU per KB: the item's index entries, in words
+                    (``tenants.offboarding``'s cost note lists them from here)
+    probe           Query requests (Limit 1 is added) of which one returns an item whenever the team has
+                    any here — "does this team still hold data?"; or None, with ``found_through``
+    found_through   why no probe is needed: which other declaration's probe finds a team that has these
+                    items (every key of them is derived from it)
+    tables          (part name, physical table) that exist now; default: the registered table ``part``
+    lists_issues    this part's ``find`` fills ``Team.issues`` (read before every other part)
+    file_attribute  the attribute naming a stored file the item owns (exported and deleted with it)
+    """
+
+    part: str
+    find: Find
+    delete_order: int
+    index_entries: str
+    probe: Probe | None = None
+    found_through: str = ""
+    tables: Tables | None = None
+    lists_issues: bool = False
+    file_attribute: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.probe is None) == (not self.found_through):
+            raise ValueError(f"TeamData {self.part!r}: give a probe, or found_through saying why none is needed")
+        if not self.index_entries:
+            raise ValueError(f"TeamData {self.part!r}: say which index entries a delete removes (index_entries)")
+
+    def physical_tables(self) -> list[tuple[str, str]]:
+        """(part name, physical table) of this declaration that exist now (ListTables/DescribeTable: free)."""
+        if self.tables is not None:
+            return self.tables()
+        return [(self.part, connection.table_name(self.part))]
+
+
+@dataclass(frozen=True)
+class NoTeamData:
+    """A table package that stores nothing per team, and why (e.g. one global item per named counter)."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise ValueError("NoTeamData needs the reason nothing is stored per team")
+
+
+Declaration = tuple[TeamData, ...] | NoTeamData
+
+
+def key_equals(name: str, value: str, *, index: str | None = None, consistent: bool = False) -> dict[str, Any]:
+    """A Query request for one partition, ``<name> = value``, of the table or of ``index``.
+
+    ``consistent`` on base tables only (an index offers eventually consistent reads alone).
+    """
+    request: dict[str, Any] = {
+        "KeyConditionExpression": "#k = :k",
+        "ExpressionAttributeNames": {"#k": name},
+        "ExpressionAttributeValues": {":k": {"S": value}},
+    }
+    if index is not None:
+        request["IndexName"] = index
+    if consistent:
+        request["ConsistentRead"] = True
+    return request
+
+
+def batch_get_pages(table: str, keys: Iterable[dict[str, Any]], *, consistent: bool = True) -> Iterator[Page]:
+    """BatchGetItem 100 keys a request; UnprocessedKeys again after the one full-jitter backoff.
+
+    1 RCU per item read consistent (0.5 otherwise), and the same for a key that holds no item.
+    """
+    client = connection.client()
+    keys = list(keys)
+    for start in range(0, len(keys), BATCH_GET):
+        pending: dict[str, Any] = {table: {"Keys": keys[start : start + BATCH_GET], "ConsistentRead": consistent}}
+        for _ in retry.attempts(GET_BACKOFF):
+            answer = client.batch_get_item(RequestItems=pending, ReturnConsumedCapacity="TOTAL")
+            yield answer.get("Responses", {}).get(table, [])
+            pending = answer.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+        else:
+            raise Unavailable(f"BatchGetItem left keys unprocessed after {GET_BACKOFF.attempts} attempts", table=table)
+
+
+def team_keyed_table(base: str, key_name: str) -> list[tuple[str, str]]:
+    """``[(base, physical table)]`` when the table ``base`` exists with partition key ``key_name`` (an old
+    layout still keyed by the team), else ``[]`` — DescribeTable, free."""
+    table = connection.table_name(base)
+    description = tables.describe_table(table)
+    if description is None:
+        return []
+    hash_key = [k["AttributeName"] for k in description["KeySchema"] if k["KeyType"] == "HASH"]
+    return [(base, table)] if hash_key == [key_name] else []
