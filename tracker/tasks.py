@@ -1,5 +1,8 @@
 """Celery tasks: thin — lock, meter and report through ``run_job``, work in tracker.services.
 
+Services never import this module: they queue a task by its name through ``tracker.enqueue``, so
+the services are imported here at the top, like any other module's imports.
+
 Long jobs are idempotent and run with ``acks_late`` + ``reject_on_worker_lost`` (a killed worker
 gives the message back to the broker) and prefetch 1 (settings). Transient DynamoDB/network
 errors are retried with exponential backoff and jitter; anything else fails the task visibly.
@@ -15,12 +18,18 @@ import redis
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
 from celery import Task, shared_task
+from celery.exceptions import Retry
 from django.core.cache import cache
+from django.db import OperationalError
 from pynamodb.exceptions import PynamoDBException
 
+from ddbmodels import issues as ddb_issues
 from ddbmodels.core import errors, retry
+from ddbmodels.jobs import FencedOut
 from tracker.jobs import JobRun, run_job
-from tracker.services import maintenance
+from tracker.search import indexing
+from tracker.selectors.imports import import_get, import_job_name
+from tracker.services import attachments, imports, inbox, maintenance, offboarding
 from tracker.services.projects import project_counts_refresh
 
 TRANSIENT_CODES = errors.UNAVAILABLE_CODES  # DynamoDB's retryable answers: the one list is ddbmodels'
@@ -140,8 +149,6 @@ def restore_event_table(self: Task, archive: str, table: str | None = None) -> d
 @shared_task(**JOB_OPTIONS)
 def reconcile_attachments(self: Task, older_than_seconds: int | None = None, limit: int | None = None) -> dict:
     """Every 15 min: finish or roll back attachments stuck in Attaching/Detaching (sparse in_flight index)."""
-    from tracker.services import attachments  # here, not at the top: the import block is shared
-
     return _run(
         self,
         "reconcile_attachments",
@@ -152,8 +159,6 @@ def reconcile_attachments(self: Task, older_than_seconds: int | None = None, lim
 @shared_task(**JOB_OPTIONS)
 def offboard_tenant(self: Task, slug: str) -> dict:
     """Export every item and file of a tenant, verify the archive, then delete them (resumable)."""
-    from tracker.services import offboarding  # here, not at the top: the import block is shared
-
     return _run(
         self,
         offboarding.offboarding_job_name(slug),
@@ -164,16 +169,12 @@ def offboard_tenant(self: Task, slug: str) -> dict:
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
 def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
     """Notify an issue's watchers of one change (queued by ``activity.record``); exactly once per event."""
-    from tracker.services import inbox  # here, not at the top: the import block is shared
-
     return _retrying(self, lambda: inbox.fan_out(**event))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
 def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
     """One person's e-mail about one issue when its mail window closes (queued by the fan-out); sent once."""
-    from tracker.services import inbox  # here, not at the top: the import block is shared
-
     return _retrying(self, lambda: inbox.send_digest(**window))
 
 
@@ -194,10 +195,6 @@ def search_index_change(
     Idempotent and order-free (a document only takes a newer version). A busy database (SQLite's
     lock held past its timeout) is retried like a DynamoDB hiccup.
     """
-    from django.db import OperationalError
-
-    from ddbmodels import issues as ddb_issues
-    from tracker.search import indexing  # here, not at the top: the import block is shared
 
     def work() -> str:
         if not comment_key:  # an issue's change: its label entries as the issue says now (idempotent)
@@ -215,12 +212,6 @@ def search_index_change(
 @shared_task(**JOB_OPTIONS)
 def import_github_export(self: Task, tenant: str, import_id: str) -> dict:
     """An owner's uploaded GitHub export into its new project (the file waits in the imports storage)."""
-    from celery.exceptions import Retry
-
-    from ddbmodels.jobs import FencedOut
-    from tracker.selectors.imports import import_get, import_job_name
-    from tracker.services import imports  # here, not at the top: the import block is shared
-
     if import_get(tenant=tenant, import_id=import_id) is None:
         # Its record is gone (the team was offboarded while this waited): nothing to do, and no
         # job item of the team's made again by taking a fencing token for it.

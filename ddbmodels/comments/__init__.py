@@ -14,7 +14,15 @@ from ddbmodels.comments.model import (
 )
 from ddbmodels.comments.reads import PAGE_SIZE_MAX, CommentPage, comment_get, comment_page
 from ddbmodels.comments.team import TEAM_DATA
-from ddbmodels.comments.writes import Added, check_body, comment_add, comment_delete, comment_edit, idempotency_kind
+from ddbmodels.comments.writes import (
+    Added,
+    check_body,
+    comment_add,
+    comment_delete,
+    comment_edit,
+    comments_put_many,
+    idempotency_kind,
+)
 
 __all__ = [
     "BODY_MAX",
@@ -33,6 +41,7 @@ __all__ = [
     "comment_get",
     "comment_id",
     "comment_page",
+    "comments_put_many",
     "idempotency_kind",
     "issue_stream",
     "new_sort_key",

@@ -4,6 +4,7 @@
 error tree), ``capacity`` (the meter hook and access-pattern tags), ``retry`` (the one
 full-jitter backoff), ``keys`` (time keys, shard suffixes, ``utcnow``), ``tables`` (create, wait,
 describe, delete, billing), ``threads`` (fan-out that keeps the meters), ``storage`` (the
-object-store protocol archives and attachments are written through). Imports nothing from the
+object-store protocol archives and attachments are written through), ``exactly_once`` (the token
+check and item + record transaction the numbering patterns share). Imports nothing from the
 rest of ddbmodels, and nothing from Django.
 """

@@ -16,7 +16,7 @@ Each error keeps its keyword context (``error.context``) so a page can say what 
 
 from __future__ import annotations
 
-from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from pynamodb.exceptions import PynamoDBException
 
@@ -132,3 +132,9 @@ def is_conditional_failure(error: BaseException) -> bool:
     if not isinstance(error, PynamoDBException):
         return False
     return response_code(error) == "ConditionalCheckFailedException"
+
+
+# What botocore (any AWS call: DynamoDB, S3 storage) and PynamoDB raise, named here so the site can
+# catch them without importing either library: only ddbmodels talks to AWS's clients.
+AWS_ERRORS: tuple[type[Exception], ...] = (BotoCoreError, ClientError)
+PYNAMODB_ERRORS: tuple[type[Exception], ...] = (PynamoDBException,)

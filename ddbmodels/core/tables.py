@@ -253,6 +253,20 @@ def drop_table(name: str) -> str:
     return ""
 
 
+def drop_table_if_allowed(name: str) -> bool:
+    """DeleteTable (free, whatever the table holds); False when this role may not (AccessDeniedException).
+
+    Any other refusal is raised, as botocore raised it.
+    """
+    try:
+        connection.client().delete_table(TableName=name)
+    except ClientError as error:
+        if error_code(error) != "AccessDeniedException":
+            raise
+        return False
+    return True
+
+
 def list_table_names() -> list[str]:
     """ListTables (free, 100 names a page): every table name of the account and region."""
     client = connection.client()

@@ -6,6 +6,7 @@ from ddbmodels.events.lifecycle import (
     list_event_tables,
     parse_events_table_name,
     period_table_name,
+    restore,
     rotate,
 )
 from ddbmodels.events.model import (
@@ -28,7 +29,7 @@ from ddbmodels.events.model import (
 )
 from ddbmodels.events.reads import stream_events, tenant_day_events
 from ddbmodels.events.team import TEAM_DATA
-from ddbmodels.events.writes import create_events_table, event_put
+from ddbmodels.events.writes import create_events_table, event_put, events_put_many
 
 __all__ = [
     "BASE",
@@ -45,12 +46,14 @@ __all__ = [
     "event_from_item",
     "event_item",
     "event_put",
+    "events_put_many",
     "events_table_name",
     "from_attribute",
     "list_event_tables",
     "new_sort_key",
     "parse_events_table_name",
     "period_table_name",
+    "restore",
     "rotate",
     "shard_of",
     "sort_key_time",

@@ -14,9 +14,7 @@ from ddbmodels.core import capacity
 from ddbmodels.core.storage import ArchiveStore
 from ddbmodels.events.model import EVENTS
 from ddbmodels.patterns import time_series
-from ddbmodels.patterns.time_series import PeriodKind, PeriodTable
-from ddbmodels.patterns.time_series.archiving import ArchiveReport, Fence
-from ddbmodels.patterns.time_series.rotation import RotateReport
+from ddbmodels.patterns.time_series import ArchiveReport, Fence, PeriodKind, PeriodTable, RestoreReport, RotateReport
 
 
 def events_table_name(kind: PeriodKind, when: datetime) -> str:
@@ -58,3 +56,13 @@ def archive(
     ``recheck_archived``.
     """
     return time_series.archive(EVENTS, kind, now, retention, store, fence=fence, **options)
+
+
+def restore(store: ArchiveStore, archive_name: str, **options: Any) -> RestoreReport:
+    """CreateTable from the archive's manifest, BatchWriteItem every event — 1 WCU per item ≤ 1 KB plus its
+    ``by_day`` entry; a consistent COUNT Scan checks them all back (``time_series.restore``).
+
+    ``options`` are the pattern's: ``table_name`` (default the archived name), ``billing_mode``,
+    ``workers``, ``on_progress``.
+    """
+    return time_series.restore(store, archive_name, **options)

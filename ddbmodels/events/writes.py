@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels.core import capacity, connection
+from ddbmodels.core import batch, capacity, connection
 from ddbmodels.core.keys import as_utc, utcnow
 from ddbmodels.core.tables import DEFAULT_THROUGHPUT, PAY_PER_REQUEST, error_code
 from ddbmodels.events.model import (
@@ -73,3 +73,10 @@ def event_put(
             raise PeriodClosed(f"no events table for period {period_id(period, when)}", table=name)
         create_events_table(name, billing_mode=billing_mode, throughput=throughput)
     raise AssertionError("unreachable")
+
+
+def events_put_many(rows: Iterable[tuple[str, dict[str, Any]]]) -> int:
+    """BatchWriteItem of (events table, ``event_item``) rows, 25 requests each — 1 WCU per started KB of
+    each event + its ``by_day`` entry; the number written. The tables must exist (``create_events_table``).
+    """
+    return batch.batch_write(batch.put(table, item) for table, item in rows)

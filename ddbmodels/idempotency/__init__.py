@@ -1,5 +1,6 @@
 """The idempotency table: idempotency key → the item it created (issues, orders, comments), kept a day."""
 
+from ddbmodels.idempotency.legacy import CopiedPage, legacy_copy
 from ddbmodels.idempotency.model import (
     BY_TENANT_INDEX,
     LEGACY,
@@ -21,8 +22,10 @@ __all__ = [
     "RETENTION",
     "SHARDS",
     "TEAM_DATA",
+    "CopiedPage",
     "CreationRecord",
     "check_unused",
+    "legacy_copy",
     "legacy_exists",
     "legacy_forget",
     "legacy_record_get",

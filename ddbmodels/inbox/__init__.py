@@ -1,5 +1,6 @@
 """The inbox table: issues' watchers and each person's notifications with an unread count."""
 
+from ddbmodels.inbox.mail import Window, notifications_of, window_add, window_keys, window_take
 from ddbmodels.inbox.model import BY_TENANT_INDEX, RETENTION, InboxItem, issue_key, parse_stream, person_key
 from ddbmodels.inbox.reads import (
     Head,
@@ -23,6 +24,7 @@ __all__ = [
     "Note",
     "Notification",
     "NotificationPage",
+    "Window",
     "deliver",
     "head_get",
     "issue_key",
@@ -30,10 +32,14 @@ __all__ = [
     "mark_read",
     "notification_get",
     "notification_page",
+    "notifications_of",
     "parse_stream",
     "person_key",
     "unwatch",
     "watch",
     "watchers",
     "watchers_add",
+    "window_add",
+    "window_keys",
+    "window_take",
 ]

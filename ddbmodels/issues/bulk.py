@@ -16,6 +16,7 @@ from pynamodb.exceptions import UpdateError
 
 from ddbmodels.core import batch, capacity
 from ddbmodels.core.errors import is_conditional_failure
+from ddbmodels.core.throttle import TokenBucket
 from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key, issue_row
 from ddbmodels.labels import LabelEntry, entries_for, entry_delete, entry_keys, entry_put, registry_ensure
 
@@ -41,6 +42,22 @@ def issues_put_many(issues: Iterable[IssueItem]) -> int:
     Returns the number of items written (issues and entries).
     """
     return batch.batch_write(request for issue in issues for request in issue_requests(issue))
+
+
+def label_entries_put(issues: Iterable[IssueItem], *, bucket: TokenBucket | None = None) -> int:
+    """BatchWriteItem the ``labels`` entries of each live labelled issue, paced by ``bucket`` — 1 WCU per entry ≤ 1 KB.
+
+    Unconditional puts (a batch cannot carry the entries' version guard): ``labels_settle`` repairs an
+    issue saved since it was read. The labels must be registered already (``labels.registry_ensure``).
+    Returns the number of entries written.
+    """
+    requests = [
+        batch.put(LabelEntry.Meta.table_name, entry)
+        for issue in issues
+        if not issue.is_tombstone and issue.labels
+        for entry in entries_for(issue_row(issue)).values()
+    ]
+    return batch.batch_write_paced(requests, bucket=bucket).written
 
 
 @dataclass(frozen=True)
@@ -229,8 +246,7 @@ def team_labels_check(*, tenant: str, fix: bool = False) -> LabelsChecked:
     issue's update and its entries, and whose change event never ran, left behind.
     """
     from ddbmodels.core.items import query_pages
-    from ddbmodels.labels import label_key, team_labels
-    from ddbmodels.labels.model import issue_of
+    from ddbmodels.labels import issue_of, label_key, team_labels
     from ddbmodels.tenants.reads import batch_get_pages, key_equals
 
     table = LabelEntry.Meta.table_name

@@ -16,7 +16,7 @@ from pynamodb.exceptions import UpdateError
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidTransition, KeyUsed, is_conditional_failure
 from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
-from ddbmodels.counters.model import ORDERS_COUNTER, CounterItem
+from ddbmodels.counters import ORDERS_COUNTER, CounterItem
 from ddbmodels.idempotency import CreationRecord, check_unused, new_record, record_get
 from ddbmodels.orders.model import (
     DEFAULT_SHARDS,

@@ -56,7 +56,7 @@ from ddbmodels.core.errors import (
     is_conditional_failure,
     response_code,
 )
-from ddbmodels.patterns.sequences import Claimed, holds_token, lost_in_transaction, put_with_record, reason_codes
+from ddbmodels.core.exactly_once import Claimed, holds_token, lost_in_transaction, put_with_record, reason_codes
 
 T = TypeVar("T", bound=Model)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from ddbmodels.core.storage import ArchiveStore
-from ddbmodels.patterns.time_series.archive_format import (
+from ddbmodels.patterns.time_series import (  # the events archive's line format and digest
     HashingReader,
     HashingWriter,
     ItemsDigest,

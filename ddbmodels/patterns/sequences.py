@@ -26,36 +26,33 @@ from __future__ import annotations
 
 import random
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
-from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
+from pynamodb.exceptions import PutError, TransactWriteError
 from pynamodb.models import Model
 
 from ddbmodels.core import retry
-from ddbmodels.core.errors import KeyUsed, SequenceContention, is_conditional_failure, response_code
-from ddbmodels.core.transactions import RawTransactWrite
+from ddbmodels.core.errors import SequenceContention, is_conditional_failure, response_code
+from ddbmodels.core.exactly_once import Claimed, holds_token, lost_in_transaction, put_with_record, reason_codes
 
 T = TypeVar("T", bound=Model)
 
+# Re-exported: the numbering patterns' result and their exactly-once pieces live in core.exactly_once.
+__all__ = [
+    "BACKOFF",
+    "Claimed",
+    "holds_token",
+    "latest_sort_key",
+    "lost_in_transaction",
+    "put_next",
+    "put_with_record",
+    "reason_codes",
+]
+
 # 16 writers on one project: 12 attempts was seen to give up 1–3% of the time
 BACKOFF = retry.Backoff(attempts=32, base_s=0.004, cap_s=0.25)
-
-
-@dataclass(frozen=True)
-class Claimed(Generic[T]):
-    """The item that won its number, and what it took to get there."""
-
-    item: T
-    number: int
-    attempts: int
-    replayed: bool = False  # an earlier call with the same idempotency key made it: nothing was written
-
-    @property
-    def conflicts(self) -> int:
-        return self.attempts - 1
 
 
 def latest_sort_key(model: type[Model], hash_key: object) -> int | None:
@@ -125,60 +122,3 @@ def put_next(
             continue  # lost the race: full-jitter backoff, then re-read the largest sort key
         return Claimed(item=item, number=number, attempts=attempt)
     raise SequenceContention(f"gave up after {max_attempts} attempts", hash_key=hash_key, attempts=max_attempts)
-
-
-def put_with_record(
-    item: Model, record: Model | None, condition: object, extras: list[dict[str, Any]] | None = None
-) -> None:
-    """TransactWriteItems [Put item if condition, Put record if new, Put each extra] with a fresh ClientRequestToken.
-
-    ``extras`` are raw puts (``core.transactions.raw_put``: a table name and DynamoDB JSON).
-
-    Raises KeyUsed when the record's key is taken (whatever happened to the item's put).
-    """
-    try:
-        with RawTransactWrite(
-            connection=type(item)._get_connection().connection,
-            client_request_token=uuid.uuid4().hex,
-            return_consumed_capacity="TOTAL",
-        ) as transaction:
-            transaction.save(item, condition=condition)  # type: ignore[arg-type]
-            if record is not None:
-                record_hash = type(record).get_attributes()[type(record)._hash_keyname]  # type: ignore[index]
-                transaction.save(record, condition=record_hash.does_not_exist())
-            for extra in extras or ():
-                transaction.put_raw(extra["TableName"], extra["Item"])
-    except TransactWriteError as error:
-        if record is not None and reason_codes(error)[1:2] == ["ConditionalCheckFailed"]:
-            raise KeyUsed("this idempotency key already created an item") from error
-        raise
-
-
-def reason_codes(error: TransactWriteError) -> list[str]:
-    if response_code(error) != "TransactionCanceledException":
-        return []
-    return [reason.code if reason is not None else "None" for reason in error.cancellation_reasons]
-
-
-def lost_in_transaction(error: Exception) -> bool:
-    """A transaction cancelled because the item's number was taken (or a concurrent transaction)."""
-    if not isinstance(error, TransactWriteError):
-        return False
-    if response_code(error) == "TransactionConflictException":
-        return True
-    codes = reason_codes(error)
-    return bool(codes) and set(codes) <= {"ConditionalCheckFailed", "TransactionConflict", "None"}
-
-
-def holds_token(item: Model, token: tuple[str, str]) -> bool:
-    """GetItem of the item's key, consistent — 1 RCU: does the stored item carry our token?"""
-    model = type(item)
-    name, value = token
-    range_name = model._range_keyname
-    hash_value = getattr(item, model._hash_keyname)  # type: ignore[arg-type]
-    range_value = getattr(item, range_name) if range_name else None
-    try:
-        stored = model.get(hash_value, range_value, consistent_read=True)
-    except DoesNotExist:
-        return False
-    return getattr(stored, name, None) == value

@@ -32,7 +32,7 @@ from pynamodb.transactions import TransactWrite
 from ddbmodels.core import capacity, retry
 from ddbmodels.core.errors import RETRYABLE_REASONS, Contention, response_code
 from ddbmodels.core.keys import utcnow
-from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key
+from ddbmodels.issues import PROJECT_SK, CollectionItem, IssueItem, collection_key
 from ddbmodels.patterns import leaderboard
 from ddbmodels.scores.model import (
     DEFAULT_SHARDS,

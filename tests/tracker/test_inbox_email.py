@@ -171,7 +171,7 @@ def test_a_notification_added_while_the_digest_reads_is_in_that_email(
     create_assigned(world, world.client_for(world.owner), bob, title="Race")
     run_queued()
     assert len(digests.scheduled) == 1
-    read, reads = inbox_mail.notifications_of, []
+    read, reads = inbox.notifications_of, []
 
     def read_then_a_change_lands(**kwargs: Any) -> list[inbox.Notification]:
         found = read(**kwargs)
@@ -185,7 +185,7 @@ def test_a_notification_added_while_the_digest_reads_is_in_that_email(
             ).opened
         return found
 
-    monkeypatch.setattr(inbox_mail, "notifications_of", read_then_a_change_lands)
+    monkeypatch.setattr(inbox, "notifications_of", read_then_a_change_lands)  # as the digest calls it
     assert digests.run() == [{"sent": 1, "already": False, "notifications": 2}]
     assert reads == [1, 1]  # the late one read after the claim
     assert mail.outbox[0].body.count("UTC  ") == 2

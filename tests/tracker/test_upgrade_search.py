@@ -221,7 +221,7 @@ def test_an_edit_between_the_label_stages_read_and_its_batch_is_not_overwritten(
             edited.append(int(issues.issue_change_status(fresh, to="in_progress").number))
         return real(requests, **kwargs)
 
-    monkeypatch.setattr(search_upgrade.batch, "batch_write_paced", write_after_an_edit)
+    monkeypatch.setattr(batch, "batch_write_paced", write_after_an_edit)  # issues.label_entries_put writes with it
     result = upgrade()["result"]
 
     assert edited == [1]

@@ -17,10 +17,9 @@ from typing import Any
 
 from ddbmodels import comments, events, inbox
 from ddbmodels.comments import CommentItem
-from ddbmodels.core import batch
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import PRIORITIES, IssueItem, collection_key, issues_put_many
-from ddbmodels.patterns.time_series.periods import period_shift
+from ddbmodels.patterns.time_series import period_shift
 from tracker.demo.content import COMMENTS, DESCRIPTIONS, TITLES, VARIANTS, details_of
 from tracker.markdown import plain_text
 from tracker.services.comments import EXCERPT_CHARS
@@ -138,7 +137,7 @@ def write(told: list[Told], *, tenant: str, period: str, shards: int, now: datet
     """Write the story (BatchWriteItem throughout); how many of each thing were written."""
     now = now or utcnow()
     issues_put_many(t.issue for t in told)
-    batch.batch_write(batch.put(CommentItem.Meta.table_name, c.serialize()) for t in told for c in t.comments)
+    comments.comments_put_many(c for t in told for c in t.comments)
     rows: list[tuple[str, dict[str, Any]]] = []
     tables: set[str] = set()
     recent: list[tuple[Told, Change, str]] = []
@@ -156,12 +155,12 @@ def write(told: list[Told], *, tenant: str, period: str, shards: int, now: datet
                 when=change.when,
                 shards=shards,
             )
-            rows.append(batch.put(name, item))
+            rows.append((name, item))
             if now - change.when <= NOTIFY_WITHIN:
                 recent.append((t, change, item["t"]["S"]))
     for name in sorted(tables):
         events.create_events_table(name)
-    batch.batch_write(rows)
+    events.events_put_many(rows)
     for t in told:
         inbox.watchers_add(
             tenant=tenant, project_key=t.issue.project_key, number=int(t.issue.number), usernames=t.watchers

@@ -1,12 +1,13 @@
 """The bulk load: records → issues (list-index keys, label and word entries) and comments, written by
-BatchWriteItem interleaved across every project being imported, under a WCU budget, checkpointed.
+BatchWriteItem interleaved across every project being imported, under a WCU budget, checkpointed
+(the writes are ``ddbmodels.issues.import_load``'s; this module turns records into items and plans).
 
 Keys are fixed by the export (the issue's number; a comment's time and a suffix hashed from its
 issue and place), and every put is unconditional, so writing the same load twice overwrites
 and adds nothing. The checkpoint is the number of requests written, in the ``jobs`` table under
 ``import_issues:<tenant>:<fingerprint of the inputs>``, saved after every BatchWriteItem (1 WCU
 per 25 requests): a killed run resumes after its last written chunk, and a finished load run
-again writes nothing. Requests follow one order (``batch.interleave`` over the projects'
+again writes nothing. Requests follow one order (``issues.import_order`` over the projects'
 streams), so a resumed run skips exactly what was written. The checkpoint's item carries the
 team, so offboarding deletes it: a team re-created later under the same slug that imports the
 same file starts from nothing.
@@ -26,23 +27,18 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ddbmodels import jobs
+from ddbmodels import issues
 from ddbmodels.comments import CommentItem, issue_stream
-from ddbmodels.core import batch, capacity
 from ddbmodels.core.keys import time_key
-from ddbmodels.core.throttle import TokenBucket
-from ddbmodels.issues import ImportOrigin, IssueItem, collection_key, issue_requests
+from ddbmodels.issues import ImportOrigin, IssueItem, Loaded, Request, collection_key
 from tracker.imports.records import Record
 
-Request = batch.Request
-CHECKPOINT_WCU = 1.0  # the UpdateItem that saves the checkpoint after each chunk
+__all__ = ["Loaded", "Origin", "Plan", "Request", "comment_items", "issue_item", "minimum_wcu", "plan", "run"]
 
 
 @dataclass(frozen=True)
@@ -101,13 +97,10 @@ def project_requests(
     tenant: str, project_key: str, records: Sequence[Record], origin: Origin | None = None
 ) -> list[Request]:
     """Every put of one project's import, issue by issue (each issue, its entries, then its comments)."""
-    requests: list[Request] = []
-    for record in records:
-        requests.extend(issue_requests(issue_item(tenant, project_key, record, origin)))
-        requests.extend(
-            batch.put(CommentItem.Meta.table_name, c.serialize()) for c in comment_items(tenant, project_key, record)
-        )
-    return requests
+    return issues.import_requests(
+        (issue_item(tenant, project_key, record, origin), comment_items(tenant, project_key, record))
+        for record in records
+    )
 
 
 def item_size(item: dict[str, Any]) -> int:
@@ -164,7 +157,7 @@ def plan(tenant: str, projects: dict[str, list[Record]], *, fingerprint: str, or
     ``origin`` marks every issue as imported (by whom, from what, when): its history says so.
     """
     streams = [project_requests(tenant, key, records, origin) for key, records in sorted(projects.items())]
-    requests = list(batch.interleave(streams))
+    requests = issues.import_order(streams)
     return Plan(
         tenant=tenant,
         fingerprint=fingerprint,
@@ -175,23 +168,6 @@ def plan(tenant: str, projects: dict[str, list[Record]], *, fingerprint: str, or
     )
 
 
-@dataclass
-class Loaded:
-    """What a run wrote: requests (this run, and skipped as already written), chunks, WCU, time."""
-
-    written: int = 0
-    skipped: int = 0
-    batches: int = 0
-    wcu: float = 0.0  # DynamoDB's ConsumedCapacity for the puts
-    seconds: float = 0.0
-    chunks: list[list[Request]] = field(default_factory=list, repr=False)
-
-    @property
-    def rate(self) -> float:
-        return self.wcu / self.seconds if self.seconds else 0.0
-
-
-@capacity.access_pattern("issues.import")
 def run(
     p: Plan,
     *,
@@ -200,35 +176,18 @@ def run(
     on_batch: Callable[[int], None] | None = None,
     keep_chunks: bool = False,
 ) -> Loaded:
-    """GetItem the checkpoint (1 RCU), then BatchWriteItem the requests not yet written, 25 each, under
-    ``max_wcu`` per second, saving the checkpoint after each (UpdateItem, 1 WCU).
+    """Write the plan's requests from its checkpoint on (``ddbmodels.issues.import_load``: BatchWriteItem
+    under ``max_wcu`` per second, the checkpoint saved after each chunk).
 
     ``restart`` ignores a saved checkpoint (everything is written again, overwriting the same
     items). ``on_batch(requests)`` reports progress; ``keep_chunks`` keeps what each chunk held.
     """
-    state = None if restart else jobs.job_state(p.job)
-    start = int(state.checkpoint) if state is not None and state.checkpoint else 0
-    token = jobs.fence_acquire(p.job, uuid.uuid4().hex[:12], tenant=p.tenant)  # offboarding deletes it with the team
-    done = Loaded(skipped=start)
-    if start >= len(p.requests):
-        return done
-    # The checkpoint's own write comes out of the same budget: the bucket runs a little under it.
-    bucket = TokenBucket(max_wcu) if max_wcu else None
-    sent = start
-    began = time.monotonic()
-
-    def after(chunk: Sequence[Request], wcu: float) -> None:
-        nonlocal sent
-        sent += len(chunk)
-        if bucket is not None:
-            bucket.take(CHECKPOINT_WCU)
-        jobs.checkpoint_save(p.job, token, str(sent))
-        if keep_chunks:
-            done.chunks.append(list(chunk))
-        if on_batch is not None:
-            on_batch(len(chunk))
-
-    paced = batch.batch_write_paced(p.requests[start:], bucket=bucket, on_batch=after)
-    done.seconds = time.monotonic() - began
-    done.written, done.batches, done.wcu = paced.written, paced.batches, paced.wcu
-    return done
+    return issues.import_load(
+        p.job,
+        p.requests,
+        tenant=p.tenant,
+        max_wcu=max_wcu,
+        restart=restart,
+        on_batch=on_batch,
+        keep_chunks=keep_chunks,
+    )

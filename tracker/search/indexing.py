@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 
 from ddbmodels.issues import IssueItem
+from tracker import enqueue
 from tracker.search.check import CheckReport, check
 from tracker.search.documents import comment_fields, index_change, index_comment_item, index_issue_item, issue_fields
 from tracker.search.models import IndexCheckpoint, SearchDocument
@@ -49,7 +50,6 @@ def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
     catches up with the issue's next change, or with ``manage.py search_index check --fix``.
     """
     from tracker import optional_redis
-    from tracker.tasks import search_index_change  # the tasks module imports the services
 
     if not settings.SEARCH_INDEX_QUEUE:
         return
@@ -71,7 +71,7 @@ def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
         log.warning("Redis is paused: the search index of %s on %s-%s is not queued", kind, *list(change.values())[1:3])
         return
     try:
-        search_index_change.apply_async(kwargs=change, retry=False)
+        enqueue.task(enqueue.SEARCH_INDEX_CHANGE).apply_async(kwargs=change, retry=False)
     except Exception as error:  # noqa: BLE001  (the change is saved; the check and rebuild find the document)
         log.warning("could not queue the search index of %s on %s", kind, change, exc_info=True)
         optional_redis.failed("queue search indexing", error)

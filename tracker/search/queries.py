@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ddbmodels.issues import IssueItem
-from ddbmodels.issues.reads import issues_get_many
+from ddbmodels.issues import IssueItem, issues_get_many
 from tracker.search import engine
 
 MAX_OFFSET = 10_000  # deeper than anyone pages; bounds the engine's sort work for a common word

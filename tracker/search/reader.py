@@ -11,8 +11,7 @@ from ddbmodels import comments as ddb_comments
 from ddbmodels.comments import CommentItem
 from ddbmodels.core import capacity
 from ddbmodels.core.throttle import TokenBucket
-from ddbmodels.issues import IssueItem, project_keys
-from ddbmodels.issues.reads import issue_collection_page
+from ddbmodels.issues import IssueItem, issue_collection_page, project_keys
 
 ISSUE_PAGE = 100  # issues a rebuild reads per Query (≈ 1 KB each with the description: 12.5–25 RCU)
 COMMENT_PAGE = 100

@@ -36,21 +36,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import kombu.exceptions
-import redis
-from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
-from pynamodb.exceptions import PynamoDBException
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels import jobs
 from ddbmodels.attachments import new_attachment_id
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import AlreadyExists, DomainError, InvalidInput, Unavailable
+from ddbmodels.core.errors import AWS_ERRORS, PYNAMODB_ERRORS, AlreadyExists, DomainError, InvalidInput, Unavailable
 from ddbmodels.issues import ProjectItem
 from ddbmodels.jobs import FencedOut
+from tracker import enqueue
 from tracker.cache import invalidate
 from tracker.imports import load
 from tracker.imports import projects as import_projects
@@ -68,7 +65,7 @@ QUEUE_DOWN = "The job queue was not answering, so the import did not start; noth
 NOT_STORED = "The file could not be stored, so the import did not start; nothing was imported."
 FORM_LOST = "The first submission of this form did not finish. Reload the form and submit the file again."
 # what a folder or S3 may raise when a file cannot be written, read or deleted
-STORAGE_ERRORS = (OSError, BotoCoreError, ClientError)
+STORAGE_ERRORS = (OSError, *AWS_ERRORS)
 
 
 def _storage() -> Storage:
@@ -105,8 +102,6 @@ def import_queue(
     before), Unavailable when storage or the job queue refused (the import is then recorded as
     not started, so a retry of the same form says so instead of waiting forever).
     """
-    from tracker import tasks  # here: tasks imports this module's job
-
     require_role(membership, "owner")
     tenant = membership.tenant.slug
     import_id = idempotency_key or new_attachment_id()
@@ -148,8 +143,8 @@ def import_queue(
     state.upload, state.status = saved, "queued"  # saved: the storage's own name for it
     jobs.checkpoint_save(job, token, state.dump())
     try:
-        tasks.import_github_export.apply_async(args=[tenant, import_id], task_id=state.task_id)
-    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
+        enqueue.task(enqueue.IMPORT_GITHUB_EXPORT).apply_async(args=[tenant, import_id], task_id=state.task_id)
+    except enqueue.BROKER_ERRORS as error:
         if _give_up(state, QUEUE_DOWN):
             raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN, why=QUEUE_DOWN) from error
         # the message went out after all (a worker holds the import now): it is queued
@@ -333,6 +328,6 @@ def import_stopped(*, tenant: str, import_id: str, error: BaseException) -> None
         jobs.checkpoint_save(import_job_name(tenant, import_id), state.token, state.dump())
         # What was written stays, and the project takes new issues again (numbers above the highest).
         import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
-    except (DomainError, PynamoDBException) as failure:  # FencedOut: a newer run's word stands; or DynamoDB is down
+    except (DomainError, *PYNAMODB_ERRORS) as failure:  # FencedOut: a newer run's word stands; or DynamoDB is down
         log.warning("import %s: failure not recorded: %s", import_id, failure)
     _delete_upload(state)

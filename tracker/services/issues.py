@@ -12,6 +12,7 @@ from ddbmodels import issues
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
+from tracker import enqueue
 from tracker.models import Membership, Role
 from tracker.services import activity, leaderboard
 from tracker.services.permissions import require_role
@@ -184,12 +185,10 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
 
 def _schedule_counts(project: ProjectItem) -> None:
     """Queue one counts refresh per project per debounce window; never fail the request."""
-    from tracker.tasks import refresh_project_counts
-
     pending = f"counts-pending:{project.pk}"
     try:
         if cache.add(pending, 1, COUNTS_DEBOUNCE_SECONDS * 5):
-            refresh_project_counts.apply_async(
+            enqueue.task(enqueue.REFRESH_PROJECT_COUNTS).apply_async(
                 (project.tenant, project.project_key), countdown=COUNTS_DEBOUNCE_SECONDS, retry=False
             )
     except Exception:  # noqa: BLE001  (the nightly refresh catches up)

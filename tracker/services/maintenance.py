@@ -13,7 +13,6 @@ from django.conf import settings
 from ddbmodels import events, table_name
 from ddbmodels.core.errors import NotFound
 from ddbmodels.issues import ProjectsIndex, split_collection_key
-from ddbmodels.patterns import time_series
 from ddbmodels.patterns.distinct_keys import distinct_keys
 from tracker.jobs import JobRun
 from tracker.services.projects import project_counts_refresh
@@ -121,7 +120,7 @@ def restore_event_table_job(run: JobRun, *, archive: str, table: str | None = No
     def progress(done: int, total: int, stage: str) -> None:
         run.progress(stage=stage, done=done, total=total)
 
-    report = time_series.restore(
+    report = events.restore(
         DjangoArchiveStore(), archive, table_name=table, billing_mode=settings.EVENTS_BILLING_MODE, on_progress=progress
     )
     return report.as_dict()

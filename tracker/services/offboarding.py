@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import kombu.exceptions
-import redis
 from django.conf import settings
 from django.utils import timezone
 
 from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import Unavailable
+from tracker import enqueue
 from tracker.jobs import JobRun
 from tracker.models import Membership, RetiredSlug
 from tracker.search import indexing as search_indexing
@@ -73,9 +72,7 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
 
 def offboarding_start(*, slug: str) -> str:
     """Queue the offboarding of ``slug`` as a Celery task; its id (Unavailable when Redis is down)."""
-    from tracker import tasks  # tasks import the services: imported here, when it is needed
-
     try:
-        return str(tasks.offboard_tenant.delay(slug).id)
-    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
+        return str(enqueue.delay(enqueue.OFFBOARD_TENANT, slug).id)
+    except enqueue.BROKER_ERRORS as error:
         raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error

@@ -31,15 +31,12 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from botocore.exceptions import ClientError
 from django.conf import settings
 
 from ddbmodels import idempotency, issues, labels
-from ddbmodels.core import batch, connection, keys, tables
+from ddbmodels.core import connection, tables
 from ddbmodels.core.throttle import TokenBucket
-from ddbmodels.issues import IssueItem
-from ddbmodels.issues.model import issue_row
-from ddbmodels.issues.reads import issue_collection_page
+from ddbmodels.issues import IssueItem, issue_collection_page
 from tracker.jobs import JobRun
 
 PAGE = 100  # issues read per Query of a collection (≈ 1 KB each with the description: 12.5–25 RCU consistent)
@@ -67,18 +64,13 @@ def _labels_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket | None
             continue
         after = state.get("after", 0) if index == state.get("project", 0) else 0
         for page, last in _collection_pages(tenant, project_key, after):
-            requests = []
             for issue in page:
                 counts["issues"] += 1
                 if issue.is_tombstone or not issue.labels:
                     continue
                 labels.registry_ensure(tenant, issue.labels)
-                requests += [
-                    batch.put(labels.LabelEntry.Meta.table_name, e)
-                    for e in labels.entries_for(issue_row(issue)).values()
-                ]
             run.save_checkpoint(json.dumps({**state, "project": index, "after": after}))  # the fence
-            counts["entries"] += batch.batch_write_paced(requests, bucket=bucket).written
+            counts["entries"] += issues.label_entries_put(page, bucket=bucket)
             # the batch cannot carry the entries' version guard: repair any issue saved since its read
             counts["settled"] += issues.labels_settle(i for i in page if not i.is_tombstone and i.labels)
             after = last if last is not None else (int(page[-1].number) if page else after)
@@ -104,40 +96,15 @@ def _idempotency_stage(run: JobRun, state: dict[str, Any], bucket: TokenBucket |
     if table is None:
         say("idempotency: no old table, nothing to copy")
         return counts
-    client = connection.client()
-    now = keys.utcnow().timestamp()
-    start = state.get("start")
-    while True:
-        request: dict[str, Any] = {"TableName": table, "ConsistentRead": True, "Limit": PAGE}
-        if start:
-            request["ExclusiveStartKey"] = start
-        page = client.scan(**request, ReturnConsumedCapacity="TOTAL")
-        run.save_checkpoint(json.dumps({**state, "start": start}))  # the fence
-        for item in page.get("Items", []):
-            counts["read"] += 1
-            if "x" in item and float(item["x"]["N"]) < now:
-                counts["expired"] += 1
-                continue
-            tenant, sort = item["t"]["S"], item["k"]["S"]
-            pk = f"{tenant}#{sort}"
-            record = {**{k: v for k, v in item.items() if k not in ("t", "k")}}
-            record.update(k={"S": pk}, ts={"S": idempotency.shard_of(tenant, pk)})
-            if bucket is not None:
-                bucket.take(3)
-            try:
-                client.put_item(
-                    TableName=idempotency.CreationRecord.Meta.table_name,
-                    Item=record,
-                    ConditionExpression="attribute_not_exists(k)",
-                    ReturnConsumedCapacity="TOTAL",
-                )
-                counts["copied"] += 1
-            except client.exceptions.ConditionalCheckFailedException:
-                pass  # a record this key already has (copied by an earlier run)
-        start = page.get("LastEvaluatedKey")
+
+    def fence(start: dict[str, Any] | None) -> None:
+        run.save_checkpoint(json.dumps({**state, "start": start}))  # the fence, before the page's puts
+
+    for page in idempotency.legacy_copy(start=state.get("start"), page_size=PAGE, bucket=bucket, before_writes=fence):
+        counts["read"] += page.read
+        counts["copied"] += page.copied
+        counts["expired"] += page.expired
         run.progress(stage="idempotency", done=counts["read"])
-        if not start:
-            break
     say(f"idempotency: {counts['read']} old records read, {counts['copied']} copied, {counts['expired']} expired")
     return counts
 
@@ -189,11 +156,7 @@ def _drop_stage(run: JobRun, bucket: TokenBucket | None, say: Say) -> dict[str, 
         name = connection.table_name(base)
         if old and tables.describe_table(name) is not None:
             run.fence()
-            try:
-                connection.client().delete_table(TableName=name)
-            except ClientError as error:
-                if tables.error_code(error) != "AccessDeniedException":
-                    raise
+            if not tables.drop_table_if_allowed(name):
                 # the serving processes' IAM policy deletes only events tables: an operator's credentials do
                 say(f"drop: {name} NOT deleted (this role may not DeleteTable it): delete it as the operator")
                 continue

@@ -27,8 +27,16 @@ before its archive was read back and matched in the same run. ``restore`` recrea
 from its archive (BatchWriteItem, 1 WCU per item ≤ 1 KB plus the index writes).
 """
 
-from ddbmodels.patterns.time_series.archive_format import ArchiveInvalid, archive_names, item_line
-from ddbmodels.patterns.time_series.archiving import ArchiveReport, archive, archive_table
+from ddbmodels.patterns.time_series.archive_format import (
+    ArchiveInvalid,
+    HashingReader,
+    HashingWriter,
+    ItemsDigest,
+    archive_names,
+    item_line,
+    line_item,
+)
+from ddbmodels.patterns.time_series.archiving import ArchiveReport, Fence, archive, archive_table
 from ddbmodels.patterns.time_series.export import export_table
 from ddbmodels.patterns.time_series.family import PeriodTables
 from ddbmodels.patterns.time_series.periods import (
@@ -52,6 +60,10 @@ __all__ = [
     "PERIOD_KINDS",
     "ArchiveInvalid",
     "ArchiveReport",
+    "Fence",
+    "HashingReader",
+    "HashingWriter",
+    "ItemsDigest",
     "PeriodKind",
     "PeriodTable",
     "PeriodTables",
@@ -64,6 +76,7 @@ __all__ = [
     "count_items",
     "export_table",
     "item_line",
+    "line_item",
     "list_period_tables",
     "parse_period_id",
     "period_bounds",

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import Task
 from django import forms
 
 from ddbmodels.core import connection
 from ddbmodels.patterns.distinct_keys.methods import METHODS
-from tracker import tasks
+from tracker import enqueue
 from tracker.selectors.admin.tables import archive_label, archived_tables, endpoint_tables, table_label
 
 MAX_SEGMENTS = 1024  # an admin bound: far above the 32 threads a worker runs, far below DynamoDB's limit
@@ -28,10 +27,10 @@ def archive_choices() -> list[tuple[str, str]]:
 
 
 class JobForm(forms.Form):
-    """A job's parameters; ``task`` is the Celery task and ``kwargs()`` its arguments."""
+    """A job's parameters; ``task`` names the Celery task (``tracker.enqueue``) and ``kwargs()`` its arguments."""
 
     title = ""
-    task: Task
+    task: str
 
     def kwargs(self) -> dict[str, Any]:
         return dict(self.cleaned_data)
@@ -44,7 +43,7 @@ class ScanParams(forms.Form):
 
 class DistinctKeysForm(JobForm, ScanParams):
     title = "Distinct partition keys"
-    task = tasks.distinct_keys
+    task = enqueue.DISTINCT_KEYS
     table = forms.ChoiceField(choices=())
     index = forms.CharField(required=False, max_length=255, help_text="For gsi (or auto): a GSI name.")
 
@@ -62,28 +61,28 @@ class DistinctKeysForm(JobForm, ScanParams):
 
 class EnumerateProjectsForm(JobForm, ScanParams):
     title = "Enumerate projects"
-    task = tasks.enumerate_projects
+    task = enqueue.ENUMERATE_PROJECTS
 
 
 class BackfillProjectCountsForm(JobForm, ScanParams):
     title = "Backfill project counts"
-    task = tasks.backfill_project_counts
+    task = enqueue.BACKFILL_PROJECT_COUNTS
 
 
 class RotateForm(JobForm):
     title = "Rotate events tables"
-    task = tasks.rotate_event_tables
+    task = enqueue.ROTATE_EVENT_TABLES
 
 
 class ArchiveForm(JobForm):
     title = "Archive events tables"
-    task = tasks.archive_event_tables
+    task = enqueue.ARCHIVE_EVENT_TABLES
     dry_run = forms.BooleanField(required=False, initial=True, help_text="Export and verify, drop nothing.")
 
 
 class RestoreForm(JobForm):
     title = "Restore an events table"
-    task = tasks.restore_event_table
+    task = enqueue.RESTORE_EVENT_TABLE
     archive = forms.ChoiceField(choices=())
     table = forms.RegexField(
         regex=r"^[A-Za-z0-9_.-]{3,255}$", required=False, help_text="New table name (default: the archived name)."
@@ -99,7 +98,7 @@ class RestoreForm(JobForm):
 
 class ReconcileForm(JobForm):
     title = "Reconcile attachments"
-    task = tasks.reconcile_attachments
+    task = enqueue.RECONCILE_ATTACHMENTS
     older_than_seconds = forms.IntegerField(required=False, min_value=0, max_value=30 * 86400)
     limit = forms.IntegerField(required=False, min_value=1, max_value=100_000)
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from ddbmodels.core import tables
-from ddbmodels.issues.model import SELF_FILLING_INDEXES
+from ddbmodels.issues import SELF_FILLING_INDEXES
 
 
 class Command(BaseCommand):

@@ -10,11 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import kombu.exceptions
-import redis
-
 from ddbmodels.core.errors import Unavailable
-from tracker import tasks
+from tracker import enqueue
 from tracker.forms.admin.jobs import JobForm
 
 QUEUE_DOWN = "The job queue (Redis) is not answering, so the job was not started. Try again once Redis is back."
@@ -23,15 +20,15 @@ QUEUE_DOWN = "The job queue (Redis) is not answering, so the job was not started
 def _queue(start: Callable[..., Any], **kwargs: Any) -> str:
     try:
         return str(start(**kwargs).id)
-    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError) as error:
+    except enqueue.BROKER_ERRORS as error:
         raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error
 
 
 def job_start(*, form: JobForm) -> str:
     """Queue the form's job with its validated parameters; the task id (Unavailable: Redis is down)."""
-    return _queue(form.task.delay, **form.kwargs())
+    return _queue(enqueue.task(form.task).delay, **form.kwargs())
 
 
 def reconcile_attachments_start() -> str:
     """Queue the reconcile-attachments job with its defaults (stuck past ATTACHMENT_STUCK_SECONDS)."""
-    return _queue(tasks.reconcile_attachments.delay)
+    return _queue(enqueue.task(enqueue.RECONCILE_ATTACHMENTS).delay)

@@ -16,9 +16,9 @@ from django.db import DatabaseError
 
 from ddbmodels import inbox
 from ddbmodels.core.keys import issue_stream, parse_time_key, time_key, utcnow
-from ddbmodels.events.model import new_sort_key
+from ddbmodels.events import new_sort_key
 from ddbmodels.issues import IssueItem
-from tracker import optional_redis
+from tracker import enqueue, optional_redis
 from tracker.markdown import plain_text
 from tracker.models import Membership
 from tracker.services.inbox.digests import mail_later
@@ -46,8 +46,6 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
     """Queue the fan-out of one recorded change; a broker that does not answer is logged, never raised."""
     if kind not in NOTIFY_KINDS:
         return
-    from tracker.tasks import fan_out_event  # the tasks module imports the services
-
     if kind == "issue.edited" and data.get("description"):
         # The history records only that the description changed; the notification quotes the new text.
         data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
@@ -70,7 +68,7 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
     except DatabaseError:  # no database here (a job's worker): the fan-out reads the team itself
         log.info("no team for the notifications of %s on %s: the task reads it", kind, event["stream"])
     try:
-        fan_out_event.apply_async(kwargs={"event": event}, retry=False)
+        enqueue.task(enqueue.FAN_OUT_EVENT).apply_async(kwargs={"event": event}, retry=False)
     except Exception as error:  # noqa: BLE001  (the change is saved; its notifications are lost, not the request)
         log.warning("could not queue the notifications of %s on %s", kind, event["stream"], exc_info=True)
         optional_redis.failed("queue notifications", error)

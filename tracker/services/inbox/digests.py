@@ -21,7 +21,7 @@ from django.urls import reverse
 
 from ddbmodels import inbox
 from ddbmodels.core.keys import utcnow
-from ddbmodels.inbox import mail as inbox_mail
+from tracker import enqueue
 
 log = logging.getLogger("tracker.services.inbox")  # one logger for the inbox, as before it was a package
 
@@ -47,11 +47,9 @@ def mail_later(
     failed to take it) is scheduled again by the next notification; the claim keeps it to one.
     A failure is logged: the notification is in the inbox either way.
     """
-    from tracker.tasks import send_notification_digest  # the tasks module imports the services
-
     window_s = mail_window_seconds()
     try:
-        window = inbox_mail.window_add(
+        window = inbox.window_add(
             tenant=tenant, username=username, project_key=project_key, number=number, event_key=event_key
         )
     except Exception:  # noqa: BLE001  (e-mail is a courtesy copy of the inbox)
@@ -72,7 +70,9 @@ def mail_later(
         "title": title,
     }
     try:
-        send_notification_digest.apply_async(kwargs=task, countdown=window_s if window.opened else 0, retry=False)
+        enqueue.task(enqueue.SEND_NOTIFICATION_DIGEST).apply_async(
+            kwargs=task, countdown=window_s if window.opened else 0, retry=False
+        )
     except Exception:  # noqa: BLE001  (the window stays: the next notification after it is overdue schedules it)
         log.warning("could not queue the e-mail of %s-%s to %s", project_key, number, username, exc_info=True)
 
@@ -90,16 +90,16 @@ def send_digest(
     so they are sent with the next window's e-mail rather than lost.
     """
     where: dict[str, Any] = {"tenant": tenant, "username": username, "project_key": project_key, "number": number}
-    seen = inbox_mail.window_keys(**where, start=start)
+    seen = inbox.window_keys(**where, start=start)
     if seen is None:
         return {"sent": 0, "already": True, "notifications": 0}
-    notes = inbox_mail.notifications_of(tenant=tenant, username=username, event_keys=seen)
-    taken = inbox_mail.window_take(**where, start=start)
+    notes = inbox.notifications_of(tenant=tenant, username=username, event_keys=seen)
+    taken = inbox.window_take(**where, start=start)
     if taken is None:
         return {"sent": 0, "already": True, "notifications": 0}
     late = sorted(set(taken) - set(seen))
     if late:
-        notes += inbox_mail.notifications_of(tenant=tenant, username=username, event_keys=late)
+        notes += inbox.notifications_of(tenant=tenant, username=username, event_keys=late)
     notes.sort(key=lambda note: note.event_key)
     if not notes:  # expired or deleted since (offboarding): nothing to tell
         return {"sent": 0, "already": False, "notifications": 0}
