@@ -96,3 +96,8 @@ class CommentItem(Model):
     def edited(self) -> bool:
         """True once the comment was changed after it was written."""
         return int(self.version or 0) > 1
+
+    @property
+    def comment_id(self) -> str:
+        """The id its URLs and anchors use (``comment_id`` of its sort key)."""
+        return comment_id(self.key)

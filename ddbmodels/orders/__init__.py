@@ -38,6 +38,7 @@ from ddbmodels.orders.writes import (
     order_transition,
     validate_order,
 )
+from ddbmodels.patterns.counters import GapLeft  # what a gap-free number refused raises (order_place)
 
 __all__ = [
     "DEFAULT_SHARDS",
@@ -52,6 +53,7 @@ __all__ = [
     "STATUSES",
     "TEAM_DATA",
     "TRANSITIONS",
+    "GapLeft",
     "OrderItem",
     "OrderPage",
     "OrdersByNumberIndex",

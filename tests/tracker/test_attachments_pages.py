@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from botocore.exceptions import EndpointConnectionError
 
 from ddbmodels import attachments
 from ddbmodels.attachments import ATTACHED, DETACHED
@@ -97,13 +98,41 @@ def test_a_viewer_sees_the_list_but_no_upload_form_or_detach_button(issue_world:
     assert "Detach" not in page
 
 
-def test_the_issue_page_still_shows_when_attachments_cannot_be_read(
+def test_the_issue_page_still_shows_when_dynamodb_cannot_list_the_attachments(
     issue_world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(**_: object) -> list:
-        raise ConnectionError("DynamoDB is away")
+    def away(**_: object) -> list:
+        raise EndpointConnectionError(endpoint_url="http://dynamodb")
 
-    monkeypatch.setattr("tracker.templatetags.attachment_tags.attachment_list", broken)
+    monkeypatch.setattr("tracker.selectors.issue_page.attachment_list", away)
     response = issue_world.client_for(issue_world.member).get(issue_world.project_url("1/"))
     assert response.status_code == 200
     assert "Attachments cannot be shown right now." in text(response)
+
+
+def test_a_defect_in_listing_the_attachments_fails_the_page_instead_of_hiding_the_panel(
+    issue_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The template tag read the list behind ``except Exception``: a bug looked like an outage.
+    def buggy(**_: object) -> list:
+        raise TypeError("a defect, not an outage")
+
+    monkeypatch.setattr("tracker.selectors.issue_page.attachment_list", buggy)
+    with pytest.raises(TypeError, match="a defect"):
+        issue_world.client_for(issue_world.member).get(issue_world.project_url("1/"))
+
+
+def test_the_watch_button_hides_when_dynamodb_cannot_read_the_watchers(
+    issue_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = text(issue_world.client_for(issue_world.member).get(issue_world.project_url("1/")))
+    assert "0 watching" in page or "1 watching" in page
+
+    def away(**_: object) -> object:
+        raise EndpointConnectionError(endpoint_url="http://dynamodb")
+
+    monkeypatch.setattr("tracker.selectors.issue_page.watch_state", away)
+    response = issue_world.client_for(issue_world.member).get(issue_world.project_url("1/"))
+    assert response.status_code == 200
+    assert "watching</span>" not in text(response)
+    assert "Attachments" in text(response)

@@ -14,7 +14,7 @@ from tracker.forms.idempotency import IdempotentForm
 class CappedUploadForm(IdempotentForm):
     """``file`` is refused above ``max_bytes``, or when the upload handler cut it off there.
 
-    ``tracker.views.attachments.SizeLimitHandler`` stops reading a file part at the limit, so a
+    ``tracker.views.uploads.SizeLimitHandler`` stops reading a file part at the limit, so a
     bigger file never reaches the disk; the view passes its ``cut_off`` here.
     """
 

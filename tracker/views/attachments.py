@@ -7,7 +7,6 @@ from typing import Any, cast
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
@@ -22,25 +21,8 @@ from tracker.selectors.attachments import attachment_access, attachment_get_or_4
 from tracker.selectors.issues import project_issue_access
 from tracker.services import attachments as attachment_services
 from tracker.views.base import tenant_view
-from tracker.views.issues import issue_kwargs
-
-
-class SizeLimitHandler(FileUploadHandler):
-    """Stops reading a file part once it passes the limit: the rest is skipped, never spooled."""
-
-    def __init__(self, request: HttpRequest, limit: int) -> None:
-        super().__init__(request)
-        self.limit = limit
-        self.cut_off = False
-
-    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
-        if start + len(raw_data) > self.limit:
-            self.cut_off = True
-            raise SkipFile()
-        return raw_data
-
-    def file_complete(self, file_size: int) -> None:
-        return None
+from tracker.views.issue_page import issue_kwargs
+from tracker.views.uploads import SizeLimitHandler
 
 
 def _back(membership: Membership, issue: IssueItem) -> HttpResponse:

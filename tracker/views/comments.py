@@ -20,7 +20,7 @@ from tracker.selectors.comments import comment_access, comment_current, comment_
 from tracker.selectors.issues import project_issue_access
 from tracker.services import comments as comment_services
 from tracker.views.base import posted_version, tenant_view
-from tracker.views.issues import detail_context
+from tracker.views.issue_page import issue_page_context
 
 STALE_MESSAGE = (
     "This comment was changed since you opened it, so your edit was not saved. "
@@ -59,7 +59,7 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
         raise PermissionDenied("Viewers cannot comment.")
     form = CommentForm(request.POST)
     if not form.is_valid():
-        context = detail_context(membership, project_item, issue, comment_form=form)
+        context = issue_page_context(membership, project_item, issue, comment_form=form)
         return render(request, "tracker/issue_detail.html", context, status=400)
     added = comment_services.comment_add(
         membership=membership,

@@ -18,8 +18,8 @@ from tracker.forms.imports import ImportForm
 from tracker.models import Membership
 from tracker.selectors.imports import import_access, import_progress
 from tracker.services.imports import import_queue
-from tracker.views.attachments import SizeLimitHandler
 from tracker.views.base import tenant_view
+from tracker.views.uploads import SizeLimitHandler
 
 OWNERS_ONLY = "Only owners import issues."
 

@@ -18,7 +18,7 @@ from tracker.selectors.inbox import inbox_page
 from tracker.selectors.issues import project_issue_access
 from tracker.services import inbox as inbox_services
 from tracker.views.base import tenant_view
-from tracker.views.issues import issue_kwargs
+from tracker.views.issue_page import issue_kwargs
 
 WatchChange = Callable[..., None]  # inbox_services.issue_watch or issue_unwatch
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -12,9 +11,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from ddbmodels.core.errors import ChangedSinceRead, SequenceContention
-from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
+from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.exceptions import BadRequest
-from tracker.forms.comments import CommentForm
 from tracker.forms.issues import (
     EDITABLE,
     EDITABLE_LABELS,
@@ -29,13 +27,12 @@ from tracker.forms.issues import (
     sign_base,
 )
 from tracker.models import Membership
-from tracker.selectors.activity import issue_history_page
-from tracker.selectors.comments import comment_list_page, team_mentions
 from tracker.selectors.issues import issue_access, project_issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
 from tracker.views.base import MISSING_VERSION, posted_version, tenant_view
+from tracker.views.issue_page import issue_kwargs, issue_page_context
 
 STALE_MESSAGE = (
     "This issue was changed by someone else since you opened it. "
@@ -80,51 +77,10 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
     return render(request, "tracker/issue_form.html", {"form": form, "project": project_item, "membership": membership})
 
 
-def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, Any]:
-    return {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
-
-
-def detail_context(
-    membership: Membership,
-    project: ProjectItem,
-    issue: IssueItem,
-    *,
-    comments_cursor: str | None = None,
-    history_cursor: str | None = None,
-    comment_form: CommentForm | None = None,
-) -> dict[str, object]:
-    allowed = sorted(TRANSITIONS.get(issue.status, ()), key=list(STATUS_LABELS).index)
-    comments = comment_list_page(issue=issue, cursor=comments_cursor)
-    history = issue_history_page(issue=issue, cursor=history_cursor)
-
-    def page_link(**cursors: str | None) -> str:
-        # Each pager keeps the other one where it is.
-        query = {"comments": comments_cursor, "history": history_cursor, **cursors}
-        return "?" + urlencode({k: v for k, v in query.items() if v})
-
-    return {
-        "membership": membership,
-        "project": project,
-        "issue": issue,
-        "status_labels": STATUS_LABELS,
-        "next_statuses": [(s, STATUS_LABELS[s]) for s in allowed],
-        "labels": sorted(issue.labels or ()),
-        "mentions": team_mentions(tenant=membership.tenant),
-        "me": membership.user.get_username(),
-        "comments": comments,
-        "comments_older_url": page_link(comments=comments.older_cursor) if comments.older_cursor else None,
-        "comments_newer_url": page_link(comments=comments.newer_cursor) if comments.newer_cursor else None,
-        "comment_form": comment_form or (CommentForm() if membership.allows("member") else None),
-        "history": history,
-        "history_older_url": page_link(history=history.older_cursor) if history.older_cursor else None,
-        "history_newest_url": page_link(history=None) if history.is_continuation else None,
-    }
-
-
 @tenant_view
 def issue_detail(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
     project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
-    context = detail_context(
+    context = issue_page_context(
         membership,
         project_item,
         issue,

@@ -11,8 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from ddbmodels.core.errors import SequenceContention
-from ddbmodels.orders import OrderItem
-from ddbmodels.patterns.counters import GapLeft
+from ddbmodels.orders import GapLeft, OrderItem
 from tracker.exceptions import BadRequest
 from tracker.forms.orders import (
     ORDER_STATUS_LABELS,

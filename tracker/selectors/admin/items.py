@@ -7,15 +7,17 @@ signed links are ``tracker.item_links``; the JSON shown and edited is ``tracker.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import Http404
-from pynamodb.models import Model
 
 from ddbmodels.core import capacity, items
 from tracker import item_json, item_links
 from tracker.exceptions import BadCursor
 from tracker.selectors.admin.tables import describe_app_table
+
+if TYPE_CHECKING:  # a type only: ddbmodels.core.items reads the item (lint-imports skips type-only imports)
+    from pynamodb.models import Model
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from pynamodb.models import Model
 
 from tracker import item_links
 from tracker.selectors.admin.items import item_address
+
+if TYPE_CHECKING:  # a type only: the item comes from a selector (lint-imports skips type-only imports)
+    from pynamodb.models import Model
 
 
 def admin_page(
