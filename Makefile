@@ -92,8 +92,9 @@ test: deps-test  ## lint, the whole suite (its own DynamoDB Local and Redis on f
 bench: deps-test  ## run every benchmark at its default sizes and print their figures
 	$(PY) -m devtools.bench.runner
 
+# One DynamoDB Local for the quick run: a JVM start takes 2.5 s on a quiet machine, 17-20 s under load.
 bench-quick: deps-test  ## every benchmark at small sizes (--quick), in at most 5 minutes; red on a figure over its floor
-	$(PY) -m devtools.bench.runner --quick --budget 300
+	$(PY) -m devtools.bench.runner --quick --budget 300 --shared-local
 
 clean-data:  ## forget the local data of `make run` (DynamoDB Local, Redis, SQLite)
 	rm -rf var/

@@ -66,8 +66,8 @@ def parse_args(argv: list[str] | None) -> Any:
     bench.levels(parser, "--segments", [1, 4], "parallel scan levels")
     bench.count(parser, "--delete-sample", 2_000, "items deleted one by one from the restored copy, extrapolated")
     args = parser.parse_args(argv)
-    # --quick: a table of ~1.2 MB (two Scan pages for one segment), in a few seconds
-    return bench.quick_sizes(parser, args, items=4_000, delete_sample=400)
+    # --quick: a table of ~0.6 MB (one Scan page a segment), in a few seconds
+    return bench.quick_sizes(parser, args, items=2_000, delete_sample=200)
 
 
 def build_items(count: int, item_bytes: int) -> list[dict[str, Any]]:

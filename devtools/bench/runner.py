@@ -133,9 +133,14 @@ def main(argv: list[str] | None = None) -> int:
             if outcomes[index].status != "ok":
                 red = True
                 break
+            if args.budget is not None and time.perf_counter() - began > args.budget:
+                outcomes[index].status = f"ok, but the budget of {args.budget:.0f} s is spent: the rest not run"
+                red = True
+                break
     total = time.perf_counter() - began
     report(outcomes, total, args.budget)
     problems = [f"{o.script} {o.status}" for o in outcomes if o.status.startswith("FAILED")]
+    problems += [f"{o.script} not run" for o in outcomes if o.seconds is None]
     if not red and [o.script for o in outcomes if o.status == "ok"] != [str(p.relative_to(ROOT)) for p in scripts()]:
         problems.append("the scripts run are not every bench/*.py (one was added or removed during the run?)")
     if args.budget is not None and total > args.budget:
