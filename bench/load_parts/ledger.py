@@ -73,7 +73,12 @@ class Ledger:
     busy_creates: list[BusyCreate] = field(default_factory=list)  # creates answered 503: nothing written
     inbox: Counter[str] = field(default_factory=Counter)  # inbox pages seen, notifications opened, marked all read
     top: dict[tuple[str, str], int] = field(default_factory=dict)  # (team, project) → highest number known
+    users_done: float = 0.0  # seconds into the load when the last virtual user took its last step
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def user_done(self, at: float) -> None:
+        with self.lock:
+            self.users_done = max(self.users_done, at)
 
     @property
     def busy(self) -> int:

@@ -204,15 +204,21 @@ class Stack:
         self.processes.append(started)
         return started
 
-    def start_web(self, env: dict[str, str], *, throttle_marker: str | None = None) -> None:
-        """The web server; with ``throttle_marker`` it talks to DynamoDB through a ``Throttle``."""
+    def start_web(self, env: dict[str, str], *, throttle_marker: str | None = None, wait: bool = True) -> None:
+        """The web server; with ``throttle_marker`` it talks to DynamoDB through a ``Throttle``; ``wait``: until it
+        listens (else ``wait_web`` later)."""
         if throttle_marker:
             self.throttle = Throttle(self.dynamodb_url, throttle_marker)
             env = {**env, "DYNAMODB_ENDPOINT_URL": self.throttle.url}
         port = services.free_port()
-        web = self.spawn("web", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"], env)
-        services.wait_port(port, web.process, timeout=120)
+        self.spawn("web", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"], env)
         self.web_url = f"http://127.0.0.1:{port}"
+        if wait:
+            self.wait_web()
+
+    def wait_web(self, timeout: float = 120) -> None:
+        web = next(p for p in self.processes if p.name == "web")
+        services.wait_port(int(self.web_url.rsplit(":", 1)[1]), web.process, timeout=timeout)
 
     def start_worker(self, env: dict[str, str], concurrency: int) -> None:
         name = f"load-{secrets.token_hex(3)}@%h"

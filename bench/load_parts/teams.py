@@ -55,8 +55,15 @@ def labels_of(rng: random.Random) -> str:
     return ", ".join(rng.sample(LABELS, rng.choice((1, 1, 2))))
 
 
+def migrate() -> None:
+    """Django's tables in the run's database (before the web server and the worker start)."""
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+
+
 def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: random.Random) -> Layout:
-    """Migrate, create the tables, the teams, people and projects; bulk-write each project's first issues."""
+    """Create the tables, the teams, people and projects; bulk-write each project's first issues (after ``migrate``)."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from django.core.management import call_command
@@ -70,7 +77,6 @@ def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: ran
     from tracker.search import indexing
     from tracker.services.projects import project_counts_refresh
 
-    call_command("migrate", interactive=False, verbosity=0)
     tables.create_all()
     quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
     call_command("rotate_event_tables", verbosity=0, **quiet)  # this period's events table (issue pages read it)

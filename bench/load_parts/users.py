@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,7 +37,15 @@ def number_from(path: str) -> int:
 
 
 def create_issue(
-    browser: Browser, load: Load, rng: random.Random, me: str, team: str, project: str, tag: str
+    browser: Browser,
+    load: Load,
+    rng: random.Random,
+    me: str,
+    team: str,
+    project: str,
+    tag: str,
+    *,
+    throttled: bool | None = None,
 ) -> CreatedIssue | None:
     """The new-issue form, filled and sent (sometimes twice, like a double click); what the user was told.
 
@@ -49,7 +58,8 @@ def create_issue(
     if form is None:
         raise Failed("new issue form: no form")
     priority = rng.choice(PRIORITIES)
-    throttled = load.throttle_share > 0 and rng.random() < load.throttle_share
+    if throttled is None:
+        throttled = load.throttle_share > 0 and rng.random() < load.throttle_share
     name = f"{title(rng)} {tag}{' ' + THROTTLED if throttled else ''}"
     labels = labels_of(rng)
     data = {**form.fields, "title": name, "description": "Made by the load test.", "priority": priority}
@@ -87,12 +97,15 @@ def hot_writer(load: Load, browser: Browser, me: str, index: int) -> None:
     rng = random.Random(load.seed * 1000 + 500 + index)
     team, project = load.layout.hot
     seq = 0
-    while load.running():
+    while load.running() or seq == 0:
         seq += 1
+        # The first hot writer's first create is throttled whenever the run throttles: a busy answer every run.
+        first = True if index == 0 and seq == 1 and load.throttle_share > 0 else None
         try:
-            create_issue(browser, load, rng, me, team, project, f"h{index:02d}x{seq:04d}")
+            create_issue(browser, load, rng, me, team, project, f"h{index:02d}x{seq:04d}", throttled=first)
         except Failed as failure:
             load.ledger.step_failed(failure)
+    load.ledger.user_done(time.monotonic() - load.began)
 
 
 @dataclass
@@ -145,7 +158,27 @@ class Member:
             "inbox": self.inbox,
         }
 
+    # Every member's first steps, whatever the clock says: each kind of thing is made in every run, however
+    # short or slow (in the hot project, where the hot writers' issues give a comment someone to notify).
+    OPENING = ("create issue", "comment", "status change", "attachment", "place order", "inbox")
+
     def run(self) -> None:
+        team = self.load.layout.teams[0]
+        project = self.load.layout.projects[team][0]
+        for step in self.OPENING:
+            try:
+                if step == "comment":
+                    self.comment(team, project, someone_elses=True)
+                elif step == "attachment":
+                    self.attachment(team, project, detach=self.index % 2 == 0)  # every other member detaches it
+                else:
+                    self.actions[step](team, project)
+            except Failed as failure:
+                self.load.ledger.step_failed(failure)
+        self.steps()
+        self.load.ledger.user_done(time.monotonic() - self.load.began)
+
+    def steps(self) -> None:
         names, weights = list(self.STEPS), list(self.STEPS.values())
         while self.load.running():
             team = self.rng.choices(self.load.layout.teams, self.weights)[0]
@@ -209,8 +242,13 @@ class Member:
                 self.load.ledger.awards[(team, self.me)] += POINTS[told.priority]
                 self.load.ledger.resolved.append((team, told.project, told.number))
 
-    def comment(self, team: str, project: str) -> None:
-        number = self.any_issue(team, project)
+    def comment(self, team: str, project: str, *, someone_elses: bool = False) -> None:
+        """A comment on any issue of the project (``someone_elses``: the newest one another user made)."""
+        with self.load.ledger.lock:
+            theirs = [
+                i.number for i in self.load.ledger.issues if (i.team, i.project) == (team, project) and i.by != self.me
+            ]
+        number = theirs[-1] if someone_elses and theirs else self.any_issue(team, project)
         path = issue_path(team, project, number)
         page = self.browser.get("issue page", path)
         form = form_ending(page.text, "/comments/")
@@ -256,7 +294,7 @@ class Member:
     def leaderboard(self, team: str, project: str) -> None:
         self.browser.get("leaderboard", f"/t/{team}/leaderboard/")
 
-    def attachment(self, team: str, project: str) -> None:
+    def attachment(self, team: str, project: str, *, detach: bool | None = None) -> None:
         issue = next((m.issue for m in reversed(self.mine) if m.team == team), None)
         number, project = (issue.number, issue.project) if issue else (self.any_issue(team, project), project)
         path = issue_path(team, project, number)
@@ -281,7 +319,7 @@ class Member:
             "sha256": hashlib.sha256(content).hexdigest(),
             "state": "Attached",
         }
-        if self.rng.random() < DETACH_SHARE:
+        if detach if detach is not None else self.rng.random() < DETACH_SHARE:
             token = self.browser.session.cookies.get("csrftoken") or ""
             gone = self.browser.post(
                 "detach file", f"{path}attachments/{attachment_id}/detach/", {"csrfmiddlewaretoken": token}

@@ -1,8 +1,10 @@
-"""bench/load.py: the invariant checks catch a gap, a duplicate, a loss; a tiny real run holds them all.
+"""bench/load.py: the checker catches each breakage, both ways; its quick run makes every kind and holds them all.
 
-The unit tests hand the checks of ``bench/load_parts/invariants.py`` made-up ledgers and stored
-state with one thing wrong each. The last test runs the whole bench for a few seconds — its own
-web server, Celery worker and Redis, the session's DynamoDB Local — and reads its report.
+The unit tests hand the checks of ``bench/load_parts/invariants.py`` (through ``checks.stored_results``)
+a made-up ledger and a ``Stored`` built by hand, in agreement, then with one thing wrong each: the
+failure must name it. The last test runs the whole bench with ``--quick`` — its own web server,
+Celery worker and Redis, the session's DynamoDB Local — and reads its report: every invariant held,
+and every kind (creates, busy creates, comments, orders, attachments, notifications …) was checked.
 """
 
 from __future__ import annotations
@@ -470,22 +472,34 @@ def test_an_endpoint_off_this_machine_is_refused_before_anything_starts(tmp_path
 
 
 @pytest.mark.slow
-def test_a_tiny_run_holds_every_invariant_and_reports_its_figures(
+def test_the_quick_run_makes_every_kind_holds_every_invariant_and_reports_its_figures(
     dynamodb_local: services.Service, tmp_path: Path
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "REDIS_", "CELERY_"))}
     env.update({"DYNAMODB_ENDPOINT_URL": dynamodb_local.url, "DYNAMODB_TABLE_PREFIX": "test-load-"})
-    command = [sys.executable, str(SCRIPT), "--seconds", "4", "--users", "4", "--hot-writers", "2", "--teams", "2"]
-    command += ["--seed-issues", "5", "--out", str(tmp_path), "--json"]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, check=False)
+    command = [sys.executable, str(SCRIPT), "--quick", "--out", str(tmp_path), "--json"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=400, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert summary["ok"] is True
     assert {name for name, c in summary["invariants"].items() if c["failures"]} == set()
     assert summary["server_errors"] == 0
     assert {name: e["count"] for name, e in summary["log_errors"].items()} == {"web": 0, "worker": 0}
+    made = summary["exercised"]  # a check of nothing proves nothing: the quick run makes every kind
+    kinds = ("issues created", "status changes", "busy creates", "comments", "orders", "attachments", "detached")
+    kinds += ("events", "watchers", "notifications", "label entries", "search documents", "projects counted", "scores")
+    assert [kind for kind in kinds if made[kind] < 1] == []
+    assert made["search documents"] >= made["issues stored"] + made["comments"]  # seeded issues indexed too
     assert summary["made"]["hot_issues"] > 0
-    assert summary["invariants"]["every create stored once"]["checked"] == summary["made"]["issues"]
+    checked = {name: c["checked"] for name, c in summary["invariants"].items()}
+    assert checked["issues stored as told, none untold"] == summary["made"]["issues"] == made["issues created"]
+    assert checked["busy creates wrote nothing"] == summary["busy"] == made["busy creates"]
+    assert summary["log_errors"]["web"]["busy_answers"] == summary["busy"]  # Django logs each busy 503
+    assert summary["throttled_writes"] >= summary["busy"]  # each busy create was throttled, every attempt
+    assert checked["comments stored as told, none untold"] == made["comments"]
+    assert checked["orders stored as told, none untold"] == made["orders"]
+    assert checked["attachments stored as told, none untold"] == made["attachments"]
+    assert checked["inbox: notifications and unread counts"] == made["notifications"]
     assert [job["job"] for job in summary["jobs"]] == ["backfill_project_counts", "reconcile"]
     labels = {row["label"] for row in summary["pages"]}
     assert {"create issue", "new issue form", "log in"} <= labels
