@@ -3,7 +3,10 @@
 For each size in ``--sizes`` (default 1000,10000,100000) a team of its own (``bench-<size>``,
 the size zero-padded so every key is as long at every size) gets a project WEB of that many
 issues and a project API of a tenth as many, bulk-loaded with ``issues.issues_put_many``
-(BatchWriteItem of each issue and its ``labels`` entries) on threads. The shape is a team's:
+(BatchWriteItem of each issue and its ``labels`` entries; ``--workers`` threads, 1 by default: DynamoDB
+Local under-reports concurrent BatchWriteItems). The load's floor: 1 WCU per started KB of each issue,
+list-index entry and label entry, sized from the items read back unmetered; the label entries counted
+from what was asked (one per label of each issue), not from the code's report. The shape is a team's:
 about 1 % open (a dozen at 1,000), 2 % in progress, 3 % resolved, the rest closed, scattered
 over the project's history; assignees from 8 people (Zipf: the first has about a third), 15 %
 unassigned; labels from 6 (``bug`` on about 5 %), each label's entries under its own key; titles
@@ -18,8 +21,10 @@ comparison ("before": it reads the issues it discards).
 Each call is checked against the issues loaded (exactly the right rows, in order).
 
 DynamoDB's floor of a list: its one request, 0.5 RCU per started 4 KB of the entries the Query
-returned (``size + 1`` at most), sized by DynamoDB's rules from
-the items in the answer. The old list's floor is the same for the rows it shows; what it reads
+must read (``size + 1`` at most: the issues loaded that it shows and the one after), sized by
+DynamoDB's rules from the items read back unmetered (their index entries as the table describes
+the index's keys and projection, or the label's entries) — never from the answer it judges.
+The old list's floor is the same for the rows it shows; what it reads
 beyond them is computed from the collection as loaded (newest first, ``Limit 26`` a request,
 until 26 open ones are found) and named. **Flat**: at every size the same requests (one),
 each at its floor, never more than one full page of RCU (a bound that does not depend on
@@ -39,7 +44,6 @@ size), and last exactly one line of JSON. Exit 0 when every list is right, at it
 
 from __future__ import annotations
 
-import contextvars
 import random
 import sys
 import threading
@@ -52,7 +56,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
-from botocore import handlers
 from issue_list_parts.chart import chart
 from issue_list_parts.shape import (
     API_SHARE,
@@ -60,16 +63,15 @@ from issue_list_parts.shape import (
     RARE_TITLES,
     Spec,
     Team,
-    indexed,
     issue_of,
     project_specs,
 )
 
 from ddbmodels import issues
 from ddbmodels import labels as ddb_labels
-from ddbmodels.core import capacity, tables
+from ddbmodels.core import capacity, connection, tables
 from ddbmodels.core.threads import map_in_threads
-from ddbmodels.issues import CollectionItem
+from ddbmodels.issues import CollectionItem, collection_key
 from ddbmodels.labels import LabelEntry
 from devtools import bench
 
@@ -85,28 +87,87 @@ def parse_args(argv: list[str] | None) -> Any:
     parser = bench.parser("issue_lists", __doc__)
     bench.levels(parser, "--sizes", [1000, 10000, 100000], "issues in the project WEB, one team per size")
     bench.count(parser, "--repeat", 20, "measured calls of each list per size")
-    bench.count(parser, "--workers", 8, "threads loading issues")
+    # One thread by default: DynamoDB Local under-reports concurrent BatchWriteItems (8 threads: 1,757-1,830 WCU
+    # for a load of 2,043 by the items' sizes, run to run; 1 thread: 2,043), which fails the load's floor.
+    bench.count(parser, "--workers", 1, "threads loading issues (Local's figures are exact with 1)")
     bench.count(parser, "--seed", 12, "random seed of the shape")
-    return parser.parse_args(argv)
+    # --quick: two sizes a tenfold apart (the smaller does not fill a page of open issues), 3 calls each
+    return bench.quick_sizes(parser, parser.parse_args(argv), sizes=[300, 2200], repeat=2)
 
 
-# ---------------------------------------------------------------------------- what DynamoDB answered
+# ---------------------------------------------------------------------------- what is stored (read back unmetered)
 
-_answers: contextvars.ContextVar[list[list[dict[str, Any]]] | None] = contextvars.ContextVar(
-    "issue_lists_answers", default=None
-)
-
-
-def _capture(*, model: Any, parsed: dict[str, Any], **_: Any) -> None:
-    """Keep the items of every Query answer made while a capture is open (the floors are sized from them)."""
-    answers = _answers.get()
-    if answers is not None and model.name == "Query":
-        answers.append(parsed.get("Items", []))
+Raw = dict[str, Any]  # an item as DynamoDB stores it (the low-level client's answer)
+TABLE_KEYS = ("pk", "n")
+Index = tuple[tuple[str, ...], str | list[str]]  # an index's key names and its projection
 
 
-_HOOK = ("after-call.dynamodb", _capture)
-if _HOOK not in handlers.BUILTIN_HANDLERS:
-    handlers.BUILTIN_HANDLERS.append(_HOOK)  # before any botocore session is made, like the capacity meter
+def list_indexes() -> dict[str, Index]:
+    """The issues table's indexes as DynamoDB describes them: keys and projection (INCLUDE: the attributes)."""
+    indexes: dict[str, Index] = {}
+    for index in tables.describe(CollectionItem).get("GlobalSecondaryIndexes", []):
+        projection = index["Projection"]
+        projected = projection.get("NonKeyAttributes", []) if projection["ProjectionType"] == "INCLUDE" else None
+        keys = tuple(k["AttributeName"] for k in index["KeySchema"])
+        indexes[index["IndexName"]] = (keys, projected if projected is not None else projection["ProjectionType"])
+    return indexes
+
+
+def index_sizes(item: Raw, index: Index) -> int:
+    """The size of ``item``'s entry in one index (0: not in it)."""
+    keys, projected = index
+    entry = bench.index_entry(item, TABLE_KEYS, keys, projected)
+    return 0 if entry is None else bench.item_size(entry)
+
+
+def stored_issues(slug: str, specs: list[Spec]) -> list[Raw]:
+    """The issues as stored, read back UNMETERED (BatchGetItem pages no meter sees)."""
+    keys = [{"pk": {"S": collection_key(slug, s.project)}, "n": {"N": str(s.number)}} for s in specs]
+    return stored(CollectionItem.Meta.table_name, keys)
+
+
+def stored(table: str, keys: list[Raw]) -> list[Raw]:
+    """Items by key, read back unmetered, in the keys' order; each must be there."""
+    client = connection.client()
+
+    def read() -> dict[str, Raw]:
+        found: dict[str, Raw] = {}
+        for i in range(0, len(keys), 100):
+            request: dict[str, Any] = {table: {"Keys": keys[i : i + 100], "ConsistentRead": True}}
+            while request:
+                page = client.batch_get_item(RequestItems=request)
+                for item in page["Responses"].get(table, []):
+                    found[repr(sorted((k, item[k]) for k in keys[0]))] = item
+                request = page.get("UnprocessedKeys") or {}
+        return found
+
+    found = bench.unmetered(read)
+    items = [found.get(repr(sorted(key.items()))) for key in keys]
+    bench.check(all(item is not None for item in items), f"{table}: an item written is not stored")
+    return [item for item in items if item is not None]
+
+
+def label_entries(slug: str, labels: set[str]) -> list[Raw]:
+    """Every label entry of the team, read back unmetered (a Query of each label's key, no meter)."""
+    client = connection.client()
+
+    def read() -> list[Raw]:
+        items: list[Raw] = []
+        for label in sorted(labels):
+            request: dict[str, Any] = {
+                "TableName": LabelEntry.Meta.table_name,
+                "KeyConditionExpression": "lk = :k",
+                "ExpressionAttributeValues": {":k": {"S": ddb_labels.label_key(slug, label)}},
+            }
+            while True:
+                page = client.query(**request)
+                items += page.get("Items", [])
+                if "LastEvaluatedKey" not in page:
+                    break
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return items
+
+    return bench.unmetered(read)
 
 
 def load(run: bench.Run, size: int) -> Team:
@@ -132,45 +193,48 @@ def load(run: bench.Run, size: int) -> Team:
     bar = bench.progress_bar(total=total, desc=f"load {size:,}", unit="issue", leave=False)
     lock = threading.Lock()
 
-    def put(chunk: list[Spec]) -> tuple[int, list[tuple[Spec, int, int]]]:
-        made = [issue_of(slug, spec) for spec in chunk]
-        written = issues.issues_put_many(made)  # sets each issue's list keys before it is written
-        sized = [
-            (spec, bench.item_size(item.serialize()), indexed(item)) for spec, item in zip(chunk, made, strict=True)
-        ]
+    def put(chunk: list[Spec]) -> int:
+        written = issues.issues_put_many([issue_of(slug, spec) for spec in chunk])
         with lock:
             bar.update(len(chunk))
-        return written, sized
+        return written
 
     with bar, capacity.measure() as meter:
         began = time.perf_counter()
-        done = map_in_threads(put, chunks, workers=run.args.workers)
+        map_in_threads(put, chunks, workers=run.args.workers)
         seconds = time.perf_counter() - began
-    written = sum(w for w, _ in done)
+    # The floor from what was asked (the specs: every issue, one entry per label) and the items read back
+    # unmetered: 1 WCU per started KB of each issue, of each list-index entry and of each label entry.
+    everyone = [spec for specs in team.specs.values() for spec in specs]
+    labels = {label for spec in everyone for label in spec.labels}
+    indexes = list_indexes().values()
     floor_wcu = 0
-    for _, sized in done:
-        for spec, item_bytes, entries in sized:
-            if spec.project == "WEB":
-                team.sizes[spec.number] = item_bytes
-            floor_wcu += bench.write_units(item_bytes) + entries
-    entries = written - total
-    floor_wcu += entries  # every label entry is a small item (< 1 KB): 1 WCU
+    for spec, item in zip(everyone, stored_issues(slug, everyone), strict=True):
+        if spec.project == "WEB":
+            team.sizes[spec.number] = bench.item_size(item)
+        floor_wcu += bench.write_units(bench.item_size(item))
+        floor_wcu += sum(bench.write_units(entry) for index in indexes if (entry := index_sizes(item, index)))
+    entries = label_entries(slug, labels)
+    asked = sum(len(spec.labels) for spec in everyone)
+    bench.check(len(entries) == asked, f"{len(entries)} label entries stored, {asked} asked")
+    floor_wcu += sum(bench.write_units(bench.item_size(entry)) for entry in entries)
     verdict = run.judge(f"load {size:,}", bench.Cost(meter.rcu, meter.wcu), bench.Cost(0, floor_wcu))
     run.figures["loads"].append(
         {
             "size": size,
             "team": slug,
             "issues": total,
-            "label_entries": entries,
-            "items": written,
+            "label_entries": asked,
+            "items": total + asked,
             "seconds": round(seconds, 1),
             "issues_per_s": round(total / seconds),
             "requests": meter.requests,
             **verdict.cells(),
         }
     )
+    entries_count = asked
     print(
-        f"loaded {total:,} issues of {slug} (WEB {size:,}, API {len(team.specs['API']):,}) and {entries:,} label "
+        f"loaded {total:,} issues of {slug} (WEB {size:,}, API {len(team.specs['API']):,}) and {entries_count:,} label "
         f"entries in {seconds:.1f} s ({total / seconds:,.0f} issues/s, {meter.wcu:,.0f} WCU)",
         flush=True,
     )
@@ -186,8 +250,13 @@ class Listing:
 
     name: str
     call: Callable[[], list[str]]
-    expected: list[str]
-    limit: int  # entries its Query reads at most (size + 1): the page bound
+    reads: list[Spec]  # what its Query reads, in order: the page shown and the one after (size + 1 at most)
+    index: str | None  # the issues table's index it reads; None: the label's entries (the labels table)
+    limit: int = PAGE + 1  # entries its Query reads at most (size + 1): the page bound
+
+    @property
+    def expected(self) -> list[str]:
+        return [spec.ref for spec in self.reads[:PAGE]]
 
 
 def refs(page: issues.IssuePage) -> list[str]:
@@ -202,8 +271,8 @@ def listings(team: Team) -> list[Listing]:
     web, everyone = team.specs["WEB"], [s for specs in team.specs.values() for s in specs]
     slug = team.slug
 
-    def top(specs: list[Spec], key: Callable[[Spec], Any]) -> list[str]:
-        return [s.ref for s in sorted(specs, key=key, reverse=True)[:PAGE]]
+    def top(specs: list[Spec], key: Callable[[Spec], Any]) -> list[Spec]:
+        return sorted(specs, key=key, reverse=True)[: PAGE + 1]
 
     def by_number(s: Spec) -> int:
         return s.number
@@ -220,51 +289,71 @@ def listings(team: Team) -> list[Listing]:
             "open, by number",
             lambda: refs(issues.status_list(tenant=slug, project_key="WEB", status="open")),
             top(open_web, by_number),
-            PAGE + 1,
+            "project_status_number",
         ),
         Listing(
             "open, by last update",
             lambda: refs(issues.status_list(tenant=slug, project_key="WEB", status="open", sort="updated")),
             top(open_web, by_update),
-            PAGE + 1,
+            "project_status_updated",
         ),
         Listing(
             "closed, first page",
             lambda: refs(issues.status_list(tenant=slug, project_key="WEB", status="closed")),
             top([s for s in web if s.status == "closed"], by_number),
-            PAGE + 1,
+            "project_status_number",
         ),
         Listing(
             "team: open",
             lambda: refs(issues.status_list(tenant=slug, status="open")),
             top(open_all, by_update),
-            PAGE + 1,
+            "team_status",
         ),
         Listing(
             f"my issues ({me}): open",
             lambda: refs(issues.status_list(tenant=slug, assignee=me, status="open")),
             top([s for s in open_all if s.assignee == me], by_update),
-            PAGE + 1,
+            "assignee_status",
         ),
         Listing(
             "label bug: open, project",
             lambda: refs(issues.label_list(tenant=slug, label="bug", status="open", project_key="WEB")),
             top([s for s in bug_open if s.project == "WEB"], by_number),
-            PAGE + 1,
+            None,
         ),
         Listing(
             "label bug: open, team",
             lambda: refs(issues.label_list(tenant=slug, label="bug", status="open")),
             top(bug_open, label_sort_key),
-            PAGE + 1,
+            None,
         ),
         Listing(
             OLD_LIST,
             lambda: [i.reference for i in issues.issue_page(tenant=slug, project_key="WEB", status="open").items],
             top(open_web, by_number),
-            PAGE + 1,
+            None,
         ),
     ]
+
+
+def entry_sizes(team: Team, listing: Listing) -> list[int]:
+    """The sizes of the entries ``listing``'s Query reads, from what was asked (its specs) and the items read back
+    unmetered: the issues' index entries, or the label's entries; the old page's issues as loaded."""
+    if listing.name == OLD_LIST:
+        return [team.sizes[s.number] for s in listing.reads]
+    if listing.index is None:
+        keys = [
+            {
+                "lk": {"S": ddb_labels.label_key(team.slug, "bug")},
+                "s": {"S": ddb_labels.entry_sort(s.status, s.project, s.number)},
+            }
+            for s in listing.reads
+        ]
+        return [bench.item_size(item) for item in stored(LabelEntry.Meta.table_name, keys)] if keys else []
+    index = list_indexes()[listing.index]
+    sizes = [index_sizes(item, index) for item in stored_issues(team.slug, listing.reads)] if listing.reads else []
+    bench.check(all(sizes), f"{listing.name}: an issue it lists has no entry in {listing.index}")
+    return sizes
 
 
 # ---------------------------------------------------------------------------- measuring
@@ -273,22 +362,17 @@ def listings(team: Team) -> list[Listing]:
 @dataclass
 class Measured:
     meter: capacity.CapacityMeter
-    answers: list[list[dict[str, Any]]]
     seconds: float
     shown: list[str]
 
 
 def call(listing: Listing) -> Measured:
-    answers: list[list[dict[str, Any]]] = []
-    token = _answers.set(answers)
-    try:
-        with capacity.measure() as meter:
-            began = time.perf_counter()
-            shown = listing.call()
-            seconds = time.perf_counter() - began
-    finally:
-        _answers.reset(token)
-    return Measured(meter, answers, seconds, shown)
+    """One call of the list under the bench's own meter."""
+    with capacity.measure() as meter:
+        began = time.perf_counter()
+        shown = listing.call()
+        seconds = time.perf_counter() - began
+    return Measured(meter, seconds, shown)
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -332,14 +416,13 @@ def measure_list(run: bench.Run, team: Team, listing: Listing) -> dict[str, Any]
     total = capacity.CapacityMeter()
     for each in calls:
         total.add(each.meter)
-    answers = calls[0].answers
-    returned = [bench.item_size(item) for answer in answers for item in answer]
+    returned = entry_sizes(team, listing)
     entry = max(returned, default=0)
     extras: list[bench.Difference] = []
+    # One request: its entries added up, rounded to 4 KB (at least 0.5 RCU, even when it finds nothing).
+    floor = bench.Cost(bench.query_units(returned), 0, 1)
     if listing.name == OLD_LIST:
         # The floor is the page it shows (26 issues, one request); the rest is what the filter discards.
-        shown_bytes = sum(returned)
-        floor = bench.Cost(bench.read_units(shown_bytes), 0, 1)
         read, read_bytes, rcu, requests = old_list_reads(team)
         why = (
             f"the FilterExpression reads every issue newest first until 26 are open: {read:,} issues "
@@ -348,11 +431,8 @@ def measure_list(run: bench.Run, team: Team, listing: Listing) -> dict[str, Any]
         extra = bench.Cost(rcu, 0, requests) + bench.Cost(-floor.rcu, 0, -1)
         extras.append(bench.Difference(why, extra.times(repeat)))
         entry = max(team.sizes.values())
-    else:
-        floor = bench.total(bench.Cost(bench.read_units(sum(bench.item_size(i) for i in a)), 0, 1) for a in answers)
-        floor = bench.Cost(floor.rcu, 0, 1)  # one request: a second one would be above the floor
-    empty = 0 if listing.name == OLD_LIST else sum(1 for answer in answers if not answer)  # its reads are charged
-    local = bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5 * empty).times(repeat)) if empty else None
+    empty = listing.name != OLD_LIST and not listing.reads  # Local charges a Query that finds nothing 0
+    local = bench.Difference(bench.LOCAL_EMPTY_QUERY, bench.Cost(-0.5).times(repeat)) if empty else None
     verdict = run.judge(
         f"{team.size:,}: {listing.name}",
         bench.Cost.of(total),
