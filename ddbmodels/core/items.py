@@ -11,7 +11,7 @@ retries is Unavailable.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 from pynamodb.attributes import VersionAttribute
 from pynamodb.models import Model
 
-from ddbmodels.core import capacity, connection
+from ddbmodels.core import capacity, connection, retry
 from ddbmodels.core.errors import THROTTLING_CODES, ChangedSinceRead, DomainError, InvalidInput, Unavailable
 from ddbmodels.core.tables import error_code
 
@@ -175,3 +175,45 @@ def _refused(error: ClientError, what: str) -> DomainError:
     if details.get("Code") in THROTTLING_CODES:
         return Unavailable(f"DynamoDB is throttling this table: {details.get('Message') or error}")
     return InvalidInput(f"DynamoDB refused the {what}: {details.get('Message') or error}")
+
+
+BATCH_GET = 100  # BatchGetItem's maximum keys per request
+GET_BACKOFF = retry.Backoff(attempts=10, base_s=0.05, cap_s=5.0)
+
+
+def key_equals(name: str, value: str, *, index: str | None = None, consistent: bool = False) -> dict[str, Any]:
+    """A Query request for one partition, ``<name> = value``, of the table or of ``index``.
+
+    ``consistent`` on base tables only (an index offers eventually consistent reads alone).
+    """
+    request: dict[str, Any] = {
+        "KeyConditionExpression": "#k = :k",
+        "ExpressionAttributeNames": {"#k": name},
+        "ExpressionAttributeValues": {":k": {"S": value}},
+    }
+    if index is not None:
+        request["IndexName"] = index
+    if consistent:
+        request["ConsistentRead"] = True
+    return request
+
+
+def batch_get_pages(
+    table: str, keys: Iterable[dict[str, Any]], *, consistent: bool = True
+) -> Iterator[list[dict[str, Any]]]:
+    """BatchGetItem 100 keys a request, pages in wire format; UnprocessedKeys again after the one full-jitter backoff.
+
+    1 RCU per item read consistent (0.5 otherwise), and the same for a key that holds no item.
+    """
+    client = connection.client()
+    keys = list(keys)
+    for start in range(0, len(keys), BATCH_GET):
+        pending: dict[str, Any] = {table: {"Keys": keys[start : start + BATCH_GET], "ConsistentRead": consistent}}
+        for _ in retry.attempts(GET_BACKOFF):
+            answer = client.batch_get_item(RequestItems=pending, ReturnConsumedCapacity="TOTAL")
+            yield answer.get("Responses", {}).get(table, [])
+            pending = answer.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+        else:
+            raise Unavailable(f"BatchGetItem left keys unprocessed after {GET_BACKOFF.attempts} attempts", table=table)

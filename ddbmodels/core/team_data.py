@@ -13,18 +13,16 @@ through keys that hold the team — never a Scan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ddbmodels.core import connection, retry, tables
-from ddbmodels.core.errors import Unavailable
+from ddbmodels.core import connection, tables
+from ddbmodels.core.items import batch_get_pages, key_equals
 
 Page = list[dict[str, Any]]
 IssueRef = tuple[str, int]  # (project key, issue number)
 Request = dict[str, Any]  # a Query request, TableName included
-BATCH_GET = 100  # BatchGetItem's maximum keys per request
-GET_BACKOFF = retry.Backoff(attempts=10, base_s=0.05, cap_s=5.0)
 
 
 @dataclass(frozen=True)
@@ -112,41 +110,22 @@ class NoTeamData:
 
 Declaration = tuple[TeamData, ...] | NoTeamData
 
-
-def key_equals(name: str, value: str, *, index: str | None = None, consistent: bool = False) -> dict[str, Any]:
-    """A Query request for one partition, ``<name> = value``, of the table or of ``index``.
-
-    ``consistent`` on base tables only (an index offers eventually consistent reads alone).
-    """
-    request: dict[str, Any] = {
-        "KeyConditionExpression": "#k = :k",
-        "ExpressionAttributeNames": {"#k": name},
-        "ExpressionAttributeValues": {":k": {"S": value}},
-    }
-    if index is not None:
-        request["IndexName"] = index
-    if consistent:
-        request["ConsistentRead"] = True
-    return request
-
-
-def batch_get_pages(table: str, keys: Iterable[dict[str, Any]], *, consistent: bool = True) -> Iterator[Page]:
-    """BatchGetItem 100 keys a request; UnprocessedKeys again after the one full-jitter backoff.
-
-    1 RCU per item read consistent (0.5 otherwise), and the same for a key that holds no item.
-    """
-    client = connection.client()
-    keys = list(keys)
-    for start in range(0, len(keys), BATCH_GET):
-        pending: dict[str, Any] = {table: {"Keys": keys[start : start + BATCH_GET], "ConsistentRead": consistent}}
-        for _ in retry.attempts(GET_BACKOFF):
-            answer = client.batch_get_item(RequestItems=pending, ReturnConsumedCapacity="TOTAL")
-            yield answer.get("Responses", {}).get(table, [])
-            pending = answer.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-        else:
-            raise Unavailable(f"BatchGetItem left keys unprocessed after {GET_BACKOFF.attempts} attempts", table=table)
+__all__ = [
+    "Declaration",
+    "Find",
+    "IssueRef",
+    "NoTeamData",
+    "Page",
+    "Probe",
+    "Request",
+    "Shards",
+    "Tables",
+    "Team",
+    "TeamData",
+    "batch_get_pages",
+    "key_equals",
+    "team_keyed_table",
+]
 
 
 def team_keyed_table(base: str, key_name: str) -> list[tuple[str, str]]:
