@@ -6,17 +6,19 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 
 from ddbmodels import events
 from ddbmodels.core import capacity, connection, partitions, tables
+from ddbmodels.core.errors import AWS_ERRORS
 from ddbmodels.patterns import time_series
 from tracker.selectors.archives import archive_names
 
 log = logging.getLogger(__name__)
+# what reading the archive store may raise: a folder (OSError), a bad manifest (ValueError), S3
+ARCHIVE_ERRORS: tuple[type[Exception], ...] = (OSError, ValueError, *AWS_ERRORS)
 
 
 @capacity.access_pattern("admin.describe")
@@ -162,7 +164,7 @@ def archived_tables() -> tuple[list[str], str]:
     """
     try:
         return archive_names(), ""
-    except (OSError, ValueError, BotoCoreError, ClientError) as error:
+    except ARCHIVE_ERRORS as error:
         log.warning("archive store unavailable: %s", error)
         return [], f"The archive store could not be read: {error}"
 
@@ -171,7 +173,7 @@ def endpoint_tables(limit: int = 2000) -> list[str]:
     """Every table name on the endpoint (ListTables, free), at most ``limit``; [] when it cannot be listed."""
     try:
         return tables.list_table_names()[:limit]
-    except (BotoCoreError, ClientError) as error:
+    except AWS_ERRORS as error:
         log.warning("ListTables failed: %s", error)
         return []
 
