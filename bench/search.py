@@ -18,7 +18,11 @@ time of the engine's statement and of the whole call. Then the cost of an indexe
 Celery task's work (``indexing.index_change``: a consistent GetItem + the document's upsert) on
 ``--writes`` issues just edited, and the engine's part of it alone.
 
-**Done when**: every search finds its issues in ≤ 3 requests at every size. Printed on stdout: the
+Floors (DynamoDB's part, the bench's own meter): a search is one BatchGetItem of the rows it shows,
+each key its own read, 0.5 RCU per started 4 KB of the issue as stored (read back unmetered; nothing
+when nothing is found); the indexing task one consistent GetItem, 1 RCU per started 4 KB.
+
+**Done when**: every search finds its issues in ≤ 3 requests at every size, each at its floor. Printed on stdout: the
 load, a table per size, the write costs, and last exactly one line of JSON. Exit 0 when every
 search is right and within 3 requests, 1 when not, 2 when refused (no DYNAMODB_ENDPOINT_URL).
 The engine is Django's database: SQLite in a temporary file unless ``DATABASE_URL`` names
@@ -77,6 +81,7 @@ from django.db import connection  # noqa: E402
 from ddbmodels import comments, issues  # noqa: E402  (after Django: tracker's app config points ddbmodels)
 from ddbmodels.comments import CommentItem  # noqa: E402
 from ddbmodels.core import batch, capacity, tables  # noqa: E402
+from ddbmodels.core import connection as connection_ddb  # noqa: E402
 from ddbmodels.core.threads import map_in_threads  # noqa: E402
 from ddbmodels.issues import IssueItem, collection_key  # noqa: E402
 from devtools import bench  # noqa: E402
@@ -100,7 +105,24 @@ def parse_args(argv: list[str] | None) -> Any:
     bench.count(parser, "--writes", 50, "indexed writes measured per size")
     bench.count(parser, "--workers", 8, "threads loading issues")
     bench.count(parser, "--seed", 18, "random seed of the shape")
-    return parser.parse_args(argv)
+    return bench.quick_sizes(parser, parser.parse_args(argv), sizes=[1000], repeat=3, writes=10)
+
+
+def stored_sizes(slug: str, numbers: list[int]) -> dict[int, int]:
+    """Each issue's size as stored, read back UNMETERED (consistent GetItems no meter sees)."""
+    client = connection_ddb.client()
+    table = IssueItem.Meta.table_name
+
+    def read() -> dict[int, int]:
+        sizes = {}
+        for n in numbers:
+            key = {"pk": {"S": collection_key(slug, "WEB")}, "n": {"N": str(n)}}
+            item = client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+            bench.check(item is not None, f"{slug} WEB-{n}: not stored")
+            sizes[n] = bench.item_size(item or {})
+        return sizes
+
+    return bench.unmetered(read)
 
 
 def shape(rng: random.Random, slug: str, size: int) -> tuple[list[IssueItem], list[CommentItem]]:
@@ -201,8 +223,8 @@ def load(run: bench.Run, size: int) -> dict[str, Any]:
     return {"slug": slug, "by": by, "made": made}
 
 
-def search(slug: str, q: str) -> tuple[list[int], int, float, float, float]:
-    """(numbers found, DynamoDB requests, RCU, engine ms, whole call ms) of one search as the page asks it."""
+def search(slug: str, q: str) -> tuple[list[int], capacity.CapacityMeter, float, float]:
+    """(numbers found, the bench's meter of the call, engine ms, whole call ms) of one search as the page asks it."""
     query = parse(q)
     timed: list[float] = []
     real = engine.search
@@ -229,7 +251,7 @@ def search(slug: str, q: str) -> tuple[list[int], int, float, float, float]:
         whole = (time.perf_counter() - started) * 1000
     finally:
         queries.engine.search = real  # type: ignore[assignment]
-    return [int(i.number) for i in page.issues], meter.requests, meter.rcu, sum(timed), whole
+    return [int(i.number) for i in page.issues], meter, sum(timed), whole
 
 
 def measure_size(run: bench.Run, size: int) -> None:
@@ -250,18 +272,30 @@ def measure_size(run: bench.Run, size: int) -> None:
         search(slug, q)  # unmetered: the first call warms the engine's pages
         samples = [search(slug, q) for _ in range(run.args.repeat)]
         got = samples[-1][0]
-        requests = max(s[1] for s in samples) + 1  # + the engine's statement
+        bench.check(all(s[0] == got for s in samples), f"{size}: {name}: a repeat found other issues")
+        requests = max(s[1].requests for s in samples) + 1  # + the engine's statement
         ok = right(got) and requests <= MAX_REQUESTS
+        # DynamoDB's floor: one BatchGetItem of the rows shown, each key its own read (0.5 RCU per started 4 KB
+        # of the issue as stored, read back unmetered); nothing when nothing is found.
+        sizes = stored_sizes(slug, got)
+        floor = bench.Cost(bench.batch_get_units(sizes[n] for n in got), 0, 1) if got else bench.Cost(0, 0, 0)
+        total = capacity.CapacityMeter()
+        for sample in samples:
+            total.add(sample[1])
+        n = len(samples)
+        verdict = run.judge(f"{size:,}: {name}", bench.Cost.of(total), floor.times(n), per=n)
         rows.append(
             {
+                **verdict.cells(),
+                "floor": verdict.status,
                 "search": name,
                 "q": q,
                 "found": len(got),
                 "requests": requests,
-                "rcu": max(s[2] for s in samples),
-                "engine_p50": statistics.median(s[3] for s in samples),
-                "engine_p95": sorted(s[3] for s in samples)[int(0.95 * (len(samples) - 1))],
-                "call_p50": statistics.median(s[4] for s in samples),
+                "rcu": max(s[1].rcu for s in samples),
+                "engine_p50": statistics.median(s[2] for s in samples),
+                "engine_p95": sorted(s[2] for s in samples)[int(0.95 * (len(samples) - 1))],
+                "call_p50": statistics.median(s[3] for s in samples),
                 "verdict": "ok" if ok else ("WRONG ROWS" if not right(got) else f"> {MAX_REQUESTS} requests"),
             }
         )
@@ -284,6 +318,10 @@ def measure_writes(run: bench.Run, team: dict[str, Any], size: int) -> dict[str,
             outcome = indexing.index_change(tenant=team["slug"], project_key="WEB", number=int(issue.number))
             task_ms.append((time.perf_counter() - started) * 1000)
             bench.check(outcome == "updated", f"index_change wrote {outcome}, not updated")
+    # The task's floor: a consistent GetItem of each issue as stored (1 RCU per started 4 KB), read back unmetered.
+    sizes = stored_sizes(team["slug"], [int(i.number) for i in picked])
+    floor = bench.total(bench.Cost(bench.read_units(sizes[int(i.number)], consistent=True), 0, 1) for i in picked)
+    verdict = run.judge(f"{size:,}: index_change (task)", bench.Cost.of(meter), floor, per=len(picked))
     engine_ms = []
     for issue in picked:
         issue.version = int(issue.version) + 1
@@ -298,6 +336,7 @@ def measure_writes(run: bench.Run, team: dict[str, Any], size: int) -> dict[str,
         "engine_p95": sorted(engine_ms)[int(0.95 * (len(engine_ms) - 1))],
         "requests": meter.requests / len(picked),
         "rcu": meter.rcu / len(picked),
+        **verdict.cells(),
     }
 
 
@@ -320,11 +359,11 @@ LOAD_COLUMNS = bench.columns(
 )
 SEARCH_COLUMNS = bench.columns(
     "search:s | q:s | found:d | requests:d | rcu:.1f | engine p50 ms=engine_p50:.2f | engine p95 ms=engine_p95:.2f "
-    "| call p50 ms=call_p50:.2f | verdict:s"
+    "| call p50 ms=call_p50:.2f | verdict:s | @rcu | @req | floor:>"
 )
 WRITE_COLUMNS = bench.columns(
     "size:,d | writes:d | task p50 ms=task_p50:.2f | engine p50 ms=engine_p50:.2f | engine p95 ms=engine_p95:.2f "
-    "| requests:.1f | rcu:.1f"
+    "| requests:.1f | rcu:.1f | @rcu | @req | floor=verdict:>"
 )
 
 
