@@ -16,9 +16,21 @@ from pynamodb.exceptions import UpdateError
 
 from ddbmodels.core import batch, capacity
 from ddbmodels.core.errors import is_conditional_failure
+from ddbmodels.core.items import query_pages
+from ddbmodels.core.team_data import batch_get_pages, key_equals
 from ddbmodels.core.throttle import TokenBucket
 from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, collection_key, issue_row
-from ddbmodels.labels import LabelEntry, entries_for, entry_delete, entry_keys, entry_put, registry_ensure
+from ddbmodels.labels import (
+    LabelEntry,
+    entries_for,
+    entry_delete,
+    entry_keys,
+    entry_put,
+    issue_of,
+    label_key,
+    registry_ensure,
+    team_labels,
+)
 
 
 def issue_requests(issue: IssueItem) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -121,8 +133,6 @@ def labels_settle(issues: Iterable[IssueItem]) -> int:
     read is seen here and repaired; one whose update comes after it writes its own entries after
     the batch, guarded by a newer version, and wins.
     """
-    from ddbmodels.tenants.reads import batch_get_pages
-
     read = {(issue.project_key, int(issue.number)): issue for issue in issues}
     if not read:
         return 0
@@ -184,8 +194,6 @@ def issue_labels_reconcile(
     issue write (a writer that died between its update and its entries leaves them stale until
     then) and by ``manage.py upgrade_search``.
     """
-    from ddbmodels.tenants.reads import batch_get_pages
-
     checked = put = deleted = 0
     labels: set[str] = set(labels_also)  # grows each round: a label an earlier round saw may need its entry removed
     for _ in range(RECONCILE_ROUNDS):
@@ -245,10 +253,6 @@ def team_labels_check(*, tenant: str, fix: bool = False) -> LabelsChecked:
     The check behind ``manage.py upgrade_search --check-labels``: what a writer that stopped between an
     issue's update and its entries, and whose change event never ran, left behind.
     """
-    from ddbmodels.core.items import query_pages
-    from ddbmodels.labels import issue_of, label_key, team_labels
-    from ddbmodels.tenants.reads import batch_get_pages, key_equals
-
     table = LabelEntry.Meta.table_name
     registered = team_labels(tenant)
     read = 0
