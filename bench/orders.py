@@ -6,7 +6,9 @@ writers (``--writers 1,4,16``, threads) a fresh counter numbers ``--orders`` ord
 customers. Each level is checked: numbers distinct, and exactly 1..N (in gapless mode a gap fails
 the run; in atomic mode it is counted — nothing fails here, so there should be none).
 
-DynamoDB's floor per order ≤ 1 KB with its two index entries (``by_time``, ``by_number``): atomic
+DynamoDB's floor per order, worked out from the orders as stored (read back unmetered: the order, its
+``by_time`` entry of all its attributes, its keys-only ``by_number`` entry, the counter item at its
+number), here ≤ 1 KB with its two index entries (``by_time``, ``by_number``): atomic
 0 RCU + 4 WCU (counter, order, two entries at 1 WCU each), 2 requests; gapless 1 RCU + 6 WCU (the
 counter and the order at 2 WCU each inside the transaction, the two entries at 1 WCU each), 2
 requests. DynamoDB Local charges the two index entries of the transaction twice as well: its
@@ -46,8 +48,8 @@ from ddbmodels.orders import OrderItem, order_place, orders_in_range, preset_sin
 from devtools import bench
 
 CUSTOMERS = 8
-FLOOR = {"atomic": bench.Cost(0, 4, 2), "gapless": bench.Cost(1, 6, 2)}  # DynamoDB's, per order ≤ 1 KB
-LOCAL = {"gapless": bench.Difference(f"{bench.LOCAL_TRANSACT_INDEX} (by_time, by_number)", bench.Cost(0, 2))}
+MODES = ("atomic", "gapless")
+LOCAL = {"gapless": bench.Difference(f"{bench.LOCAL_TRANSACT_INDEX} (by_time, by_number)", bench.Cost())}
 LOST_RACE = (
     "each lost race: one more consistent GetItem of the counter (1 RCU) and a cancelled TransactWriteItems "
     "(no capacity on Local; not priced here)"
@@ -68,7 +70,7 @@ def parse_args(argv: list[str] | None) -> Any:
     # --quick: 4 writers still lose races (the gapless figure's explanation is exercised), in a few seconds
     bench.quick_sizes(parser, args, writers=[1, 4], orders=120, range_orders=300, warmup=20)
     args.modes = [m for m in args.modes.split(",") if m]
-    if not args.modes or any(m not in FLOOR for m in args.modes):
+    if not args.modes or any(m not in MODES for m in args.modes):
         parser.error(f"--modes must name atomic and/or gapless, got {','.join(args.modes)!r}")
     return args
 
@@ -83,22 +85,58 @@ def place(customer: str, counter: str, *, mode: str = "atomic", shards: int = 4,
 def run_level(run: bench.Run, mode: str, writers: int, orders: int) -> dict[str, Any]:
     level = f"{mode}-{writers}"
     got = bench.contend(writers, orders, lambda w, i: place(f"bench-{level}-{(w + i) % CUSTOMERS}", level, mode=mode))
-    stored = sorted(
-        int(o.number) for c in range(CUSTOMERS) for o in OrderItem.query(f"bench-{level}-{c}", consistent_read=True)
+    placed = bench.unmetered(
+        lambda: [o for c in range(CUSTOMERS) for o in OrderItem.query(f"bench-{level}-{c}", consistent_read=True)]
     )
+    stored = sorted(int(o.number) for o in placed)
     numbers = got.numbers
     bench.check(len(set(numbers)) == len(numbers) and stored == numbers, f"{level}: duplicates, or not what was told")
     gaps = len(set(range(1, numbers[-1] + 1)) - set(numbers))
     bench.check(mode != "gapless" or numbers == list(range(1, orders + 1)), f"{level}: not 1..{orders}, {gaps} gaps")
+    # Lost races as the bench's meter saw them (cancelled transactions), which must be the attempts the code told.
+    cancelled = got.meter.conditional_failures
+    bench.check(cancelled == got.lost, f"{level}: {got.lost} lost races told, {cancelled} cancelled transactions seen")
+    floor, local = floors(mode, level, placed)
+    race = bench.Cost(bench.read_units(bench.item_size(counter_item(level, orders)), consistent=True), 0, 2)
     verdict = run.judge(
         f"{mode}, {writers} writers",
         bench.Cost.of(got.meter),
-        FLOOR[mode].times(orders),
-        local=bench.Difference(LOCAL[mode].why, LOCAL[mode].cost.times(orders)) if mode in LOCAL else None,
-        extras=[bench.Difference(LOST_RACE, bench.Cost(1, 0, 2).times(got.lost))],
+        floor,
+        local=bench.Difference(LOCAL[mode].why, local) if mode in LOCAL else None,
+        extras=[bench.Difference(LOST_RACE, race.times(cancelled))],
         per=orders,
     )
     return {"mode": mode, "writers": writers, "gaps": gaps, **got.figures(), **verdict.cells()}
+
+
+def counter_item(name: str, value: int) -> dict[str, Any]:
+    """The counter's item holding ``value``, as DynamoDB stores it."""
+    return {"pk": {"S": name}, "v": {"N": str(value)}}
+
+
+def floors(mode: str, counter: str, placed: list[OrderItem]) -> tuple[bench.Cost, bench.Cost]:
+    """DynamoDB's floor of placing these orders, and Local's difference, from the items as stored (read back).
+
+    Per order: the order (its size), its ``by_time`` entry (projection ALL: the order's size) and its
+    ``by_number`` entry (keys only: ``n``, ``c``, ``t``), the counter at the order's number. atomic: each
+    written once; gapless: a consistent read of the counter at the number before, the counter and the order
+    twice (a transaction), the entries once — twice on DynamoDB Local.
+    """
+    floor, local = bench.Cost(), bench.Cost()
+    for order in placed:
+        item, number = order.serialize(), int(order.number)
+        keys = bench.write_units(bench.item_size({name: item[name] for name in ("n", "c", "t")}))
+        entries = bench.write_units(bench.item_size(item)) + keys
+        writes = bench.write_units(bench.item_size(counter_item(counter, number))) + bench.write_units(
+            bench.item_size(item)
+        )
+        if mode == "atomic":
+            floor += bench.Cost(0, writes + entries, 2)
+        else:
+            read = bench.read_units(bench.item_size(counter_item(counter, number - 1)), consistent=True)
+            floor += bench.Cost(read, 2 * writes + entries, 2)
+            local += bench.Cost(0, entries)
+    return floor, local
 
 
 def load_window(shards: int, end: datetime, count: int) -> list[OrderItem]:

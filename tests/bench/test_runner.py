@@ -1,0 +1,32 @@
+"""The bench runner (``make bench``, ``make bench-quick``): every bench/*.py; only a bench's own ok summary is ok."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from devtools.bench import runner
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_runner_runs_the_glob_so_a_new_bench_is_included_without_a_list() -> None:
+    assert runner.scripts() == sorted((ROOT / "bench").glob("*.py"))
+    assert {path.stem for path in runner.scripts()} >= {"orders", "patterns", "aws_sample_distinct_pks", "load"}
+
+
+def test_a_bench_is_ok_only_when_its_last_line_is_its_own_summary_saying_ok() -> None:
+    script = ROOT / "bench" / "orders.py"
+    assert runner.summary_of(json.dumps({"benchmark": "orders", "ok": True}), script) is None
+    # Exit status 0 is not enough: a script that printed something else, or another bench's summary, is red.
+    assert runner.summary_of("deleted 3 table(s)", script) == "its last line is not its JSON summary"
+    assert "names 'patterns'" in str(runner.summary_of(json.dumps({"benchmark": "patterns", "ok": True}), script))
+    failed = runner.summary_of(json.dumps({"benchmark": "orders", "ok": False, "error": "NOT EXPLAINED"}), script)
+    assert failed is not None
+    assert "NOT EXPLAINED" in failed
+
+
+def test_every_bench_accepts_quick() -> None:
+    """Each script's parser has --quick (bench.parser or its own), or bench-quick would stop at its usage error."""
+    for path in runner.scripts():
+        assert "--quick" in path.read_text() or "bench.parser(" in path.read_text(), path.name
