@@ -4,7 +4,7 @@
    its own gets ``--users`` members with random scores (bare ``ADD``s, not measured); then
    ``--reads`` top-10 and top-50 reads (N Queries, ``Limit K``, merged) and the rank of the
    median member (N COUNT Queries) are measured, and every top is checked against a brute-force
-   ranking. The floor of a top is 0.5 RCU per shard (a Query reads at least one 4 KB unit).
+   ranking. The floor of a top is at least 0.5 RCU per shard (a Query reads at least one 4 KB unit).
    The hottest index key's share of the members is what it takes of the score writes.
 2. **cache**: the product's selector (Django's Redis cache, a throwaway Redis started here) on
    the ``LEADERBOARD_SHARDS`` level: a miss, then ``--reads`` hits, which must cost 0 requests.
@@ -13,18 +13,20 @@
    (refused), then reopened and revoked (GetItem + TransactWriteItems). Transactional writes
    cost 2 WCU per KB and item: 6 WCU for the three items, plus the score's ``top`` index entry.
 
-DynamoDB's floors: a Query of the ``top`` index 0.5 RCU per started 4 KB of the KEYS_ONLY entries
-it contributes (``pk``, ``tp``, ``sc`` by DynamoDB's sizes), at least 0.5 even for a shard with
-none (DynamoDB Local charges that one 0); a shard reads k + 1 entries (and one more Query when it
-is cut inside a tie at the K-th place: the stated tolerance). An award: TransactWriteItems, 2 WCU
-per item ≤ 1 KB (issue checked, award put, score updated) plus the ``top`` entry, 1 WCU when it
-is new, 2 when it moves; DynamoDB Local charges that entry twice as well (8 and 10 WCU instead of
-7 and 8). A refused award is a cancelled transaction: Local reports no capacity for it, and the
-pricing rules applied here do not price it (counted as "refused"); then a consistent GetItem of
-the award tells an earlier award from this call's own lost answer (floor 1 RCU, 2 requests). The
-issues it awards are created and resolved with their list-index and label entries (not
-measured here: ``bench/patterns.py`` judges issue writes). Both floors are
-printed where Local differs; the ratio uses Local's.
+DynamoDB's floors, from the items read back unmetered (never from the meter judged): a Query of the
+``top`` index 0.5 RCU per started 4 KB of the KEYS_ONLY entries it contributes (``pk``, ``tp``,
+``sc`` as stored), at least 0.5 even for a shard with none (DynamoDB Local charges that one 0).
+Above it, computed from the scores as asked: each shard reads k + 1 entries, and when the K-th
+place is a tie a shard is cut inside, one more Query of that shard's tied entries — exactly, no
+tolerance. An award: TransactWriteItems, 2 WCU per started KB of the issue checked, the award put
+and the score updated (the larger of before and after), plus the ``top`` entry (1 WCU per KB when
+it is new, a delete and a put when it moves); DynamoDB Local charges that entry twice as well. A
+refused award is a cancelled transaction: Local reports no capacity for it, and the pricing rules
+applied here do not price it (counted as "refused"); then a consistent GetItem of the award tells
+an earlier award from this call's own lost answer (1 RCU per 4 KB, 2 requests). A revoke: that
+GetItem and the transaction (the award deleted). The issues it awards are created and resolved
+with their list-index and label entries (not measured here: ``bench/patterns.py`` judges issue
+writes). Both floors are printed where Local differs; the ratio uses Local's.
 
 Printed on stdout: two tables, the notes on the floors, then exactly one line of JSON. Exit
 status 0 when every check held and every figure is its floor or explained, 1 when not, 2 when
