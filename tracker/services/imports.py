@@ -65,7 +65,9 @@ QUEUE_DOWN = "The job queue was not answering, so the import did not start; noth
 NOT_STORED = "The file could not be stored, so the import did not start; nothing was imported."
 FORM_LOST = "The first submission of this form did not finish. Reload the form and submit the file again."
 # what a folder or S3 may raise when a file cannot be written, read or deleted
-STORAGE_ERRORS = (OSError, *AWS_ERRORS)
+STORAGE_ERRORS: tuple[type[Exception], ...] = (OSError, *AWS_ERRORS)
+# what recording a failed import may itself meet: a newer run's word (FencedOut), or DynamoDB down
+NOT_RECORDED: tuple[type[Exception], ...] = (DomainError, *PYNAMODB_ERRORS)
 
 
 def _storage() -> Storage:
@@ -328,6 +330,6 @@ def import_stopped(*, tenant: str, import_id: str, error: BaseException) -> None
         jobs.checkpoint_save(import_job_name(tenant, import_id), state.token, state.dump())
         # What was written stays, and the project takes new issues again (numbers above the highest).
         import_projects.release(tenant=tenant, job=import_job_name(tenant, import_id), keys=[state.project])
-    except (DomainError, *PYNAMODB_ERRORS) as failure:  # FencedOut: a newer run's word stands; or DynamoDB is down
+    except NOT_RECORDED as failure:  # FencedOut: a newer run's word stands; or DynamoDB is down
         log.warning("import %s: failure not recorded: %s", import_id, failure)
     _delete_upload(state)
