@@ -3,16 +3,18 @@ offboarding and "does this team still hold data?" loop over those declarations."
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import ddbmodels
-from ddbmodels import events, idempotency, jobs, labels
-from ddbmodels.core import capacity, connection
-from ddbmodels.core.team_data import NoTeamData, Shards, TeamData
+from ddbmodels import attachments, comments, events, idempotency, inbox, issues, jobs, labels, orders, scores
+from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.team_data import NoTeamData, Shards, Team, TeamData
 from ddbmodels.patterns.time_series import period_shift
 from ddbmodels.tenants import declarations, offboarding, reads
 
@@ -167,3 +169,60 @@ def test_an_empty_team_costs_every_probe_once_as_stated(tenant: str) -> None:
     assert days >= 28
     assert meter.by_operation["Query"] == 5 + idempotency.SHARDS + 3 + legacy + days * 2  # + free List/Describe
     assert meter.rcu <= 0.5 * meter.requests
+
+
+def _stated_entries(declared: TeamData) -> set[int]:
+    return {int(n) for n in re.findall(r"\d+", declared.index_entries)}
+
+
+@pytest.mark.ddblocal
+def test_deleting_each_kind_of_a_teams_items_costs_1_wcu_plus_the_index_entries_its_declaration_states(
+    tenant: str, make_project: Callable[..., Any]
+) -> None:
+    """Every item of a small team (each kind ≤ 1 KB) deleted alone: the WCU beyond 1 is its index entries, one of
+    the numbers its declaration's ``index_entries`` states (the old cost note said 1 for an issue: it is 3 or 4)."""
+    make_project("WEB")
+    first = issues.issue_create(
+        tenant=tenant,
+        project_key="WEB",
+        title="Ship",
+        reporter="ann",
+        assignee="ann",
+        labels=["ops"],
+        idempotency_key=f"{tenant}-1",
+    ).item
+    issues.issue_create(tenant=tenant, project_key="WEB", title="Docs", reporter="ann")
+    scores.award_issue(issues.issue_change_status(first, to="resolved"), shards=2)
+    orders.order_place(customer=tenant, product="seats", quantity=1, delivery="standard", placed_by="ann")
+    comments.comment_add(tenant=tenant, project_key="WEB", number=1, author="ann", body="On it.")
+    attachments.attachment_begin(
+        tenant=tenant,
+        project_key="WEB",
+        number=2,
+        filename="a.txt",
+        size=1,
+        sha256="0" * 64,
+        content_type="text/plain",
+        by="ann",
+    )
+    inbox.watch(tenant=tenant, project_key="WEB", number=1, username="ann")
+    note = inbox.Note("bob", "WEB", 1, "ann", "issue.status", "ann resolved WEB-1")
+    inbox.deliver(tenant=tenant, event_key="2026-11-22T10:15:30.123Z#0000000a", notes=[note])
+    jobs.fence_acquire(f"import_claim:{tenant}:01JD0000000000000000000000", "ann", tenant=tenant)
+    events.event_put(stream=f"{tenant}#WEB#1", kind="issue.edited", actor="ann", tenant=tenant, shards=2)
+
+    team = Team(tenant, Shards(scores=2, events=2))
+    measured: dict[str, set[int]] = {}
+    for declared in declarations.team_data():
+        for _, table in declared.physical_tables():
+            key_names = [k["AttributeName"] for k in (tables.describe_table(table) or {"KeySchema": []})["KeySchema"]]
+            for item in [item for page in declared.find(team, table) for item in page]:
+                with capacity.measure() as meter:
+                    offboarding.delete_keys(table, [{name: item[name] for name in key_names}])
+                measured.setdefault(declared.part, set()).add(round(meter.wcu) - 1)
+
+    expected = {"issues", "orders", "labels", "idempotency_keys", "attachments", "comments", "scores", "inbox", "jobs"}
+    assert expected | {"events"} <= set(measured)
+    for declared in declarations.team_data():
+        assert measured.get(declared.part, set()) <= _stated_entries(declared), (declared.part, measured)
+    assert measured["issues"] >= {1, 4}  # the project's static item, the assigned live issue (3 or 4 when not)
