@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
             if outcomes[index].status != "ok":
                 red = True
                 break
-            if args.budget is not None and time.perf_counter() - began > args.budget:
+            if args.budget is not None and time.perf_counter() - began > args.budget and index + 1 < len(found):
                 outcomes[index].status = f"ok, but the budget of {args.budget:.0f} s is spent: the rest not run"
                 red = True
                 break
