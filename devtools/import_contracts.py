@@ -9,6 +9,10 @@
   module: ``from x import _name``, ``import x._y`` or ``x._name`` where ``x`` is a module of ours.
   A name used across modules is public; give it a public name. Names are invisible to the import
   graph, so this one reads each module's source (``ast``).
+- ``names_only``: ``importers`` take from ``sources`` only names that start with a capital (an
+  error class, an item type, a constant) or are listed in ``allowed_names``: no function, no
+  module (``from ddbmodels import issues``, ``import ddbmodels.core.items``). Views take named
+  errors and constants from ddbmodels, and call selectors and services for everything else.
 
 Configured in ``pyproject.toml`` (``[tool.importlinter]``, ``contract_types``).
 """
@@ -104,6 +108,56 @@ class NoPrivateNamesContract(Contract):
         for item in check.metadata["found"]:
             output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
         output.new_line()
+
+
+class NamesOnlyContract(Contract):
+    """``importers`` take from ``sources`` only capitalised names (errors, types, constants) or ``allowed_names``."""
+
+    type_name = "names_only"
+
+    importers = fields.ListField(subfield=fields.StringField())
+    sources = fields.ListField(subfield=fields.StringField())
+    allowed_names = fields.SetField(subfield=fields.StringField(), required=False)
+
+    def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
+        modules: set[str] = set()
+        for package in self.importers:  # type: ignore[attr-defined]
+            modules |= {package, *graph.find_descendants(package)}
+        allowed = set(cast("set[str]", self.allowed_names or set()))
+        sources = tuple(cast("list[str]", self.sources))
+        found = [
+            item
+            for module in sorted(modules)
+            for item in names_taken(module, sources)
+            if not item["name"].rpartition(".")[2][:1].isupper() and item["name"].rpartition(".")[2] not in allowed
+        ]
+        return ContractCheck(kept=not found, warnings=[], metadata={"found": found})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        output.print_error("Functions or modules taken (call a selector or service; take errors, types, constants):")
+        output.new_line()
+        for item in check.metadata["found"]:
+            output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
+        output.new_line()
+
+
+def names_taken(module: str, sources: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Each name ``module`` takes from ``sources``: ``from x import n`` as ``x.n``, ``import x`` as ``x``."""
+    path = module_file(module)
+    if path is None:
+        return []
+    tree = ast.parse(path.read_text(), filename=str(path))
+
+    def under(name: str) -> bool:
+        return any(name == source or name.startswith(source + ".") for source in sources)
+
+    found: list[dict[str, Any]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and under(node.module or ""):
+            found += [{"module": module, "line": node.lineno, "name": f"{node.module}.{a.name}"} for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [{"module": module, "line": node.lineno, "name": a.name} for a in node.names if under(a.name)]
+    return found
 
 
 def module_file(module: str) -> Path | None:

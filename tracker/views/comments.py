@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ddbmodels.comments import CommentItem, comment_id
+from ddbmodels.comments import CommentItem
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
@@ -36,7 +36,7 @@ def issue_comments_url(membership: Membership, issue: IssueItem, *, comment: Com
         kwargs={"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)},
     )
     query = urlencode({"comments": comment_cursor(issue=issue, direction="latest")})
-    anchor = f"#comment-{comment_id(comment.key)}" if comment is not None else "#comments"
+    anchor = f"#comment-{comment.comment_id}" if comment is not None else "#comments"
     return f"{base}?{query}{anchor}"
 
 

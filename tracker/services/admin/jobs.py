@@ -12,7 +12,6 @@ from typing import Any
 
 from ddbmodels.core.errors import Unavailable
 from tracker import enqueue
-from tracker.forms.admin.jobs import JobForm
 
 QUEUE_DOWN = "The job queue (Redis) is not answering, so the job was not started. Try again once Redis is back."
 
@@ -24,9 +23,9 @@ def _queue(start: Callable[..., Any], **kwargs: Any) -> str:
         raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN) from error
 
 
-def job_start(*, form: JobForm) -> str:
-    """Queue the form's job with its validated parameters; the task id (Unavailable: Redis is down)."""
-    return _queue(enqueue.task(form.task).delay, **form.kwargs())
+def job_start(*, task: str, params: dict[str, Any]) -> str:
+    """Queue the job ``task`` (a ``tracker.enqueue`` name) with ``params``; the task id (Unavailable: Redis is down)."""
+    return _queue(enqueue.task(task).delay, **params)
 
 
 def reconcile_attachments_start() -> str:

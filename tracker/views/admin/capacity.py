@@ -13,9 +13,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from ddbmodels.core import capacity
 from tracker.capacity_stats import Row
-from tracker.selectors.admin.capacity import KEEP_DAYS, capacity_totals
+from tracker.selectors.admin.capacity import KEEP_DAYS, capacity_totals, stated_costs
 from tracker.views.admin.pages import admin_page
 
 BAR_HEIGHT = 22
@@ -63,7 +62,7 @@ def code_html(text: str) -> SafeString:
 
 def with_stated_costs(chart: dict[str, Any]) -> dict[str, Any]:
     """Each pattern's stated cost (its docstring's first paragraph) beside its bar; and the patterns not yet run."""
-    stated = {name: [code_html(cost) for cost in costs] for name, costs in capacity.stated_costs().items()}
+    stated = {name: [code_html(cost) for cost in costs] for name, costs in stated_costs().items()}
     for bar in chart["bars"]:
         bar["stated"] = stated.get(bar["row"].label, [])
     measured = {bar["row"].label for bar in chart["bars"]}

@@ -34,7 +34,7 @@ def jobs_view(request: HttpRequest) -> HttpResponse:
             raise BadRequest("Unknown job.")
         form = JOB_FORMS[key](request.POST, prefix=key)
         if form.is_valid():
-            task_id = job_start(form=form)
+            task_id = job_start(task=form.task, params=form.kwargs())
             messages.success(request, f"{form.title}: queued as {task_id}.")
             return redirect("admin:ddb_job", task_id=task_id)
         bound = (key, form)
