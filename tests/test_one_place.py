@@ -67,3 +67,25 @@ RETRYABLE_CODE = re.compile(
 def test_the_retryable_error_codes_are_listed_in_one_place() -> None:
     """``ddbmodels.core.errors``: THROTTLING_CODES, UNAVAILABLE_CODES, RETRYABLE_REASONS; everyone reads them."""
     assert places(RETRYABLE_CODE, allowed={"ddbmodels/core/errors.py"}) == []
+
+
+# An event kind as a bare string: "issue.created", "comment.added", "attachment.removed", …
+BARE_KIND = re.compile(r'"(?:issue|comment|attachment)\.[a-z_]+"')
+
+
+def test_event_kinds_are_named_through_the_registry() -> None:
+    """``ddbmodels.events.kinds.Kind``: writers and readers name kinds through it, never as strings of their own."""
+    assert places(BARE_KIND, allowed={"ddbmodels/events/kinds.py"}) == []
+
+
+# Reading the wall clock other than through ddbmodels' one ``keys.utcnow`` (which the tests pin).
+CLOCK_READ = re.compile(r"\bdatetime\.(?:now|utcnow|today)\(|\btime\.time\(\)|\bdate\.today\(\)")
+CLOCK_ALLOWED = {
+    "ddbmodels/core/keys.py",  # the clock itself
+    "tracker/management/commands/dev_bootstrap.py",  # stamps a file for the dev tools, not the app's time
+}
+
+
+def test_the_time_is_read_from_one_clock() -> None:
+    """``keys.utcnow`` (Django's ``timezone.now`` stays in code about Django's models; the tests pin both)."""
+    assert places(CLOCK_READ, allowed=CLOCK_ALLOWED) == []

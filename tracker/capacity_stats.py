@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Literal
 
 import redis
@@ -26,6 +26,7 @@ from django.conf import settings
 
 from ddbmodels.core import hot_keys
 from ddbmodels.core.capacity import CapacityMeter
+from ddbmodels.core.keys import utcnow
 from tracker import optional_redis
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
     hot_keys.flush()  # this process's sampled partition keys, when the flush interval has passed
     if optional_redis.paused():
         return
-    now = datetime.now(UTC)
+    now = utcnow()
     ttl = (KEEP_DAYS + 1) * 86400
     try:
         pipe = redis_client().pipeline(transaction=False)
@@ -99,7 +100,7 @@ def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
 
 def totals(kind: Kind, *, days: int = KEEP_DAYS) -> list[Row]:
     """Totals by label over the last ``days`` days, most capacity first ([] when Redis is down)."""
-    now = datetime.now(UTC)
+    now = utcnow()
     rows: dict[str, Row] = {}
     if optional_redis.paused():
         return []

@@ -36,7 +36,7 @@ AGE_LIMIT = "age limit"  # max_age's default: settings.CURSOR_MAX_AGE_SECONDS, r
 
 
 class _Signer(signing.TimestampSigner):
-    """Django's TimestampSigner on ddbmodels' clock (``keys.utcnow``) instead of ``time.time()``."""
+    """Django's TimestampSigner on ddbmodels' clock (``keys.utcnow``) instead of the machine's own."""
 
     def timestamp(self) -> str:
         return signing.b62_encode(int(utcnow().timestamp()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import redis
@@ -25,6 +25,7 @@ from celery.signals import task_postrun
 from django.conf import settings
 
 from ddbmodels.core import hot_keys
+from ddbmodels.core.keys import utcnow
 from tracker import optional_redis
 
 KEY_PREFIX = "tracker:hotkeys:"
@@ -44,7 +45,7 @@ def ship(batch: hot_keys.Batch) -> None:
     """The sink: add a process's counted batch to the current minute (dropped when Redis fails)."""
     if optional_redis.paused():
         return
-    now = datetime.now(UTC)
+    now = utcnow()
     ttl = (WINDOW_MINUTES + 2) * 60
     try:
         pipe = optional_redis.client(settings.REDIS_URL).pipeline(transaction=False)
@@ -152,7 +153,7 @@ def window(minutes: int) -> list[TableRow]:
     hot_keys.flush(force=True)  # this process's latest counts first
     if optional_redis.paused():
         return []
-    now = datetime.now(UTC)
+    now = utcnow()
     # The minute now running and the ``minutes`` whole ones before it: a burst that began just
     # before the minute turned is not cut in two.
     stamps = [now - timedelta(minutes=back) for back in range(minutes + 1)]

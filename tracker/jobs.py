@@ -18,7 +18,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -26,6 +25,7 @@ from django.conf import settings
 
 from ddbmodels import jobs
 from ddbmodels.core import capacity
+from ddbmodels.core.keys import utcnow
 from tracker import capacity_stats
 from tracker.capacity_stats import redis_client
 
@@ -128,7 +128,7 @@ def run_job(
         "job": name,
         "run_id": run_id,
         "task_id": task_id,
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started_at": utcnow().isoformat(timespec="seconds"),
     }
     # thread_local=False: a job's progress (and so the lock's extension) may come from its worker
     # threads (the parallel scan segments), which a thread-local token would not know.

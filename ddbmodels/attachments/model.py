@@ -36,7 +36,6 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import time
 import unicodedata
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
@@ -71,7 +70,7 @@ def issue_key(tenant: str, project_key: str, number: int) -> str:
 
 def new_attachment_id(now_ms: int | None = None) -> str:
     """A ULID: time-sortable (milliseconds first), 80 random bits, 26 characters."""
-    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    ms = int(utcnow().timestamp() * 1000) if now_ms is None else now_ms
     value = (ms << 80) | secrets.randbits(80)
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 

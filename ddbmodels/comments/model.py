@@ -21,7 +21,7 @@ A deleted comment is really deleted (DeleteItem conditioned on the version), not
 comment takes no number from a sequence (the issues table must tombstone for that reason: a
 comment need not), its text is gone from DynamoDB when its author deletes it, pages read only
 live comments (a flag would be read and paid for on every page forever, or filtered out of
-short pages), and the issue's history keeps the fact that it existed ("comment.deleted").
+short pages), and the issue's history keeps the fact that it existed (a ``comment.deleted`` event).
 
 A tenant leaving: the table has no tenant key or index, so offboarding enumerates the
 collections from the tenant's issue numbers (as it does for attachments): one Query per issue

@@ -1,5 +1,6 @@
 """The events tables (one per period): model, writes, reads and lifecycle. See ``model`` for the key design."""
 
+from ddbmodels.events.kinds import KINDS, NOTIFY_KINDS, Kind, KindInfo, is_kind
 from ddbmodels.events.lifecycle import (
     archive,
     events_table_name,
@@ -37,8 +38,12 @@ __all__ = [
     "DEFAULT_PERIOD",
     "DEFAULT_SHARDS",
     "EVENTS",
+    "KINDS",
+    "NOTIFY_KINDS",
     "TEAM_DATA",
     "Event",
+    "Kind",
+    "KindInfo",
     "PeriodClosed",
     "archive",
     "create_events_table",
@@ -49,6 +54,7 @@ __all__ = [
     "events_put_many",
     "events_table_name",
     "from_attribute",
+    "is_kind",
     "list_event_tables",
     "new_sort_key",
     "parse_events_table_name",

@@ -5,7 +5,7 @@
     PK  s  the stream: "<tenant>#<PROJECT>#<number>" for an issue
     SK  t  "2026-11-22T10:15:30.123Z#9f86d081": UTC with milliseconds, then a random id, so keys
            are unique and sort by time as plain strings
-        kind (issue.created, issue.status, …), actor, tenant, data (a map)
+        kind (issue.created, issue.status, …: registered in ``kinds``), actor, tenant, data (a map)
     GSI by_day  PK d = "<tenant>#<YYYY-MM-DD>#<n>", SK t, projection ALL
 
 The time-series pattern: an event is written to the table of its period, so the current
@@ -45,6 +45,7 @@ from typing import Any
 from ddbmodels.core.errors import DomainError
 from ddbmodels.core.keys import as_utc, parse_time_key, shard_suffix, time_key
 from ddbmodels.core.tables import DEFAULT_THROUGHPUT, PAY_PER_REQUEST, PROVISIONED, check_billing_mode
+from ddbmodels.events.kinds import is_kind
 from ddbmodels.patterns.time_series import PeriodKind, PeriodTables
 
 DEFAULT_PERIOD: PeriodKind = "month"
@@ -115,6 +116,8 @@ def event_item(
             raise ValueError(f"event {label} must be a non-empty string")
     if "#" in tenant:
         raise ValueError(f"tenant may not contain '#': {tenant!r}")
+    if not is_kind(kind):
+        raise ValueError(f"unknown event kind {kind!r}: register it in ddbmodels.events.kinds")
     when = as_utc(when)
     return {
         "s": {"S": stream},

@@ -82,14 +82,10 @@ def test_after_a_burst_of_reads_on_one_project_the_page_names_its_key_first_and_
 
 
 def ship_at(at: datetime, batch: Batch, monkeypatch: pytest.MonkeyPatch) -> None:
-    class Then(datetime):
-        @classmethod
-        def now(cls, tz: object = None) -> Then:  # type: ignore[override]
-            return cls.fromtimestamp(at.timestamp(), UTC)
-
-    monkeypatch.setattr(hot_key_stats, "datetime", Then)
+    real = hot_key_stats.utcnow
+    monkeypatch.setattr(hot_key_stats, "utcnow", lambda: at)  # the one clock (keys.utcnow), pinned
     hot_key_stats.ship(batch)
-    monkeypatch.setattr(hot_key_stats, "datetime", datetime)
+    monkeypatch.setattr(hot_key_stats, "utcnow", real)
 
 
 def batch_of(**requests: float) -> Batch:

@@ -66,20 +66,20 @@ def tell(
         created = earliest + span * ((n - 1 + rng.random() * 0.8) / count) * 0.97
         title, labels = _title(key, n)
         reporter = rng.choice(people)
-        changes = [Change(created, "issue.created", reporter, {"title": title})]
+        changes = [Change(created, events.Kind.ISSUE_CREATED, reporter, {"title": title})]
         assignee = rng.choice([*people, None, None])
         when = created
         if assignee is not None and rng.random() < 0.4:  # picked up later, not when opened
             when = min(now, when + timedelta(hours=rng.uniform(1, 30)))
             changes.append(
-                Change(when, "issue.edited", rng.choice(people), {"changed": {"assignee": [None, assignee]}})
+                Change(when, events.Kind.ISSUE_EDITED, rng.choice(people), {"changed": {"assignee": [None, assignee]}})
             )
         age = (now - created) / span  # 0 (new) … 1 (five weeks old)
         steps = min(3, int(rng.random() * 2 + age * 3.2))
         status = "open"
         for to in FLOW[1 : steps + 1]:
             when = min(now, when + timedelta(hours=rng.uniform(2, 60)))
-            changes.append(Change(when, "issue.status", assignee or reporter, {"from": status, "to": to}))
+            changes.append(Change(when, events.Kind.ISSUE_STATUS, assignee or reporter, {"from": status, "to": to}))
             status = to
         notes: list[CommentItem] = []
         detail = details_of(title)  # words worth searching for (no random draw: the story stays the same)
@@ -104,7 +104,7 @@ def tell(
             changes.append(
                 Change(
                     when,
-                    "comment.added",
+                    events.Kind.COMMENT_ADDED,
                     author,
                     {"comment": comment.key, "mentions": mentions, "excerpt": plain_text(body)[:EXCERPT_CHARS]},
                 )
@@ -122,11 +122,11 @@ def tell(
             labels=set(rng.sample(labels, rng.randint(0, len(labels)))) or None,
             created_at=created,
             updated_at=changes[-1].when,
-            version=1 + len([c for c in changes if c.kind in ("issue.edited", "issue.status")]),
+            version=1 + len([c for c in changes if c.kind in (events.Kind.ISSUE_EDITED, events.Kind.ISSUE_STATUS)]),
         )
         watchers = {reporter, *([assignee] if assignee else [])}
         for change in changes:
-            if change.kind == "comment.added":
+            if change.kind == events.Kind.COMMENT_ADDED:
                 watchers.add(change.actor)
                 watchers.update(change.data["mentions"])
         told.append(Told(issue=issue, changes=changes, comments=notes, watchers=watchers))

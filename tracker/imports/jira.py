@@ -14,6 +14,7 @@ import csv
 import io
 from datetime import UTC, datetime
 
+from ddbmodels.core.keys import utcnow
 from tracker.imports.records import Note, Record, when
 
 HEADER = ["Issue key", "Summary", "Description", "Status", "Priority", "Assignee", "Reporter", "Created", "Resolved"]
@@ -86,7 +87,7 @@ def parse(text: str) -> list[Record]:
                 labels=[row[i] for i in label_at if i < len(row) and row[i].strip()],
                 assignee=cell("Assignee") or None,
                 reporter=cell("Reporter") or "imported",
-                created=jira_time(cell("Created")) or datetime.now(UTC),
+                created=jira_time(cell("Created")) or utcnow(),
                 closed=jira_time(cell("Resolved")),
                 comments=notes,
                 ref=cell("Issue key"),

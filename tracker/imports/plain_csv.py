@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import UTC, datetime
+from datetime import datetime
 
+from ddbmodels.core.keys import utcnow
 from tracker.imports.records import Record, when
 
 COLUMNS = ["number", "title", "body", "state", "priority", "labels", "assignee", "reporter", "created", "closed"]
@@ -34,7 +35,7 @@ def parse(text: str) -> list[Record]:
             labels=(row.get("labels") or "").split(),
             assignee=row.get("assignee") or None,
             reporter=row.get("reporter") or "imported",
-            created=when(row.get("created")) or datetime.now(UTC),
+            created=when(row.get("created")) or utcnow(),
             closed=when(row.get("closed")),
             url=row.get("url") or None,
         )

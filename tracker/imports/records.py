@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ddbmodels.core.errors import InvalidInput
+from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
 
 FORMATS = ("github", "jira", "csv")
@@ -39,7 +40,7 @@ class Record:
     labels: list[str] = field(default_factory=list)
     assignee: str | None = None
     reporter: str = "imported"
-    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+    created: datetime = field(default_factory=lambda: utcnow())  # looked up at each call: a pinned clock pins it
     closed: datetime | None = None
     comments: list[Note] = field(default_factory=list)
     # Where it came from (not its content: two exports of the same issue are equal records).

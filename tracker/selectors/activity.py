@@ -29,6 +29,7 @@ from django.conf import settings
 from ddbmodels import events
 from ddbmodels.core import keys
 from ddbmodels.core.keys import utcnow
+from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem
 from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_id, period_shift, period_start
 from tracker.cursors import INVALID, open_signed, sign
@@ -107,24 +108,24 @@ def _edited(data: dict[str, Any]) -> list[str]:
 def sentences(event: events.Event) -> list[str]:
     """What ``event`` did, as sentences that follow the actor's name ("changed the status from Open to Closed")."""
     data, kind = event.data or {}, event.kind
-    if kind == "issue.created":
+    if kind == Kind.ISSUE_CREATED:
         return ["created the issue"]
-    if kind == "issue.status":
+    if kind == Kind.ISSUE_STATUS:
         before, after = str(data.get("from")), str(data.get("to"))
         return [f"changed the status from {STATUS_LABELS.get(before, before)} to {STATUS_LABELS.get(after, after)}"]
-    if kind == "issue.edited":
+    if kind == Kind.ISSUE_EDITED:
         return _edited(data)
-    if kind == "issue.deleted":
+    if kind == Kind.ISSUE_DELETED:
         return ["deleted the issue"]
-    if kind == "attachment.added":
+    if kind == Kind.ATTACHMENT_ADDED:
         return [f"attached {data.get('filename', 'a file')}"]
-    if kind == "attachment.removed":
+    if kind == Kind.ATTACHMENT_REMOVED:
         return [f"detached {data.get('filename', 'a file')}"]
-    if kind == "comment.added":
+    if kind == Kind.COMMENT_ADDED:
         return ["commented"]
-    if kind == "comment.edited":
+    if kind == Kind.COMMENT_EDITED:
         return ["edited a comment"]
-    if kind == "comment.deleted":
+    if kind == Kind.COMMENT_DELETED:
         return ["deleted a comment"]
     return ["changed the issue"]
 

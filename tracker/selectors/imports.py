@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import asdict, dataclass, field, fields
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery.result import AsyncResult
@@ -21,6 +21,7 @@ from django.http import Http404
 from redis.exceptions import RedisError
 
 from ddbmodels import jobs
+from ddbmodels.core.keys import utcnow
 from tracker.celery import app
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ def import_progress(state: ImportState) -> dict[str, Any]:
     """Status, stage, items written of the total, and the summary once done: the page and its JSON."""
     done = state.total if state.status == "done" else 0
     stage, status, error = state.stage, state.status, state.error
-    if status == "uploading" and datetime.now(UTC) - datetime.fromisoformat(state.queued_at) > UPLOAD_GIVEN_UP:
+    if status == "uploading" and utcnow() - datetime.fromisoformat(state.queued_at) > UPLOAD_GIVEN_UP:
         status, error = "not_started", UPLOAD_LOST  # the page that took the file died before queueing it
     if state.status == "running":
         try:

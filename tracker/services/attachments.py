@@ -20,6 +20,7 @@ from ddbmodels import attachments
 from ddbmodels.attachments import ATTACHED, DETACHING, AttachmentItem, DetachIncomplete, clean_filename
 from ddbmodels.core.errors import ChangedSinceRead, NotFound
 from ddbmodels.core.keys import utcnow
+from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem
 from tracker.jobs import JobRun
 from tracker.models import Membership
@@ -85,7 +86,7 @@ def attachment_add(
     )
     activity.record(
         issue,
-        kind="attachment.added",
+        kind=Kind.ATTACHMENT_ADDED,
         actor=membership.user.get_username(),
         data={"filename": item.filename, "size": int(item.size)},
     )
@@ -112,7 +113,7 @@ def attachment_detach(*, membership: Membership, issue: IssueItem, attachment: A
     except ChangedSinceRead as error:  # it moved after the caller's read: name it like the check above
         raise ChangedSinceRead(str(error), current=error.current, **refused) from error
     activity.record(
-        issue, kind="attachment.removed", actor=membership.user.get_username(), data={"filename": attachment.filename}
+        issue, kind=Kind.ATTACHMENT_REMOVED, actor=membership.user.get_username(), data={"filename": attachment.filename}
     )
     return True
 

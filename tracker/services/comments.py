@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from ddbmodels import comments
 from ddbmodels.comments import Added, CommentItem
 from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem
 from tracker.markdown import mentioned, plain_text
 from tracker.models import Membership
@@ -51,7 +52,7 @@ def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempote
         who = mentioned(added.comment.body, team_mentions(tenant=membership.tenant))
         activity.record(
             issue,
-            kind="comment.added",
+            kind=Kind.COMMENT_ADDED,
             actor=author,
             data=_event(added.comment, mentions=who, excerpt=added.comment.body),
         )
@@ -79,7 +80,7 @@ def comment_edit(
     new = [name for name in mentioned(comment.body, team) if name not in before]
     activity.record(
         issue,
-        kind="comment.edited",
+        kind=Kind.COMMENT_EDITED,
         actor=membership.user.get_username(),
         data=_event(comment, mentions=new, excerpt=comment.body),
     )
@@ -94,7 +95,7 @@ def comment_delete(*, membership: Membership, issue: IssueItem, comment: Comment
     comments.comment_delete(comment, by=membership.user.get_username())
     activity.record(
         issue,
-        kind="comment.deleted",
+        kind=Kind.COMMENT_DELETED,
         actor=membership.user.get_username(),
         data=_event(comment, mentions=[], excerpt=""),
     )

@@ -33,7 +33,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -45,6 +45,7 @@ from ddbmodels import jobs
 from ddbmodels.attachments import new_attachment_id
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import AWS_ERRORS, PYNAMODB_ERRORS, AlreadyExists, DomainError, InvalidInput, Unavailable
+from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import ProjectItem
 from ddbmodels.jobs import FencedOut
 from tracker import enqueue
@@ -132,7 +133,7 @@ def import_queue(
         comments=preview.comments,
         top=preview.top,
         owner=membership.user.get_username(),
-        queued_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        queued_at=utcnow().isoformat(timespec="seconds"),
         task_id=str(uuid.uuid4()),
         upload=_upload_name(tenant, import_id),
     )

@@ -10,6 +10,7 @@ from django.core.cache import cache
 
 from ddbmodels import issues
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
+from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
 from tracker import enqueue
@@ -69,7 +70,7 @@ def issue_create_claim(
     if claimed.replayed:
         return claimed  # the first submission recorded it all
     _schedule_counts(project)
-    activity.record(claimed.item, kind="issue.created", actor=membership.user.get_username(), data={"title": title})
+    activity.record(claimed.item, kind=Kind.ISSUE_CREATED, actor=membership.user.get_username(), data={"title": title})
     return claimed
 
 
@@ -119,7 +120,7 @@ def issue_update(
     if labels_after != labels_before:
         added, removed = sorted(labels_after - labels_before), sorted(labels_before - labels_after)
         data["labels"] = {"added": added, "removed": removed}
-    activity.record(issue, kind="issue.edited", actor=membership.user.get_username(), data=data)
+    activity.record(issue, kind=Kind.ISSUE_EDITED, actor=membership.user.get_username(), data=data)
     return issue
 
 
@@ -161,7 +162,9 @@ def issue_change_status(
     before = issue.status
     issue = issues.issue_change_status(issue, to=to)
     _schedule_counts(project)
-    activity.record(issue, kind="issue.status", actor=membership.user.get_username(), data={"from": before, "to": to})
+    activity.record(
+        issue, kind=Kind.ISSUE_STATUS, actor=membership.user.get_username(), data={"from": before, "to": to}
+    )
     leaderboard.issue_status_changed(issue, before=before)  # points: awarded or revoked, never raises
     return issue
 
@@ -175,7 +178,7 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     _schedule_counts(project)
     activity.record(
         issue,
-        kind="issue.deleted",
+        kind=Kind.ISSUE_DELETED,
         actor=membership.user.get_username(),
         data={"labels": {"removed": labels_before}} if labels_before else None,
     )

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from ddbmodels.core.keys import utcnow
+from ddbmodels.events import Kind
 from ddbmodels.inbox import Notification
 from tracker.models import Membership
 from tracker.selectors.inbox import inbox_page
@@ -70,7 +71,7 @@ def inbox_open(request: HttpRequest, membership: Membership, note: str) -> HttpR
     found = inbox_services.notification_open(membership=membership, event_key=note)
     if found is None:
         raise Http404("No such notification.")
-    if found.kind == "issue.deleted":  # its page is gone: say so where the reader was
+    if found.kind == Kind.ISSUE_DELETED:  # its page is gone: say so where the reader was
         messages.info(request, f"{found.reference} was deleted.")
         return redirect("inbox", tenant=membership.tenant.slug)
     return redirect("issue_detail", tenant=membership.tenant.slug, project=found.project_key, number=found.number)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from tqdm import tqdm
 from ddbmodels import issues
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import DomainError
+from ddbmodels.core.keys import utcnow
 from tracker.imports import FORMATS, Record, parse
 from tracker.imports import load as bulk
 from tracker.imports import projects as import_projects
@@ -76,7 +76,7 @@ class Command(BaseCommand):
                 fingerprint.update(f"\n{key}\n".encode() + path.read_bytes())
         except DomainError as error:
             raise CommandError(str(error)) from error
-        origin = bulk.Origin(source=options["fmt"], by=options["by"], at=datetime.now(UTC))
+        origin = bulk.Origin(source=options["fmt"], by=options["by"], at=utcnow())
         plan = bulk.plan(tenant, projects, fingerprint=fingerprint.hexdigest(), origin=origin)
         for key, count in plan.issues.items():
             numbers = [r.number for r in projects[key]]

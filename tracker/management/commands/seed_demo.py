@@ -8,7 +8,6 @@ change in the issues' history, watchers, and the last three days' notifications 
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -96,7 +95,7 @@ class Command(BaseCommand):
                 planned += self._project(rng, slug, key, title, count, bar)
         # all teams' orders oldest first, so the global numbers follow their dates; statuses by age
         made = demo_orders.orders_place(
-            planned, rng=random.Random(options["seed"] + 1), shards=settings.ORDER_SHARDS, now=datetime.now(UTC)
+            planned, rng=random.Random(options["seed"] + 1), shards=settings.ORDER_SHARDS, now=utcnow()
         )
         statuses = ", ".join(f"{made[s]} {s}" for s in orders.STATUSES if made[s])
         self.stdout.write(
@@ -131,4 +130,4 @@ class Command(BaseCommand):
         # Points for the issues that ended up resolved (the same idempotent awards as the status hook).
         for _ in scores.sync_project(tenant=slug, project_key=key, shards=settings.LEADERBOARD_SHARDS):
             pass
-        return demo_orders.orders_plan(rng, customer=slug, placed_by=owner, count=count // 10, now=datetime.now(UTC))
+        return demo_orders.orders_plan(rng, customer=slug, placed_by=owner, count=count // 10, now=utcnow())

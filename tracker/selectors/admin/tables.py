@@ -8,11 +8,11 @@ from typing import Any
 
 from django.conf import settings
 from django.http import Http404
-from django.utils import timezone
 
 from ddbmodels import events
 from ddbmodels.core import capacity, connection, partitions, tables
 from ddbmodels.core.errors import AWS_ERRORS
+from ddbmodels.core.keys import utcnow
 from ddbmodels.patterns import time_series
 from tracker.selectors.archives import archive_names
 
@@ -57,7 +57,7 @@ def events_state(table: str) -> EventsState | None:
     if parsed is None:
         return None
     kind, period, start = parsed
-    now = timezone.now()
+    now = utcnow()
     current = time_series.period_start(kind, now)
     following = time_series.period_shift(kind, now, 1)
     state = "hot" if start in (current, following) else "cold" if start < current else "future"
@@ -77,7 +77,7 @@ def table_label(name: str) -> str:
     state = events_state(name)
     if parsed is not None and state is not None:
         kind, _, start = parsed
-        past = start < time_series.period_shift(kind, timezone.now(), -settings.EVENTS_RETENTION)
+        past = start < time_series.period_shift(kind, utcnow(), -settings.EVENTS_RETENTION)
         words = "cold, past retention: the next archive run exports and drops it" if past else STATE_WORDS[state.state]
         return f"{name} — events of {state.period} ({words})"
     if name.startswith(prefix):

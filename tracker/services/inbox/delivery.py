@@ -16,7 +16,7 @@ from django.db import DatabaseError
 
 from ddbmodels import inbox
 from ddbmodels.core.keys import issue_stream, parse_time_key, time_key, utcnow
-from ddbmodels.events import new_sort_key
+from ddbmodels.events import NOTIFY_KINDS, Kind, new_sort_key
 from ddbmodels.issues import IssueItem
 from tracker import enqueue, optional_redis
 from tracker.markdown import plain_text
@@ -27,18 +27,8 @@ from tracker.services.inbox.wording import note_text
 
 log = logging.getLogger("tracker.services.inbox")  # one logger for the inbox, as before it was a package
 
-# The kinds that reach an inbox; anything else (a comment deleted, a file detached) does not.
-NOTIFY_KINDS = frozenset(
-    {
-        "issue.created",
-        "issue.edited",
-        "issue.status",
-        "issue.deleted",
-        "comment.added",
-        "comment.edited",
-        "attachment.added",
-    }
-)
+# The kinds that reach an inbox (NOTIFY_KINDS: ddbmodels.events.kinds says which); a comment deleted
+# or a file detached does not.
 DESCRIPTION_EXCERPT_CHARS = 140  # of the new description, carried by the fan-out task (not the history)
 
 
@@ -46,7 +36,7 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
     """Queue the fan-out of one recorded change; a broker that does not answer is logged, never raised."""
     if kind not in NOTIFY_KINDS:
         return
-    if kind == "issue.edited" and data.get("description"):
+    if kind == Kind.ISSUE_EDITED and data.get("description"):
         # The history records only that the description changed; the notification quotes the new text.
         data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
     event = {
@@ -81,14 +71,14 @@ def team_addresses(tenant: str) -> dict[str, str]:
 
 def implied_watchers(*, kind: str, actor: str, data: dict[str, Any], reporter: str, assignee: str) -> set[str]:
     """Who starts watching because of this change."""
-    if kind == "issue.created":
+    if kind == Kind.ISSUE_CREATED:
         return {name for name in (reporter, assignee) if name}
-    if kind == "issue.edited":
+    if kind == Kind.ISSUE_EDITED:
         change = (data.get("changed") or {}).get("assignee")
         return {change[1]} if change and change[1] else set()
-    if kind == "comment.added":
+    if kind == Kind.COMMENT_ADDED:
         return {actor, *(data.get("mentions") or [])}
-    if kind == "comment.edited":
+    if kind == Kind.COMMENT_EDITED:
         return set(data.get("mentions") or [])
     return set()
 
@@ -118,7 +108,7 @@ def fan_out(
     if implied:
         inbox.watchers_add(tenant=tenant, project_key=project_key, number=number, usernames=implied)
     watching = set(inbox.watchers(tenant=tenant, project_key=project_key, number=number)) | implied
-    if kind == "comment.edited":
+    if kind == Kind.COMMENT_EDITED:
         watching = implied  # an edited comment only tells the people it newly mentions
     recipients = sorted(name for name in watching if name in members and name != actor)
     reference = f"{project_key}-{number}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ddbmodels.events import Kind
 from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 
 EXCERPT_MAX = 80  # characters of a comment or description a notification quotes
@@ -16,22 +17,22 @@ def note_text(
     about = f"{reference} “{title}”" if title else reference
     mentions = data.get("mentions") or []
     excerpt = _excerpt(data.get("excerpt"))
-    if kind == "issue.created":
+    if kind == Kind.ISSUE_CREATED:
         if assignee == recipient:
             return f"{actor} opened {about} and assigned it to you"
         return f"{actor} opened {about}"
-    if kind == "issue.edited":
+    if kind == Kind.ISSUE_EDITED:
         return _edited_text(actor=actor, data=data, about=about, recipient=recipient)
-    if kind == "issue.status":
+    if kind == Kind.ISSUE_STATUS:
         before = STATUS_LABELS.get(data.get("from", ""), data.get("from", ""))
         after = STATUS_LABELS.get(data.get("to", ""), data.get("to", ""))
         return f"{actor} moved {about} from {before} to {after}"
-    if kind == "issue.deleted":
+    if kind == Kind.ISSUE_DELETED:
         return f"{actor} deleted {reference}"
-    if kind in ("comment.added", "comment.edited"):
+    if kind in (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED):
         verb = "mentioned you on" if recipient in mentions else "commented on"
         return f"{actor} {verb} {reference}: {excerpt}" if excerpt else f"{actor} {verb} {reference}"
-    if kind == "attachment.added":
+    if kind == Kind.ATTACHMENT_ADDED:
         return f"{actor} attached {data.get('filename', 'a file')} to {reference}"
     return f"{actor} changed {reference}"
 

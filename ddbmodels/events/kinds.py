@@ -1,0 +1,59 @@
+"""Every kind of event an issue's stream holds, in one registry: what each means, carries, and who is told.
+
+Writers (``tracker.services``: issues, comments, attachments; the demo) record events of these
+kinds; readers (the history's sentences, the inbox's wording and fan-out, the search index)
+branch on them. ``event_item`` refuses a kind that is not here, so a new kind is registered
+before it can be written (a test writes every kind the code names, and reads each back as words).
+A ``Kind`` is a ``str``: stored, queued and compared as ``"issue.created"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    ISSUE_CREATED = "issue.created"
+    ISSUE_EDITED = "issue.edited"
+    ISSUE_STATUS = "issue.status"
+    ISSUE_DELETED = "issue.deleted"
+    COMMENT_ADDED = "comment.added"
+    COMMENT_EDITED = "comment.edited"
+    COMMENT_DELETED = "comment.deleted"
+    ATTACHMENT_ADDED = "attachment.added"
+    ATTACHMENT_REMOVED = "attachment.removed"
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """What an event of a kind means, the keys its ``data`` may carry, and whether watchers are told."""
+
+    meaning: str
+    carries: tuple[str, ...]
+    notifies: bool  # reaches the watchers' inboxes (and e-mail)
+
+
+KINDS: dict[Kind, KindInfo] = {
+    Kind.ISSUE_CREATED: KindInfo("an issue was opened", ("title",), notifies=True),
+    Kind.ISSUE_EDITED: KindInfo(
+        "title, priority, assignee, description or labels changed",
+        # changed: {field: [before, after]}; description: True; labels: {added, removed}; excerpt: the
+        # new description, added by the fan-out only (the history keeps no text)
+        ("changed", "description", "labels", "excerpt"),
+        notifies=True,
+    ),
+    Kind.ISSUE_STATUS: KindInfo("the status moved", ("from", "to"), notifies=True),
+    Kind.ISSUE_DELETED: KindInfo("the issue was deleted (a tombstone)", ("labels",), notifies=True),
+    Kind.COMMENT_ADDED: KindInfo("a comment was posted", ("comment", "mentions", "excerpt"), notifies=True),
+    Kind.COMMENT_EDITED: KindInfo("a comment was edited", ("comment", "mentions", "excerpt"), notifies=True),
+    Kind.COMMENT_DELETED: KindInfo("a comment was deleted", ("comment", "mentions", "excerpt"), notifies=False),
+    Kind.ATTACHMENT_ADDED: KindInfo("a file was attached", ("filename", "size"), notifies=True),
+    Kind.ATTACHMENT_REMOVED: KindInfo("a file was detached", ("filename",), notifies=False),
+}
+NOTIFY_KINDS = frozenset(kind for kind, info in KINDS.items() if info.notifies)
+
+
+def is_kind(value: object) -> bool:
+    """True for a registered kind (``Kind`` or its string)."""
+    return isinstance(value, str) and value in KINDS
