@@ -25,7 +25,7 @@ short pages), and the issue's history keeps the fact that it existed (a ``commen
 
 A tenant leaving: the table has no tenant key or index, so offboarding enumerates the
 collections from the tenant's issue numbers (as it does for attachments): one Query per issue
-(``ddbmodels.tenants.reads.comments_pages``). A sparse tenant index would cost +1 WCU on every
+(``ddbmodels.comments.team.comment_pages``, its ``TEAM_DATA``). A sparse tenant index would cost +1 WCU on every
 comment write to save reads that happen once in a tenant's life.
 """
 
