@@ -8,30 +8,44 @@ a Redis of its own, ``manage.py runserver --noreload`` and a Celery worker (the 
 ``DYNAMODB_HOT_KEYS_SAMPLE_RATE=1``.
 
 What it makes (``load_parts/teams.py``): ``--teams`` teams (``load-01`` is the hottest), three
-projects each with ``--seed-issues`` issues, ``--users`` people (members of every team) and a staff
-login. Then, for ``--seconds`` (``load_parts/mix.py``): ``--hot-writers`` of the users create
-issues in ``load-01/WEB`` at once through the new-issue form (its idempotency key; 5 % of forms
-sent twice); the others, logged in through the login form, pick a team by Zipf's law (rank k
-weighs 1/k^s, ``--zipf-s``) and do what members do: issue lists, issue pages, search, creating
+projects each with ``--seed-issues`` issues (and their search documents), ``--users`` people
+(members of every team) and a staff login. Then, for ``--seconds`` (``load_parts/users.py``):
+``--hot-writers`` of the users create issues in ``load-01/WEB`` at once through the new-issue form
+(its idempotency key; 5 % of forms sent twice); the others, logged in through the login form,
+first take one step of each kind in the hot project (a create, a comment on another user's issue,
+a status change, an attachment — detached again by every other member —, an order, the inbox),
+whatever the clock, so every run makes every kind; then each picks a team by Zipf's law (rank k
+weighs 1/k^s, ``--zipf-s``) and does what members do: issue lists, issue pages, search, creating
 issues, moving their own issues to in progress and resolved (resolving awards them the
-priority's points), comments, orders, the leaderboard, attachments (30 % detached again).
-A quarter into the load the staff login starts ``backfill_project_counts`` and then
-``reconcile_attachments`` from the admin's Jobs page; the worker runs them during the load.
+priority's points), comments, orders, the leaderboard, attachments (30 % detached again), the
+inbox (opening a notification, marking all read). ``--throttle-share`` of the creates carry a
+marker for which the web server's DynamoDB answers "throttled" on every attempt (a pass-through,
+``stack.Throttle``; the first hot writer's first create always): the page must answer busy (503)
+having written nothing. A quarter into the load the staff login starts ``backfill_project_counts``
+and then ``reconcile_attachments`` from the admin's Jobs page; the worker runs them during the load.
 
 Reported (``load_parts/report.py``): per page or action the requests, p50/p99/max latency and errors
-by status code (5xx must be 0; a create form's "very busy, submit again" 503 is counted apart as
-``busy``); capacity per request by page, by access pattern and by job from the app's own figures
-in Redis (``tracker.capacity_stats``); the hottest partition keys with their share of their table
+by status code (5xx must be 0 but for a create's busy 503, counted apart as ``busy``); capacity per
+request by page, by access pattern and by job from the app's own figures in Redis
+(``tracker.capacity_stats``); the hottest partition keys with their share of their table
 (``tracker.hot_key_stats``), and each table's hottest key by write units with its share of the
 table's writes (``issues``: a project's collection and ``counters``: the global order counter are one
-key by design; ``labels`` and ``idempotency_keys`` must stay at or under a quarter). Then the
-invariants (``load_parts/invariants.py``) against what
-DynamoDB holds: numbers per project unique and gap-free, every create stored exactly once,
-forms sent twice landing on their first result, comments, orders (unique numbers, each stored),
-leaderboard scores equal to the points awarded, attachments in the state their flow left them
-(none in flight), the jobs finished, no 5xx. Output: the tables on stdout, ``bench/out/load.json``
-and ``bench/out/load.md`` (``--out``), and one line of JSON last. Exit 0 when every invariant
-held, 1 when not, 2 when refused (an endpoint off this machine).
+key by design; ``labels`` and ``idempotency_keys`` must stay at or under a quarter).
+
+Then the invariants, both ways (``load_parts/invariants.py``), against what is stored as read by the
+checker's own boto3 client — Scans of every table of the run, key formats written out in
+``load_parts/stored.py``, never through ``ddbmodels`` — and the search documents by SQL: numbers per
+project unique and gap-free; issues, comments, orders and attachments stored as the users were told
+(fields, status, bytes, state) and nothing stored that no one was told (an extra or duplicated one
+fails); busy creates wrote nothing (no issue, no idempotency record); one event per step; each
+notification matches its event and a watcher, and each unread count equals the unread notifications;
+label entries, search documents and project counts equal the issues; leaderboard scores equal the
+points awarded; forms sent twice landing on their first result; the jobs finished; no 5xx. What the
+worker derives later (notifications, label repairs, documents, counts) is read again until it holds
+or ``--settle-seconds`` pass. Each kind made and checked is reported (``exercised``). Output: the
+tables on stdout, ``bench/out/load.json`` and ``bench/out/load.md`` (``--out``), and one line of
+JSON last. Exit 0 when every invariant held, 1 when not, 2 when refused (an endpoint off this machine).
+``--quick``: 6 s, 6 users, 2 teams, a quarter of the creates throttled — every kind still made.
 
     .venv/bin/python bench/load.py
     .venv/bin/python bench/load.py --seconds 120 --users 24 --hot-writers 8 --teams 20 --zipf-s 1.2
@@ -121,7 +135,7 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
 
     # Quick: every kind still made and checked (creates, busy ones, comments, orders, attachments, inbox).
     quick_sizes(
-        made, args, seconds=8, users=6, hot_writers=2, teams=2, seed_issues=5, throttle_share=0.25, settle_seconds=30
+        made, args, seconds=6, users=6, hot_writers=2, teams=2, seed_issues=5, throttle_share=0.25, settle_seconds=30
     )
     if args.users < 1 or not 0 <= args.hot_writers < args.users or args.teams < 1 or args.seconds <= 0:
         made.error("need --users ≥ 1, 0 ≤ --hot-writers < --users, --teams ≥ 1 and --seconds > 0")
@@ -232,11 +246,20 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
     configured = False
     say = sys.stderr if args.json else sys.stdout
     began = time.monotonic()
+    phases: dict[str, float] = {}
+    figures["phase_seconds"] = phases
+
+    def phase(name: str, since: float) -> float:
+        now = time.monotonic()
+        phases[name] = round(now - since, 1)
+        return now
+
     try:
         stack.start_services(dynamodb_url)
         env = configure_django(stack, prefix)
         configured = True
         migrate()
+        mark = phase("services and migrate", began)
         # The worker and the web server start (≈ 10–20 s of imports) while the tables and teams are made.
         stack.start_worker(env, args.worker_concurrency)
         stack.start_web(env, throttle_marker=THROTTLED if args.throttle_share > 0 else None, wait=False)
@@ -247,23 +270,25 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
             password=PASSWORD,
             rng=random.Random(args.seed),
         )
+        mark = phase("tables and teams", mark)
         stack.wait_web()
         wait_for_worker(120)
-        figures["phase_seconds"] = {"ready": round(time.monotonic() - began, 1)}
+        phase("web and worker up (after the teams)", mark)
+        phase("ready", began)
         print(
             f"load: {stack.web_url}, DynamoDB {stack.dynamodb_url}, tables {prefix}*, "
             f"ready in {time.monotonic() - began:.1f} s",
             file=say,
         )
         load, seconds = drive(args, stack, layout)
-        figures["phase_seconds"]["users and jobs"] = round(time.monotonic() - load.began, 1)
+        phases["users and jobs"] = round(time.monotonic() - load.began, 1)
         stack.check_alive()
         figures.update(figures_of(args, load, layout, seconds, prefix))
         figures["queued_tasks_at_end"] = queued_tasks()
         stored, results, waited = settle(
             load, layout, lambda: stored_items.read(stack.dynamodb_url, prefix), args.settle_seconds
         )
-        figures["settle_seconds"] = figures["phase_seconds"]["settle and check"] = round(waited, 2)
+        figures["settle_seconds"] = phases["settle and check"] = round(waited, 2)
         figures["throttled_writes"] = stack.throttle.throttled if stack.throttle else 0
         figures["stored_items"] = stored.items
         figures["exercised"] = exercised(load, stored)
@@ -282,6 +307,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
         traceback.print_exception(failure)
         error = f"{type(failure).__name__}: {failure}"
     finally:
+        mark = time.monotonic()
         stack.stop_processes()
         figures["log_errors"] = log_errors(stack.log_errors())
         args.out.mkdir(parents=True, exist_ok=True)
@@ -295,7 +321,8 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
                 print(f"warning: could not delete the tables {prefix}*: {failure}", file=sys.stderr)
         stack.stop()
         remove_workdir(stack.workdir)
-    figures.setdefault("phase_seconds", {})["whole run"] = round(time.monotonic() - began, 1)
+        phase("stop and clean up", mark)
+    phase("whole run", began)
     return figures, error
 
 

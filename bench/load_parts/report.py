@@ -146,6 +146,7 @@ def headline(figures: Mapping[str, Any]) -> str:
         "checked (made and read back): "
         + ", ".join(f"{n} {kind}" for kind, n in figures.get("exercised", {}).items())
         + f"; the checks waited {figures.get('settle_seconds', 0)} s for the worker\n"
+        "seconds: " + ", ".join(f"{name} {n}" for name, n in figures.get("phase_seconds", {}).items()) + "\n"
         "members' steps by team (rank 1 first): "
         + ", ".join(f"{share * 100:.0f} %" for share in figures["team_shares"].values())
     )

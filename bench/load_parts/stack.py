@@ -130,6 +130,11 @@ class Throttle:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
+            def handle(self) -> None:
+                # botocore gave up waiting (its read timeout) and closed the connection: nobody to answer.
+                with contextlib.suppress(ConnectionError):
+                    super().handle()
+
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 operation = self.headers.get("X-Amz-Target", "").rpartition(".")[2]

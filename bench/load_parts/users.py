@@ -3,10 +3,15 @@
 - **Hot writers** all create issues in the hottest team's first project at once (the sort-key
   sequence under contention), through the new-issue form with its idempotency key; now and then
   a form is sent twice, as a double click would, and must land on the same issue.
-- **Members** pick a team by Zipf's law (rank k weighs 1/k^s), then a step: lists, issue pages,
-  search, creating issues, moving their own issues along (resolving one awards its assignee —
-  themselves — the priority's points), comments, orders, the leaderboard, attachments (some
-  detached again).
+- **Members** first take one step of each kind in the hot project (``Member.OPENING``), then pick
+  a team by Zipf's law (rank k weighs 1/k^s), then a step: lists, issue pages, search, creating
+  issues, moving their own issues along (resolving one awards its assignee — themselves — the
+  priority's points), comments, orders, the leaderboard, attachments (some detached again), the
+  inbox (open a notification, mark all read).
+
+Everything a user is told succeeded goes into the ``Ledger`` (with the status they last moved an
+issue to, a comment's body, a busy create's idempotency key), for the checks to hold against what
+is stored.
 """
 
 from __future__ import annotations
