@@ -187,8 +187,9 @@ def split_stream(stream: str) -> Issue:
     return team, project, int(number)
 
 
-def read(endpoint: str, prefix: str, *, database: str = "default") -> Stored:
-    """Scan every table of the run (and its events tables), read the search documents: a ``Stored``."""
+def read(endpoint: str, prefix: str, *, database: str | None = "default") -> Stored:
+    """Scan every table of the run (and its events tables), read the search documents (``database``; None:
+    none): a ``Stored``."""
     ddb = client(endpoint)
     names = [n for page in ddb.get_paginator("list_tables").paginate() for n in page["TableNames"]]
     tables: dict[str, list[dict[str, Any]]] = {base: [] for base in TABLES}
@@ -202,8 +203,9 @@ def read(endpoint: str, prefix: str, *, database: str = "default") -> Stored:
         elif base.startswith(EVENTS_BASE):
             events += scan(ddb, name)
     stored = parse(tables, events)
-    stored.documents = documents(database)
-    stored.items["search documents"] = len(stored.documents)
+    if database is not None:
+        stored.documents = documents(database)
+        stored.items["search documents"] = len(stored.documents)
     return stored
 
 

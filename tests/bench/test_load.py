@@ -532,3 +532,45 @@ def services_tables(endpoint: str, prefix: str) -> list[str]:
     for page in client.get_paginator("list_tables").paginate():
         names += [name for name in page["TableNames"] if name.startswith(prefix)]
     return names
+
+
+def test_the_reader_scans_real_tables_and_the_checks_catch_an_untold_order_and_a_wrong_unread_count(
+    dynamodb_local: services.Service, load: ModuleType, stored_mod: ModuleType
+) -> None:
+    """Raw items put by a plain boto3 client into tables of a fresh prefix, read back by ``stored.read``."""
+    import secrets
+
+    inv = sys.modules["load_parts.invariants"]
+    prefix = f"test-reader-{secrets.token_hex(3)}-"
+    ddb = stored_mod.client(dynamodb_local.url)
+    keys = {"orders": ("c", "t"), "counters": ("pk", None), "inbox": ("pk", "sk"), "events-2026-11": ("s", "t")}
+    for base, (hash_key, range_key) in keys.items():
+        schema = [{"AttributeName": hash_key, "KeyType": "HASH"}]
+        schema += [{"AttributeName": range_key, "KeyType": "RANGE"}] if range_key else []
+        ddb.create_table(
+            TableName=prefix + base,
+            KeySchema=schema,
+            AttributeDefinitions=[{"AttributeName": a["AttributeName"], "AttributeType": "S"} for a in schema],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    try:
+        put = ddb.put_item
+        for number in (1, 2):  # #2 was never told to anyone
+            t = {"S": f"2026-11-25T20:00:0{number}.000Z#{number:015d}"}
+            order = {"c": {"S": "t"}, "t": t, "n": {"N": str(number)}, "p": {"S": "seats"}, "q": {"N": "2"}}
+            put(TableName=prefix + "orders", Item=order)
+        put(TableName=prefix + "counters", Item={"pk": {"S": "orders"}, "v": {"N": "2"}})
+        event = {"s": {"S": "t#WEB#3"}, "t": {"S": E3}, "kind": {"S": "comment.added"}, "actor": {"S": "u2"}}
+        put(TableName=prefix + "events-2026-11", Item=event)
+        put(TableName=prefix + "inbox", Item={"pk": {"S": "t#WEB#3"}, "sk": {"S": "w#u1"}, "tn": {"S": "t"}})
+        put(TableName=prefix + "inbox", Item={"pk": {"S": "t#u1"}, "sk": {"S": "#"}, "c": {"N": "2"}})  # 1 unread
+        note = {"pj": {"S": "WEB"}, "n": {"N": "3"}, "ac": {"S": "u2"}, "k": {"S": "comment.added"}}
+        put(TableName=prefix + "inbox", Item={"pk": {"S": "t#u1"}, "sk": {"S": f"n#{E3}"}, **note})
+        got = stored_mod.read(dynamodb_local.url, prefix, database=None)
+    finally:
+        for base in keys:
+            ddb.delete_table(TableName=prefix + base)
+    assert got.items["orders"] == 2
+    assert got.items["events"] == 1
+    assert inv.check_orders([("t", 1, "seats", 2)], got) == ["order(s) stored that no user was told of: t #2"]
+    assert inv.check_inbox(got) == ["unread count(s) differ from the unread notifications: t u1: count 2, unread 1"]
