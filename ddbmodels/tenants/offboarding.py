@@ -47,7 +47,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ddbmodels.attachments.flow import BlobStore
+from ddbmodels.attachments import BlobStore
 from ddbmodels.core import capacity, connection, retry, tables
 from ddbmodels.core.errors import Unavailable
 from ddbmodels.core.keys import utcnow
