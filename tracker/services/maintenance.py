@@ -10,9 +10,9 @@ from typing import Any
 
 from django.conf import settings
 
-from ddbmodels import events, table_name
+from ddbmodels import events, issues
 from ddbmodels.core.errors import NotFound
-from ddbmodels.issues import ProjectsIndex, split_collection_key
+from ddbmodels.issues import split_collection_key
 from ddbmodels.patterns.distinct_keys import distinct_keys
 from tracker.jobs import JobRun
 from tracker.services.projects import project_counts_refresh
@@ -38,11 +38,9 @@ def distinct_keys_job(
 
 def enumerate_projects_job(run: JobRun, *, method: str = "auto", segments: int = 1) -> dict[str, Any]:
     """Distinct project collections of the issues table (the sparse projects index helps auto)."""
-    result = distinct_keys(
-        table_name("issues"),
+    result = issues.project_collections(
         method=method,
         segments=segments,
-        index_name=ProjectsIndex.Meta.index_name,
         on_progress=lambda keys, requests: run.progress(stage="scanning", keys=keys, requests=requests),
     )
     tenants = sorted({split_collection_key(str(pk))[0] for pk in result.keys})
@@ -56,9 +54,7 @@ def backfill_project_counts_job(run: JobRun, *, method: str = "auto", segments: 
     last key done is checkpointed on the job's item (under the fencing token) every few
     projects, so a run that was killed resumes after it instead of starting over.
     """
-    result = distinct_keys(
-        table_name("issues"), method=method, segments=segments, index_name=ProjectsIndex.Meta.index_name
-    )
+    result = issues.project_collections(method=method, segments=segments)
     keys = sorted(str(pk) for pk in result.keys)
     resume_after = run.checkpoint()
     todo = [pk for pk in keys if resume_after is None or pk > resume_after]
