@@ -38,7 +38,19 @@ from ddbmodels.core.keys import time_key
 from ddbmodels.issues import ImportOrigin, IssueItem, Loaded, Request, collection_key
 from tracker.imports.records import Record
 
-__all__ = ["Loaded", "Origin", "Plan", "Request", "comment_items", "issue_item", "minimum_wcu", "plan", "run"]
+__all__ = [
+    "Loaded",
+    "Origin",
+    "Plan",
+    "Request",
+    "comment_items",
+    "issue_item",
+    "item_size",
+    "minimum_wcu",
+    "plan",
+    "project_requests",
+    "run",
+]
 
 
 @dataclass(frozen=True)
