@@ -113,7 +113,10 @@ def attachment_detach(*, membership: Membership, issue: IssueItem, attachment: A
     except ChangedSinceRead as error:  # it moved after the caller's read: name it like the check above
         raise ChangedSinceRead(str(error), current=error.current, **refused) from error
     activity.record(
-        issue, kind=Kind.ATTACHMENT_REMOVED, actor=membership.user.get_username(), data={"filename": attachment.filename}
+        issue,
+        kind=Kind.ATTACHMENT_REMOVED,
+        actor=membership.user.get_username(),
+        data={"filename": attachment.filename},
     )
     return True
 
