@@ -30,6 +30,7 @@ from load_parts.teams import PRIORITIES, THROTTLED, WORDS, labels_of, title
 POINTS = {"low": 1, "medium": 2, "high": 3, "urgent": 5}  # ddbmodels.scores.POINTS; checked by the test
 NOTE_LINK = re.compile(r'href="(/t/[^/"]+/inbox/[0-9T:.\-]+Z~[0-9a-f]{8}/)"')  # a notification's link
 RESUBMIT_SHARE = 0.05
+WAIT_FOR_THEIRS = 20.0  # seconds a member's opening comment waits for an issue another user made
 DETACH_SHARE = 0.3
 
 
@@ -174,6 +175,8 @@ class Member:
             try:
                 if step == "comment":
                     self.comment(team, project, someone_elses=True)
+                elif step == "status change":
+                    self.status_change(team, project, to="resolved")  # an award in every run
                 elif step == "attachment":
                     self.attachment(team, project, detach=self.index % 2 == 0)  # every other member detaches it
                 else:
@@ -225,7 +228,7 @@ class Member:
         movable = [m for m in self.mine if m.team == team and m.issue.status != "resolved"]
         return self.rng.choice(movable) if movable else None
 
-    def status_change(self, team: str, project: str) -> None:
+    def status_change(self, team: str, project: str, *, to: str | None = None) -> None:
         issue = self.own(team)
         if issue is None:
             self.create(team, project)
@@ -236,7 +239,8 @@ class Member:
         form = form_ending(page.text, "/status/")
         if form is None:
             raise Failed("status change: no form")
-        to = "in_progress" if told.status == "open" and self.rng.random() < 0.5 else "resolved"
+        if to is None:
+            to = "in_progress" if told.status == "open" and self.rng.random() < 0.5 else "resolved"
         answer = self.browser.post("status change", path + "status/", {**form.fields, "to": to})
         if answer.status_code != 302:
             raise Failed(f"status change: {answer.status_code}")
@@ -248,11 +252,19 @@ class Member:
                 self.load.ledger.resolved.append((team, told.project, told.number))
 
     def comment(self, team: str, project: str, *, someone_elses: bool = False) -> None:
-        """A comment on any issue of the project (``someone_elses``: the newest one another user made)."""
-        with self.load.ledger.lock:
-            theirs = [
-                i.number for i in self.load.ledger.issues if (i.team, i.project) == (team, project) and i.by != self.me
-            ]
+        """A comment on any issue of the project (``someone_elses``: the newest one another user made, waiting
+        up to ``WAIT_FOR_THEIRS`` seconds for one: its reporter is then told of the comment)."""
+        waited = time.monotonic() + (WAIT_FOR_THEIRS if someone_elses else 0)
+        while True:
+            with self.load.ledger.lock:
+                theirs = [
+                    i.number
+                    for i in self.load.ledger.issues
+                    if (i.team, i.project) == (team, project) and i.by != self.me
+                ]
+            if theirs or time.monotonic() >= waited:
+                break
+            time.sleep(0.2)
         number = theirs[-1] if someone_elses and theirs else self.any_issue(team, project)
         path = issue_path(team, project, number)
         page = self.browser.get("issue page", path)
