@@ -5,7 +5,7 @@ from __future__ import annotations
 from ddbmodels.core import capacity
 from tracker.capacity_stats import KEEP_DAYS, Kind, Row, totals
 
-__all__ = ["KEEP_DAYS", "capacity_totals", "stated_costs"]
+__all__ = ["KEEP_DAYS", "Row", "capacity_totals", "stated_costs"]
 
 
 def capacity_totals(kind: Kind) -> list[Row]:

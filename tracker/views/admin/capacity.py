@@ -13,8 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from tracker.capacity_stats import Row
-from tracker.selectors.admin.capacity import KEEP_DAYS, capacity_totals, stated_costs
+from tracker.selectors.admin.capacity import KEEP_DAYS, Row, capacity_totals, stated_costs
 from tracker.views.admin.pages import admin_page
 
 BAR_HEIGHT = 22

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
-from tracker import hot_key_stats
+from tracker.selectors.admin.hot_keys import HOT_MIN_REQUESTS, HOT_SHARE, hot_keys_window
 from tracker.views.admin.pages import admin_page
 
 WINDOWS = (1, 5, 15)
@@ -26,8 +26,8 @@ def hot_keys_view(request: HttpRequest) -> HttpResponse:
     context = {
         "minutes": minutes,
         "windows": WINDOWS,
-        "tables": hot_key_stats.window(minutes),
-        "hot_share": round(hot_key_stats.HOT_SHARE * 100),
-        "hot_min_requests": hot_key_stats.HOT_MIN_REQUESTS,
+        "tables": hot_keys_window(minutes),
+        "hot_share": round(HOT_SHARE * 100),
+        "hot_min_requests": HOT_MIN_REQUESTS,
     }
     return admin_page(request, "admin/ddb/hot_keys.html", "Hot partition keys", context)
