@@ -10,7 +10,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ddbmodels.core import batch, capacity, connection, retry
-from ddbmodels.core.errors import Unavailable
+from ddbmodels.core.errors import RETRYABLE_REASONS, Unavailable
 from ddbmodels.core.keys import as_utc, time_key, utcnow
 from ddbmodels.core.tables import error_code
 from ddbmodels.inbox.model import (
@@ -28,6 +28,9 @@ from ddbmodels.inbox.model import (
 )
 
 RECIPIENTS_PER_TRANSACTION = 50  # two actions each, TransactWriteItems takes 100
+# A cancelled delivery is tried again when every reason is one of these: fine, already delivered (or its
+# head refused the count), or core.errors' retryable reasons (a concurrent transaction, throttling).
+_ANSWERED = RETRYABLE_REASONS | {"None", "ConditionalCheckFailed"}
 BACKOFF = retry.Backoff(attempts=8, base_s=0.05, cap_s=2.0)
 
 
@@ -168,7 +171,10 @@ def _deliver_chunk(tenant: str, event_key: str, notes: list[Note], expires: int,
         except ClientError as error:
             if error_code(error) != "TransactionCanceledException":
                 raise
-            todo = _after_cancellation(todo, error.response.get("CancellationReasons", []), result)
+            reasons = error.response.get("CancellationReasons", [])
+            if any(reason.get("Code", "None") not in _ANSWERED for reason in reasons):
+                raise  # refused for the request itself (a validation error): no retry will change that
+            todo = _after_cancellation(todo, reasons, result)
             continue
         for note in todo:
             (result.delivered if note.counted else result.late).append(note.username)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from ddbmodels import inbox
 from ddbmodels.core import capacity, connection
@@ -172,3 +175,31 @@ def test_keys_that_would_break_the_layout_are_refused(tenant: str) -> None:
         inbox.deliver(tenant=tenant, event_key="not-a-key", notes=[note("bob")])
     with pytest.raises(ValueError, match="invalid tenant"):
         inbox.head_get(tenant="Bad#Tenant", username="bob")
+
+
+def test_a_delivery_refused_for_itself_is_raised_at_once_not_retried_as_busy(
+    tenant: str, dynamodb_refuses: Callable[..., Any]
+) -> None:
+    """A cancellation reason outside core.errors' retryable ones (a validation error) is not "try again shortly".
+
+    It used to be tried 8 times and then reported as Unavailable (a 503 that asks to retry what cannot succeed).
+    """
+    refusal = dynamodb_refuses(
+        "TransactWriteItems", code="TransactionCanceledException", status=400, reasons=["ValidationError", "None"]
+    )
+    with pytest.raises(ClientError, match="TransactionCanceledException"):
+        inbox.deliver(tenant=tenant, event_key=EVENT_1, notes=[note("bob")])
+    assert len(refusal.refused) == 1
+
+
+def test_a_delivery_that_collided_is_tried_again(tenant: str, dynamodb_refuses: Callable[..., Any]) -> None:
+    dynamodb_refuses(
+        "TransactWriteItems",
+        code="TransactionCanceledException",
+        status=400,
+        reasons=["TransactionConflict", "None"],
+        times=1,
+    )
+    result = inbox.deliver(tenant=tenant, event_key=EVENT_1, notes=[note("bob")])
+    assert result.delivered == ["bob"]
+    assert result.transactions == 2
