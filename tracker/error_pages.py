@@ -31,7 +31,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from ddbmodels.core import errors
-from tracker.exceptions import BadRequest
+from tracker.exceptions import BadCursor, BadRequest
 from tracker.forms.orders import ORDER_STATUS_LABELS
 from tracker.issue_terms import STATUS_LABELS
 
@@ -54,6 +54,19 @@ def _kwargs(request: HttpRequest, *names: str) -> dict[str, Any]:
 
 def _issue_page(request: HttpRequest) -> str:
     return reverse("issue_detail", kwargs=_kwargs(request, "tenant", "project", "number"))
+
+
+CURSOR_PARAMS = ("cursor", "comments", "history")  # where the pages carry their lists' page links
+
+
+def _first_page(request: HttpRequest) -> str | None:
+    """The page asked for without its page links (its lists' first pages); None when it carried none."""
+    query = request.GET.copy()
+    if not any(name in query for name in CURSOR_PARAMS):
+        return None
+    for name in CURSOR_PARAMS:
+        query.pop(name, None)
+    return f"{request.path}?{query.urlencode()}" if query else request.path
 
 
 def _order_page(request: HttpRequest) -> str:
@@ -225,6 +238,8 @@ def error_response(request: HttpRequest, error: Exception) -> HttpResponse | Non
     context: dict[str, Any] = {"heading": answer.heading, "message": message, "status": answer.status}
     if refusal is not None:
         context.update(back_url=refusal.back(request), back_label=_format(refusal.back_label, fields) or "Back")
+    elif isinstance(error, BadCursor) and (first := _first_page(request)):
+        context.update(back_url=first, back_label="Back to the first page")  # expired, tampered or another list's
     if isinstance(error, errors.ChangedSinceRead) and "{current}" not in _sentence(refusal, error):
         # What changed: the state it is in now and the one that was asked for, where the error knows them.
         states = (("Now", fields["current"]), ("You asked for", fields["wanted"]))

@@ -172,3 +172,11 @@ def test_an_expired_page_link_is_a_400_that_says_so_and_changes_nothing(world: W
         response = client.get(world.project_url(), {"cursor": cursor})
     assert response.status_code == 400
     assert cursors.EXPIRED in text(response)
+    assert f'<a href="{world.project_url()}" class="back">Back to the first page</a>' in text(response)
+
+
+def test_a_bad_page_link_keeps_the_list_s_filter_on_its_way_back(world: World) -> None:
+    response = world.client_for(world.member).get(world.project_url(), {"status": "open", "cursor": "garbage"})
+    assert response.status_code == 400
+    assert cursors.INVALID in text(response)
+    assert f'<a href="{world.project_url()}?status=open" class="back">Back to the first page</a>' in text(response)
