@@ -15,6 +15,9 @@ requests. DynamoDB Local charges the two index entries of the transaction twice 
 gapless floor is 8 WCU. Both are printed; the ratio uses Local's. A lost gapless race adds one
 consistent GetItem (1 RCU) and a cancelled transaction, which Local reports without capacity
 (the pricing rules applied here do not price a cancelled transaction; it is counted, "cancelled").
+A cancellation after which the writer must read its own order back (the order's Put refused or in
+conflict, or no answer at all: was it this writer's commit?) adds one more consistent GetItem; the
+bench counts both from the transactions' answers (botocore hooks), not from the code's report.
 
 Shards: ``--range-orders`` orders spread over 30 days are written twice, once with 1 time shard
 and once with ``--shards``, in two separate past months; then "last 7 days" and "latest 100" are
@@ -33,10 +36,13 @@ refused.
 from __future__ import annotations
 
 import sys
+import threading
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from botocore import handlers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
@@ -54,7 +60,48 @@ LOST_RACE = (
     "each lost race: one more consistent GetItem of the counter (1 RCU) and a cancelled TransactWriteItems "
     "(no capacity on Local; not priced here)"
 )
+OWN_CHECK = (
+    "each cancellation that may hide this writer's own commit (the order's own Put refused or in conflict, a "
+    "TransactionConflictException, or no answer at all): the order read back, a consistent GetItem (1 RCU)"
+)
 SEATS = {"product": "seats", "delivery": "standard", "placed_by": "bench"}
+
+
+class Answers:
+    """The gapless transactions' failed answers, as botocore saw them (the bench's count, not the code's).
+
+    ``lost``: every cancelled or conflicting transaction (a lost race); ``own``: those after which the
+    writer must read its order back — the order's Put (reason 0) not ``None``, a conflict without
+    reasons, or an exception with no answer at all.
+    """
+
+    def __init__(self) -> None:
+        self.lost = self.own = 0
+        self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.lost = self.own = 0
+
+    def after(self, parsed: dict[str, Any], **_: Any) -> None:
+        code = (parsed.get("Error") or {}).get("Code")
+        if code not in ("TransactionCanceledException", "TransactionConflictException"):
+            return
+        reasons = parsed.get("CancellationReasons") or []
+        with self._lock:
+            self.lost += 1
+            self.own += not reasons or reasons[0].get("Code") not in (None, "None")
+
+    def failed(self, **_: Any) -> None:
+        with self._lock:
+            self.lost += 1
+            self.own += 1
+
+
+ANSWERS = Answers()
+# Every botocore session created from now on (PynamoDB makes one per thread) calls these hooks.
+handlers.BUILTIN_HANDLERS.append(("after-call.dynamodb.TransactWriteItems", ANSWERS.after))
+handlers.BUILTIN_HANDLERS.append(("after-call-error.dynamodb.TransactWriteItems", ANSWERS.failed))
 WINDOWS = {1: datetime(2001, 2, 1, tzinfo=UTC), 0: datetime(2002, 2, 1, tzinfo=UTC)}  # 0 = --shards
 
 
@@ -84,6 +131,7 @@ def place(customer: str, counter: str, *, mode: str = "atomic", shards: int = 4,
 
 def run_level(run: bench.Run, mode: str, writers: int, orders: int) -> dict[str, Any]:
     level = f"{mode}-{writers}"
+    ANSWERS.reset()  # this level's answers only
     got = bench.contend(writers, orders, lambda w, i: place(f"bench-{level}-{(w + i) % CUSTOMERS}", level, mode=mode))
     placed = bench.unmetered(
         lambda: [o for c in range(CUSTOMERS) for o in OrderItem.query(f"bench-{level}-{c}", consistent_read=True)]
@@ -93,9 +141,9 @@ def run_level(run: bench.Run, mode: str, writers: int, orders: int) -> dict[str,
     bench.check(len(set(numbers)) == len(numbers) and stored == numbers, f"{level}: duplicates, or not what was told")
     gaps = len(set(range(1, numbers[-1] + 1)) - set(numbers))
     bench.check(mode != "gapless" or numbers == list(range(1, orders + 1)), f"{level}: not 1..{orders}, {gaps} gaps")
-    # Lost races as the bench's meter saw them (cancelled transactions), which must be the attempts the code told.
-    cancelled = got.meter.conditional_failures
-    bench.check(cancelled == got.lost, f"{level}: {got.lost} lost races told, {cancelled} cancelled transactions seen")
+    # Lost races as the bench saw them (failed transaction answers), which must be the attempts the code told.
+    cancelled, own = ANSWERS.lost, ANSWERS.own
+    bench.check(cancelled == got.lost, f"{level}: {got.lost} lost races told, {cancelled} failed transactions seen")
     floor, local = floors(mode, level, placed)
     race = bench.Cost(bench.read_units(bench.item_size(counter_item(level, orders)), consistent=True), 0, 2)
     verdict = run.judge(
@@ -103,10 +151,13 @@ def run_level(run: bench.Run, mode: str, writers: int, orders: int) -> dict[str,
         bench.Cost.of(got.meter),
         floor,
         local=bench.Difference(LOCAL[mode].why, local) if mode in LOCAL else None,
-        extras=[bench.Difference(LOST_RACE, race.times(cancelled))],
+        extras=[
+            bench.Difference(LOST_RACE, race.times(cancelled)),
+            *([bench.Difference(OWN_CHECK, bench.Cost(own, 0, own))] if own else []),
+        ],
         per=orders,
     )
-    return {"mode": mode, "writers": writers, "gaps": gaps, **got.figures(), **verdict.cells()}
+    return {"mode": mode, "writers": writers, "gaps": gaps, "read_back": own, **got.figures(), **verdict.cells()}
 
 
 def counter_item(name: str, value: int) -> dict[str, Any]:
@@ -225,7 +276,8 @@ def measure(run: bench.Run) -> None:
 
 LEVEL_COLUMNS = bench.columns(
     "mode:s | writers:d | orders/s=per_s:.1f | @floors | lost races/order=lost_races_per:.3f | "
-    "cancelled/order=refused_per:.3f | gave up=gave_up:d | gaps:d | p50 ms=p50_ms:.1f | p99 ms=p99_ms:.1f"
+    "cancelled/order=refused_per:.3f | read back=read_back:d | gave up=gave_up:d | gaps:d | "
+    "p50 ms=p50_ms:.1f | p99 ms=p99_ms:.1f"
 )
 RANGE_COLUMNS = bench.columns(
     "query:s | shards:d | orders:d | @rcu | @req | @verdict | min RCU one key=min_rcu_one_key:.1f"
