@@ -18,7 +18,7 @@ first try committed. With ``record`` (an idempotency record, see ``ddbmodels.ide
 put is a TransactWriteItems of the item and the record, each ``attribute_not_exists``, with a
 ClientRequestToken: a second submission of the same key is cancelled on the record and raises
 KeyUsed (nothing written). That is 2 × (item + record) WCU: +3 WCU for a ≤ 1 KB item.
-``extras`` (raw items derived from the new one, such as its label and word entries) join the
+``extras`` (raw items derived from the new one, such as its label entries) join the
 same transaction, unconditionally: 2 WCU more per extra item ≤ 1 KB.
 """
 
