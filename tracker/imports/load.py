@@ -1,4 +1,4 @@
-"""The bulk load: records → issues (list-index keys, label and word entries) and comments, written by
+"""The bulk load: records → issues (list-index keys, label entries) and comments, written by
 BatchWriteItem interleaved across every project being imported, under a WCU budget, checkpointed
 (the writes are ``ddbmodels.issues.import_load``'s; this module turns records into items and plans).
 
@@ -13,8 +13,9 @@ team, so offboarding deletes it: a team re-created later under the same slug tha
 same file starts from nothing.
 
 Cost: each item 1 WCU per started KB; a live issue also writes its list-index entries (2 for
-the status indexes, 1 for the team's, 1 more when assigned) and one ``terms`` entry per label
-and title word. ``minimum_wcu`` is that floor; the report sets the measured WCU against it.
+the status indexes, 1 for the team's, 1 more when assigned) and one ``labels`` entry per label
+(an item of its own); title words are the search engine's. ``minimum_wcu`` is that floor; the
+report sets the measured WCU against it.
 
 Each issue carries where it came from (``IssueItem.imported``: format, its reference and link
 there, who imported it, when; ≈ 100 bytes of the item, rarely a KB more), and its history opens
