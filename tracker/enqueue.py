@@ -5,7 +5,7 @@ they never import ``tracker.tasks``, which imports the services it runs (at the 
 module). ``task`` hands back the task Celery registered under that name — the same object
 ``tracker.tasks`` defines, so eager mode, ``apply``, and tests that replace its ``apply_async``
 or ``delay`` all work as before. A process that has not loaded the tasks yet (a web process
-queueing its first job) has Celery's autodiscovery (``tracker.celery``) load them.
+queueing its first job) imports ``tracker.tasks`` then, once, whatever thread asks first.
 
 ``BROKER_ERRORS`` are what queueing raises when the broker (Redis) is down or frozen; each caller
 says in its own words what was not started (a 503 with Retry-After) or logs and carries on.
@@ -13,6 +13,7 @@ says in its own words what was not started (a 503 with Retry-After) or logs and 
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import kombu.exceptions
@@ -21,7 +22,8 @@ from celery import Task
 
 from tracker.celery import app
 
-PREFIX = "tracker.tasks."
+TASKS_MODULE = "tracker.tasks"
+PREFIX = TASKS_MODULE + "."
 REFRESH_PROJECT_COUNTS = PREFIX + "refresh_project_counts"
 DISTINCT_KEYS = PREFIX + "distinct_keys"
 ENUMERATE_PROJECTS = PREFIX + "enumerate_projects"
@@ -65,7 +67,11 @@ def task(name: str) -> Task:
     """The Celery task registered as ``name`` (one of ``NAMES``); KeyError for a name no task has."""
     registry = app.tasks
     if name not in registry:
-        app.loader.import_default_modules()  # Celery's autodiscovery imports tracker.tasks, which registers them
+        # Importing the module registers its tasks. Not Celery's autodiscovery: while one thread runs
+        # it, a second thread's call returns at once without importing anything (its global
+        # _RACE_PROTECTION), so a threaded web server's second job found no task (NotRegistered, a
+        # 500). Python's import lock makes a second thread wait for the module instead.
+        importlib.import_module(TASKS_MODULE)
     return registry[name]
 
 

@@ -32,7 +32,7 @@ for name in sys.argv[1:]:
     importlib.import_module(name)
 print("tracker.tasks" in sys.modules)
 from tracker import enqueue
-enqueue.task(enqueue.OFFBOARD_TENANT)  # a process that never loaded the tasks: autodiscovery does
+enqueue.task(enqueue.OFFBOARD_TENANT)  # a process that never loaded the tasks imports them now
 print("tracker.tasks" in sys.modules)
 """
 
@@ -44,6 +44,42 @@ def test_queueing_work_loads_no_task_module_until_a_task_is_asked_for_by_name() 
     )
     assert answer.returncode == 0, answer.stderr
     assert answer.stdout.split() == ["False", "True"]
+
+
+# A threaded web server's first requests ask for different tasks at once, in a process that has not
+# loaded them. Celery's autodiscovery answered the second caller with nothing while the first was
+# importing (NotRegistered: a 500 on the admin's job form in bench/load.py's run).
+AT_ONCE = """
+import sys, threading, django
+django.setup()
+from tracker import enqueue
+names = sorted(enqueue.NAMES) * 4
+barrier = threading.Barrier(len(names))
+failed = []
+def ask(name):
+    barrier.wait()
+    try:
+        enqueue.task(name)
+    except Exception as error:
+        failed.append(repr(error))
+threads = [threading.Thread(target=ask, args=(name,)) for name in names]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len(names), len(failed), failed[:1])
+"""
+
+
+def test_threads_asking_for_tasks_at_once_in_a_fresh_process_all_get_them() -> None:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings.test"}
+    for _ in range(3):
+        answer = subprocess.run(
+            [sys.executable, "-c", AT_ONCE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert answer.returncode == 0, answer.stderr
+        asked, failed, first = answer.stdout.split(maxsplit=2)
+        assert (int(asked), int(failed)) == (4 * len(enqueue.NAMES), 0), first
 
 
 def test_every_task_name_of_the_seam_is_the_task_tracker_tasks_defines() -> None:
