@@ -102,6 +102,7 @@ __all__ = [
     "total",
     "unmetered",
     "update_units",
+    "verdicts_error",
     "write_units",
 ]
 
@@ -281,6 +282,16 @@ class Run:
         return verdict
 
 
+def verdicts_error(verdicts: Sequence[Verdict]) -> str | None:
+    """The run's error from its verdicts: none judged (the bench proved nothing), or the figures not explained."""
+    if not verdicts:
+        return "no figure was judged: the bench recorded no verdict against a floor"
+    wrong = [v.name for v in verdicts if not v.ok]
+    if wrong:
+        return f"{len(wrong)} figure(s) below their floor or not explained: {', '.join(wrong)}"
+    return None
+
+
 def run(
     script: str,
     args: argparse.Namespace,
@@ -314,9 +325,8 @@ def run(
             print(f"warning: could not delete the tables {target.prefix}*: {failure}", file=sys.stderr)
     show(current)
     print_notes(current.verdicts)
-    wrong = [v.name for v in current.verdicts if not v.ok]
-    if wrong and error is None:
-        error = f"{len(wrong)} figure(s) below their floor or not explained: {', '.join(wrong)}"
+    if error is None:
+        error = verdicts_error(current.verdicts)
     figures = {**current.figures, "floors": [v.as_dict() for v in current.verdicts]}
     return finish(script, target, error, figures, default=default)
 

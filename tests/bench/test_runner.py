@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from devtools import bench
 from devtools.bench import runner
+from devtools.bench.floors import Cost, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,3 +32,12 @@ def test_every_bench_accepts_quick() -> None:
     """Each script's parser has --quick (bench.parser or its own), or bench-quick would stop at its usage error."""
     for path in runner.scripts():
         assert "--quick" in path.read_text() or "bench.parser(" in path.read_text(), path.name
+
+
+def test_a_run_that_judged_no_figure_is_an_error_not_a_pass() -> None:
+    """Issue 19: a bench that recorded no verdict proved nothing; its run is red, not ok by default."""
+    assert bench.verdicts_error([]) == "no figure was judged: the bench recorded no verdict against a floor"
+    at_floor = Verdict("read", Cost(1, 0, 1), Cost(1, 0, 1))
+    assert bench.verdicts_error([at_floor]) is None
+    over = Verdict("read twice", Cost(2, 0, 2), Cost(1, 0, 1))
+    assert bench.verdicts_error([at_floor, over]) == "1 figure(s) below their floor or not explained: read twice"
