@@ -95,7 +95,17 @@ RARE = "kerberos"  # 3 titles at every size
 ONLY_IN_A_COMMENT = "zanzibar"
 CHUNK = 500
 MAX_REQUESTS = 3
+PAGE = 25  # queries.search_page's size: a first page shows at most this many issues
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def one_page_of(got: list[int], matching: set[int], page: int = PAGE) -> bool:
+    """A first page's right rows: exactly min(page, matching) distinct issues, each one that matches.
+
+    An empty or partial page is wrong whenever more issues match (so an empty result's zero floor is never judged
+    as a search that found its page).
+    """
+    return len(got) == len(set(got)) == min(page, len(matching)) and set(got) <= matching
 
 
 def parse_args(argv: list[str] | None) -> Any:
@@ -128,6 +138,9 @@ def stored_sizes(slug: str, numbers: list[int]) -> dict[int, int]:
 def shape(rng: random.Random, slug: str, size: int) -> tuple[list[IssueItem], list[CommentItem]]:
     """The issues and comments of a team of ``size``: the words placed as the docstring says."""
     rare = set(rng.sample(range(1, size + 1), 3))
+    # 3 open bugs with the common word at every size (by chance 1 in 20,000: none at 1,000), from a Random of
+    # their own so the rest of the shape is unchanged: "is:open label:bug + common prefix" must find a page.
+    planted = set(random.Random(size).sample(range(1, size + 1), 6)) - rare
     made, notes = [], []
     for n in range(1, size + 1):
         words = rng.sample(WORDS, 3)
@@ -137,13 +150,17 @@ def shape(rng: random.Random, slug: str, size: int) -> tuple[list[IssueItem], li
             words[0] = COMMON
         labels = {"bug"} if rng.random() < 0.05 else {"docs"} if rng.random() < 0.1 else None
         when = T0 - timedelta(minutes=size - n)
+        description = f"Seen by support. Steps: open the {rng.choice(WORDS)} page and wait."
+        status = "open" if rng.random() < 0.01 else "closed"
+        if n in planted:
+            words[0], labels, status = COMMON, {"bug"}, "open"
         made.append(
             IssueItem(
                 pk=collection_key(slug, "WEB"),
                 number=n,
                 title=f"{words[0].capitalize()} {words[1]} fails for {words[2]} users",
-                description=f"Seen by support. Steps: open the {rng.choice(WORDS)} page and wait.",
-                status="open" if rng.random() < 0.01 else "closed",
+                description=description,
+                status=status,
                 priority="medium",
                 assignee=None,
                 reporter="bench",
@@ -260,13 +277,14 @@ def measure_size(run: bench.Run, size: int) -> None:
     cases = [
         ("word only in a comment", ONLY_IN_A_COMMENT, lambda got: got == by["comment"]),
         ("4-letter prefix of a title word", RARE[:4], lambda got: sorted(got) == by["rare"]),
-        ("common prefix", COMMON[:4], lambda got: len(got) == min(25, len(by["common"])) and set(got) <= by["common"]),
+        ("common prefix", COMMON[:4], lambda got: one_page_of(got, by["common"])),
         (
             "is:open label:bug + common prefix",
             f"is:open label:bug {COMMON[:4]}",
-            lambda got: set(got) == set(sorted(by["open_bug_common"])[-25:]) or set(got) <= by["open_bug_common"],
+            lambda got: one_page_of(got, by["open_bug_common"]),
         ),
     ]
+    bench.check(len(by["open_bug_common"]) >= 3, f"{size}: the shape has no open bug with {COMMON!r} to find")
     rows = []
     for name, q, right in cases:
         search(slug, q)  # unmetered: the first call warms the engine's pages

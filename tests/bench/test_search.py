@@ -53,3 +53,16 @@ def test_a_comment_word_and_a_title_prefix_find_their_issue_in_at_most_three_req
             assert rows[name]["requests"] <= 3
             assert rows[name]["found"] >= 1
     assert all(write["requests"] == 1.0 for write in figures["writes"])  # the task's one GetItem
+
+
+def test_a_filtered_search_must_find_its_whole_first_page_not_an_empty_or_partial_one(bench_search: ModuleType) -> None:
+    """Issue 19: "is:open label:bug + prefix" passed with ``set(got) <= matching``: an empty page (floor 0) passed."""
+    matching = set(range(1, 41))  # 40 issues match: the first page shows 25 of them
+    newest = sorted(matching, reverse=True)[:25]
+    assert bench_search.one_page_of(newest, matching)
+    assert not bench_search.one_page_of([], matching)  # nothing found
+    assert not bench_search.one_page_of(newest[:24], matching)  # a partial page
+    assert not bench_search.one_page_of([*newest[:24], 99], matching)  # one that does not match
+    assert not bench_search.one_page_of([*newest[:24], newest[0]], matching)  # one issue twice
+    assert bench_search.one_page_of([3, 1], {1, 3})  # fewer than a page match: all of them
+    assert bench_search.one_page_of([], set())  # nothing matches: nothing shown
