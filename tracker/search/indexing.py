@@ -44,7 +44,7 @@ __all__ = [
 
 
 def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
-    """Queue ``tracker.tasks.search_index_change`` for one recorded change; never raises.
+    """Queue ``tracker.tasks.search_index_change`` for one recorded change; raises only for a bug (no such task).
 
     A broker that does not answer is logged: the change stands in DynamoDB, and the document
     catches up with the issue's next change, or with ``manage.py search_index check --fix``.
@@ -70,9 +70,10 @@ def index_later(issue: IssueItem, *, kind: str, data: dict[str, Any]) -> None:
     if optional_redis.paused():
         log.warning("Redis is paused: the search index of %s on %s-%s is not queued", kind, *list(change.values())[1:3])
         return
+    index_change = enqueue.task(enqueue.SEARCH_INDEX_CHANGE)  # a wrong name is a bug, not a broker that is down
     try:
-        enqueue.task(enqueue.SEARCH_INDEX_CHANGE).apply_async(kwargs=change, retry=False)
-    except Exception as error:  # noqa: BLE001  (the change is saved; the check and rebuild find the document)
+        index_change.apply_async(kwargs=change, retry=False)
+    except enqueue.BROKER_ERRORS as error:  # the change is saved; the check and rebuild find the document
         log.warning("could not queue the search index of %s on %s", kind, change, exc_info=True)
         optional_redis.failed("queue search indexing", error)
 

@@ -145,8 +145,9 @@ def import_queue(
         raise Unavailable("the upload could not be stored", why=NOT_STORED) from error
     state.upload, state.status = saved, "queued"  # saved: the storage's own name for it
     jobs.checkpoint_save(job, token, state.dump())
+    run_import = enqueue.task(enqueue.IMPORT_GITHUB_EXPORT)  # a wrong name is a bug, not a broker that is down
     try:
-        enqueue.task(enqueue.IMPORT_GITHUB_EXPORT).apply_async(args=[tenant, import_id], task_id=state.task_id)
+        run_import.apply_async(args=[tenant, import_id], task_id=state.task_id)
     except enqueue.BROKER_ERRORS as error:
         if _give_up(state, QUEUE_DOWN):
             raise Unavailable(QUEUE_DOWN, queue_down=QUEUE_DOWN, why=QUEUE_DOWN) from error

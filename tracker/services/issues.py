@@ -189,10 +189,9 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
 def _schedule_counts(project: ProjectItem) -> None:
     """Queue one counts refresh per project per debounce window; never fail the request."""
     pending = f"counts-pending:{project.pk}"
+    refresh = enqueue.task(enqueue.REFRESH_PROJECT_COUNTS)  # a wrong name is a bug, not a broker that is down
     try:
-        if cache.add(pending, 1, COUNTS_DEBOUNCE_SECONDS * 5):
-            enqueue.task(enqueue.REFRESH_PROJECT_COUNTS).apply_async(
-                (project.tenant, project.project_key), countdown=COUNTS_DEBOUNCE_SECONDS, retry=False
-            )
-    except Exception:  # noqa: BLE001  (the nightly refresh catches up)
+        if cache.add(pending, 1, COUNTS_DEBOUNCE_SECONDS * 5):  # Redis errors are misses (OptionalRedisCache)
+            refresh.apply_async((project.tenant, project.project_key), countdown=COUNTS_DEBOUNCE_SECONDS, retry=False)
+    except enqueue.BROKER_ERRORS:  # the nightly refresh catches up
         log.warning("could not queue counts refresh for %s", project.pk, exc_info=True)

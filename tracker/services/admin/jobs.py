@@ -17,6 +17,7 @@ QUEUE_DOWN = "The job queue (Redis) is not answering, so the job was not started
 
 
 def _queue(start: Callable[..., Any], **kwargs: Any) -> str:
+    """Call ``start`` (a task's ``delay``, looked up by the caller: a wrong name raises there, not here)."""
     try:
         return str(start(**kwargs).id)
     except enqueue.BROKER_ERRORS as error:

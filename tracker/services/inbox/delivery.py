@@ -33,7 +33,7 @@ DESCRIPTION_EXCERPT_CHARS = 140  # of the new description, carried by the fan-ou
 
 
 def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], event_key: str | None) -> None:
-    """Queue the fan-out of one recorded change; a broker that does not answer is logged, never raised."""
+    """Queue the fan-out of one recorded change; a broker that does not answer is logged, not raised (a bug is)."""
     if kind not in NOTIFY_KINDS:
         return
     if kind == Kind.ISSUE_EDITED and data.get("description"):
@@ -57,9 +57,10 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
         event["team"] = team_addresses(issue.tenant)
     except DatabaseError:  # no database here (a job's worker): the fan-out reads the team itself
         log.info("no team for the notifications of %s on %s: the task reads it", kind, event["stream"])
+    fan_out = enqueue.task(enqueue.FAN_OUT_EVENT)  # a wrong name is a bug, not a broker that is down
     try:
-        enqueue.task(enqueue.FAN_OUT_EVENT).apply_async(kwargs={"event": event}, retry=False)
-    except Exception as error:  # noqa: BLE001  (the change is saved; its notifications are lost, not the request)
+        fan_out.apply_async(kwargs={"event": event}, retry=False)
+    except enqueue.BROKER_ERRORS as error:  # the change is saved; its notifications are lost, not the request
         log.warning("could not queue the notifications of %s on %s", kind, event["stream"], exc_info=True)
         optional_redis.failed("queue notifications", error)
 

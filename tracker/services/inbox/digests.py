@@ -69,11 +69,10 @@ def mail_later(
         "start": window.start,
         "title": title,
     }
+    send = enqueue.task(enqueue.SEND_NOTIFICATION_DIGEST)  # a wrong name is a bug, not a broker that is down
     try:
-        enqueue.task(enqueue.SEND_NOTIFICATION_DIGEST).apply_async(
-            kwargs=task, countdown=window_s if window.opened else 0, retry=False
-        )
-    except Exception:  # noqa: BLE001  (the window stays: the next notification after it is overdue schedules it)
+        send.apply_async(kwargs=task, countdown=window_s if window.opened else 0, retry=False)
+    except enqueue.BROKER_ERRORS:  # the window stays: the next notification after it is overdue schedules it
         log.warning("could not queue the e-mail of %s-%s to %s", project_key, number, username, exc_info=True)
 
 
