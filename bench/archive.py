@@ -33,9 +33,11 @@ explained, 1 when not, 2 when refused.
 
 from __future__ import annotations
 
+import math
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,10 @@ NOW = datetime(2020, 3, 15, tzinfo=UTC)  # with retention 1, 2020-01 is past ret
 SHARDS = 4
 FILL_THREADS = 8
 PAGE_BYTES = 1 << 20
+# Besides the Scans, the control-plane calls each stage makes (least, most; no capacity): nothing else may be read.
+EXPORT_OTHERS = {"DescribeTable": (1, 1)}  # the export reads the table's key schema
+ARCHIVE_OTHERS = {"ListTables": (1, 1), "DescribeTable": (2, 2), "DeleteTable": (1, 1)}  # past retention?; the drop
+RESTORE_OTHERS = {"DescribeTable": (2, 60), "CreateTable": (1, 1)}  # "not there yet", then polled until ACTIVE
 PAGES = "each Scan page is rounded up to 4 KB on its own (up to one read unit per page after the first)"
 
 
@@ -123,25 +129,52 @@ class Sizes:
         return segments + max(self.table, self.local) // PAGE_BYTES
 
     def scan_floor(self, segments: int, *, consistent: bool = False) -> tuple[bench.Cost, bench.Cost, bench.Difference]:
-        """A whole-table Scan: DynamoDB's floor, Local's difference, and its pages' rounding (from ``segments``)."""
+        """A whole-table Scan: DynamoDB's floor, Local's difference, and its pages' rounding (from ``segments``).
+
+        The floor's requests: one page per segment; the pages' difference: up to ``pages(segments)`` in all, each
+        after the first up to 0.5 RCU more (1 consistent), so 0 … that much more, judged as half ± half.
+        """
         floor = bench.read_units(self.table, consistent=consistent)
         local = bench.read_units(self.local, consistent=consistent)
-        half = (1.0 if consistent else 0.5) / 2 * (self.pages(segments) - 1)
-        return bench.Cost(floor), bench.Cost(local - floor), bench.Difference(PAGES, bench.Cost(half), bench.Cost(half))
+        more = self.pages(segments) - segments  # pages beyond one a segment, at most
+        half = bench.Cost((1.0 if consistent else 0.5) / 2 * (self.pages(segments) - 1), 0, more / 2)
+        return (
+            bench.Cost(floor, 0, segments),
+            bench.Cost(local - floor, 0, 0),
+            bench.Difference(f"{PAGES}; up to {more} more page(s)", half, half),
+        )
 
     def local_why(self) -> str:
         return f"DynamoDB Local sizes the table by its own rules (TableSizeBytes {self.local:,} B)"
 
-    def scan(self, run: bench.Run, name: str, meter: Any, segments: int) -> Any:
+    def scan(self, run: bench.Run, name: str, meter: Any, segments: int, others: Mapping[str, tuple[int, int]]) -> Any:
         """Judge an eventually consistent Scan of the whole table in ``segments``."""
         floor, local, pages = self.scan_floor(segments)
         return run.judge(
             name,
-            bench.Cost(meter.rcu, meter.wcu),
+            scanned(meter, others),
             floor,
             local=bench.Difference(self.local_why(), local) if local.rcu else None,
             extras=[pages],
         )
+
+
+def unexpected(by_operation: Mapping[str, int], expected: Mapping[str, tuple[int, int]]) -> list[str]:
+    """Operations the meter saw besides Scan outside their expected (least, most) counts: ``["GetItem ×1 (0…0)"]``."""
+    seen = {op: n for op, n in by_operation.items() if op != "Scan" and n}
+    return [
+        f"{op} ×{seen.get(op, 0)} ({least}…{most})"
+        for op in sorted({*seen, *expected})
+        for least, most in [expected.get(op, (0, 0))]
+        if not least <= seen.get(op, 0) <= most
+    ]
+
+
+def scanned(meter: Any, expected: Mapping[str, tuple[int, int]] | None = None) -> bench.Cost:
+    """The meter's RCU, WCU and Scan requests; any other operation outside its ``expected`` counts fails the run."""
+    wrong = unexpected(meter.by_operation, expected or {})
+    bench.check(not wrong, f"requests other than the Scans: {', '.join(wrong)}")
+    return bench.Cost(meter.rcu, meter.wcu, meter.by_operation.get("Scan", 0))
 
 
 def fill(run: bench.Run, name: str, table: str, items: list[dict[str, Any]], floor: float) -> dict[str, Any]:
@@ -163,7 +196,7 @@ def export_level(run: bench.Run, table: str, segments: int, workdir: Path, sizes
         manifest = time_series.export_table(table, store, segments=segments)
     seconds = time.perf_counter() - began
     name = f"export, {segments} segment{'s' if segments > 1 else ''}"
-    verdict = sizes.scan(run, name, meter, segments)
+    verdict = sizes.scan(run, name, meter, segments, EXPORT_OTHERS)
     return {
         "stage": name,
         "items": int(manifest["item_count"]),
@@ -236,7 +269,7 @@ def measure(run: bench.Run) -> None:
     local = export_local + count_local
     archived = run.judge(
         "archive (export+verify+count+drop)",
-        bench.Cost(meter.rcu, meter.wcu),
+        scanned(meter, ARCHIVE_OTHERS),
         export + count,
         local=bench.Difference(f"{sizes.local_why()}, both Scans", local) if local.rcu else None,
         extras=[
@@ -262,10 +295,11 @@ def measure(run: bench.Run) -> None:
         restored = time_series.restore(store, table, table_name=copy, workers=FILL_THREADS)
     bench.check(restored.items == args.items, f"restored {restored.items} of {args.items} items")
     count, count_local, count_pages = sizes.scan_floor(1, consistent=True)  # its closing COUNT, one segment
+    batches = math.ceil(args.items / 25)  # BatchWriteItem of 25 items at most (Local processes every one)
     verdict = run.judge(
         "restore into a copy",
-        bench.Cost(meter.rcu, meter.wcu),
-        bench.Cost(count.rcu, sizes.write),
+        scanned(meter, {**RESTORE_OTHERS, "BatchWriteItem": (batches, batches)}),
+        bench.Cost(count.rcu, sizes.write, count.requests),
         local=bench.Difference(f"{sizes.local_why()}, its COUNT", count_local) if count_local.rcu else None,
         extras=[count_pages],
     )
