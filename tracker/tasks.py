@@ -15,13 +15,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import redis
-from botocore.exceptions import ConnectionError as BotoConnectionError
-from botocore.exceptions import HTTPClientError
 from celery import Task, shared_task
 from celery.exceptions import Retry
 from django.core.cache import cache
 from django.db import OperationalError
-from pynamodb.exceptions import PynamoDBException
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels.core import errors, retry
@@ -45,15 +42,16 @@ def is_transient(error: BaseException) -> bool:
     Also DynamoDB being unavailable as ddbmodels names it (``errors.is_unavailable``), and Redis
     not answering (the job's lock could not be taken or kept).
     """
-    if isinstance(error, BotoConnectionError | HTTPClientError | ConnectionError):
+    if isinstance(error, (*errors.NETWORK_ERRORS, ConnectionError)):
         return True
     if errors.is_unavailable(error) or isinstance(
         error, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError
     ):
         return True
-    if isinstance(error, PynamoDBException):
+    if isinstance(error, errors.PYNAMODB_ERRORS):
         # errors.response_code, not PynamoDB's cause_response_code: that one fails when no answer came
-        return errors.response_code(error) in TRANSIENT_CODES or is_transient(error.cause)  # type: ignore[arg-type]
+        cause = getattr(error, "cause", None)  # the botocore error PynamoDB wraps
+        return errors.response_code(error) in TRANSIENT_CODES or (cause is not None and is_transient(cause))
     code = getattr(error, "response", {}).get("Error", {}).get("Code") if hasattr(error, "response") else None
     return code in TRANSIENT_CODES
 

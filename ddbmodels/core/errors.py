@@ -105,7 +105,7 @@ def is_unavailable(error: BaseException) -> bool:
         seen.add(id(current))
         if isinstance(current, Unavailable):
             return True
-        if isinstance(current, BotoConnectionError | HTTPClientError):
+        if isinstance(current, NETWORK_ERRORS):
             return True  # EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError
         if isinstance(current, ClientError) and current.response.get("Error", {}).get("Code") in UNAVAILABLE_CODES:
             return True
@@ -138,3 +138,6 @@ def is_conditional_failure(error: BaseException) -> bool:
 # catch them without importing either library: only ddbmodels talks to AWS's clients.
 AWS_ERRORS: tuple[type[Exception], ...] = (BotoCoreError, ClientError)
 PYNAMODB_ERRORS: tuple[type[Exception], ...] = (PynamoDBException,)
+# botocore's network failures, where no answer came (EndpointConnectionError, ConnectTimeoutError,
+# ReadTimeoutError, ConnectionClosedError): worth trying again later.
+NETWORK_ERRORS: tuple[type[Exception], ...] = (BotoConnectionError, HTTPClientError)
