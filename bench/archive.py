@@ -159,20 +159,9 @@ class Sizes:
         )
 
 
-def unexpected(by_operation: Mapping[str, int], expected: Mapping[str, tuple[int, int]]) -> list[str]:
-    """Operations the meter saw besides Scan outside their expected (least, most) counts: ``["GetItem ×1 (0…0)"]``."""
-    seen = {op: n for op, n in by_operation.items() if op != "Scan" and n}
-    return [
-        f"{op} ×{seen.get(op, 0)} ({least}…{most})"
-        for op in sorted({*seen, *expected})
-        for least, most in [expected.get(op, (0, 0))]
-        if not least <= seen.get(op, 0) <= most
-    ]
-
-
 def scanned(meter: Any, expected: Mapping[str, tuple[int, int]] | None = None) -> bench.Cost:
     """The meter's RCU, WCU and Scan requests; any other operation outside its ``expected`` counts fails the run."""
-    wrong = unexpected(meter.by_operation, expected or {})
+    wrong = bench.unexpected_operations(meter.by_operation, ["Scan"], expected or {})
     bench.check(not wrong, f"requests other than the Scans: {', '.join(wrong)}")
     return bench.Cost(meter.rcu, meter.wcu, meter.by_operation.get("Scan", 0))
 

@@ -49,6 +49,7 @@ and every figure is its floor or explained, 1 when not, 2 when refused.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -195,6 +196,7 @@ class Floors:
     local_index: int
     first_item: int
     partitions: int
+    items_each: int  # items in each collection
 
     def extra_pages(self, method: str, segments: int) -> int:
         """The most Scan or Query pages beyond the floor's requests, from what was asked (1 MB a page at most).
@@ -226,6 +228,37 @@ class Floors:
         return bench.Cost(floor, 0, 1), difference
 
 
+def keys_in_segment(name: str, segment: int, total: int) -> int:
+    """The distinct partition keys in one Scan segment of the table (call it unmetered)."""
+    client = connection.client()
+    request: dict[str, Any] = {"TableName": name, "Segment": segment, "TotalSegments": total}
+    found: set[str] = set()
+    while True:
+        page = client.scan(**request, ProjectionExpression="pk")
+        found.update(item["pk"]["S"] for item in page["Items"])
+        if "LastEvaluatedKey" not in page:
+            return len(found)
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def probe_floor(collections: int, segments: int, floors: Floors) -> tuple[bench.Cost, bool]:
+    """DynamoDB's cost of auto's probe of one segment in ``segments`` holding ``collections`` collections.
+
+    It reads each collection's first item (a Limit-1 Scan) until a skip-scan would cost more than a scan
+    (read so far × segments × an average item's read ≥ the table's read, by DescribeTable's sizes, Local's
+    here), or the segment ends: then one more Scan, which finds nothing (0.5 RCU). Also: whether it ended.
+    """
+    items = floors.partitions * floors.items_each
+    scan = bench.read_units(floors.local_table)
+    average = bench.read_units(math.ceil(floors.local_table / items))
+    budget = math.ceil(scan / (segments * average))  # it stops after reading this many collections
+    reads = min(collections, budget)
+    ended = collections < budget
+    cost = bench.Cost(reads * bench.read_units(floors.first_item), 0, reads)
+    return (cost + bench.Cost(0.5, 0, 1) if ended else cost), ended
+
+
+OTHERS = {"DescribeTable": (1, 1)}  # besides its Scans or Queries, each listing reads the table's description
 PAGES = "each Scan page is rounded up to 4 KB on its own (up to 0.5 RCU per page after the first)"
 PAGE_BYTES = 1 << 20  # a Scan or Query page holds at most 1 MB
 
@@ -248,6 +281,8 @@ def listing(run: bench.Run, name: str, method: str, segments: int, floors: Floor
         result.keys == expected, f"{label}: {method}/{segments} found {len(result.keys)} keys (missing {missing[:5]})"
     )
     report = result.report
+    others = bench.unexpected_operations(meter.by_operation, ["Scan", "Query"], OTHERS)
+    bench.check(not others, f"{label}: {method}/{segments}: requests other than its Scans: {', '.join(others)}")
     scans = meter.by_operation.get("Scan", 0) + meter.by_operation.get("Query", 0)
     reported = f"{label}: {method} reported {report.rcu} RCU, the bench measured {meter.rcu}"
     bench.check(abs(report.rcu - meter.rcu) < 1e-6, reported)
@@ -265,14 +300,23 @@ def listing(run: bench.Run, name: str, method: str, segments: int, floors: Floor
             )
         floor = bench.Cost(cheapest.rcu, 0, floor.requests)
         if report.probe and report.probe["total_segments"] > 1:
-            probe = report.probe
-            bench.check(probe["rcu"] <= floors.of("scan", 1)[0].rcu + 0.5, f"{label}: the probe read more than a scan")
+            asked = int(report.probe["total_segments"])  # what it asked: segment 0 of T (its cost comes from here)
+            bench.check(asked <= dk.estimate.PROBE_SEGMENTS, f"{label}: a probe of 1 in {asked} segments")
+            collections = bench.unmetered(lambda: keys_in_segment(name, 0, asked))
+            cost, ended = probe_floor(collections, asked, floors)
             extras.append(
                 bench.Difference(
-                    f"its probe: segment 0 of {probe['total_segments']} skip-scanned, measured on its own",
-                    bench.Cost(probe["rcu"], 0, probe["requests"]),
+                    f"its probe: segment 0 of {asked} skip-scanned ({collections} collections in it, read back "
+                    f"unmetered), stopped once a skip-scan would cost more than a scan",
+                    cost,
                 )
             )
+            if ended:  # the probe's last Scan found nothing: DynamoDB Local charges it 0
+                why = f"{local.why}; " if local else ""
+                cost = local.cost if local else bench.Cost()
+                local = bench.Difference(
+                    f"{why}{bench.LOCAL_EMPTY_QUERY}: the probe's last Scan", cost + bench.Cost(-0.5)
+                )
     pages = floors.extra_pages(used, segments)  # at most, from the sizes and the segments asked
     if pages:
         half = bench.Cost(0.25 * pages, 0, pages / 2)  # 0 … pages more requests, 0 … 0.5 RCU more each
@@ -326,6 +370,7 @@ def bench_shape(run: bench.Run, shape: Shape) -> None:
         local_index=table.indexes[INDEX].size_bytes,
         first_item=max(bench.item_size(item) for item in statics),
         partitions=shape.partitions,
+        items_each=shape.items,
     )
     dk.distinct_keys(name, "scan")  # warm-up, not measured: DynamoDB Local's JIT, the HTTP connections
     rows = [

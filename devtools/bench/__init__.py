@@ -100,6 +100,7 @@ __all__ = [
     "show_table",
     "table",
     "total",
+    "unexpected_operations",
     "unmetered",
     "update_units",
     "verdicts_error",
@@ -280,6 +281,23 @@ class Run:
         verdict = Verdict(name, measured, floor, local, tuple(extras), per)
         self.verdicts.append(verdict)
         return verdict
+
+
+def unexpected_operations(
+    by_operation: Mapping[str, int], judged: Iterable[str], expected: Mapping[str, tuple[int, int]]
+) -> list[str]:
+    """A meter's operations, besides the ``judged`` ones, outside their ``expected`` (least, most) counts.
+
+    ``["GetItem ×1 (0…0)"]``: an operation not expected at all must not happen; an expected one must, within bounds.
+    """
+    skip = set(judged)
+    seen = {op: n for op, n in by_operation.items() if op not in skip and n}
+    return [
+        f"{op} ×{seen.get(op, 0)} ({least}…{most})"
+        for op in sorted({*seen, *expected})
+        for least, most in [expected.get(op, (0, 0))]
+        if not least <= seen.get(op, 0) <= most
+    ]
 
 
 def verdicts_error(verdicts: Sequence[Verdict]) -> str | None:
