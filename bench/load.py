@@ -38,7 +38,8 @@ checker's own boto3 client — Scans of every table of the run, key formats writ
 project unique and gap-free; issues, comments, orders and attachments stored as the users were told
 (fields, status, bytes, state) and nothing stored that no one was told (an extra or duplicated one
 fails); busy creates wrote nothing (no issue, no idempotency record); one event per step; each
-notification matches its event and a watcher, and each unread count equals the unread notifications;
+notification matches its event and a watcher, each notifying event reached every watcher of its issue
+then but its actor (a lost fan-out fails), and each unread count equals the unread notifications;
 label entries, search documents and project counts equal the issues; leaderboard scores equal the
 points awarded; forms sent twice landing on their first result; the jobs finished; no 5xx. What the
 worker derives later (notifications, label repairs, documents, counts) is read again until it holds

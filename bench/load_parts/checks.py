@@ -24,12 +24,18 @@ STORED_CHECKS = (
     "attachments stored as told, none untold",
     "events recorded by the steps",
     "inbox: notifications and unread counts",
+    "inbox: every watcher told of each change",
     "label entries equal the issues",
     "search documents equal the items",
     "project counts equal the issues",
     "leaderboard",
 )
 SETTLE_POLL_SECONDS = 1.0
+
+
+def _members(layout: Layout) -> dict[str, list[str]]:
+    """Each team's members: every person of the run is a member of every team."""
+    return dict.fromkeys(layout.teams, layout.users)
 
 
 def stored_results(load: Load, layout: Layout, stored: Stored) -> dict[str, list[str]]:
@@ -47,6 +53,7 @@ def stored_results(load: Load, layout: Layout, stored: Stored) -> dict[str, list
             stored,
         ),
         "inbox: notifications and unread counts": invariants.check_inbox(stored),
+        "inbox: every watcher told of each change": invariants.check_fan_out(stored, _members(layout)),
         "label entries equal the issues": invariants.check_labels(stored),
         "search documents equal the items": invariants.check_search(stored, layout.teams),
         "project counts equal the issues": invariants.check_counts(stored),
@@ -66,6 +73,7 @@ def stored_sizes(load: Load, stored: Stored) -> dict[str, int]:
         "attachments stored as told, none untold": len(stored.attachments),
         "events recorded by the steps": len(stored.events),
         "inbox: notifications and unread counts": len(stored.notifications),
+        "inbox: every watcher told of each change": len(invariants.owed_notifications(stored, _members(load.layout))),
         "label entries equal the issues": len(stored.labels),
         "search documents equal the items": len(stored.documents),
         "project counts equal the issues": len(stored.projects),

@@ -8,12 +8,12 @@ with one thing wrong. Each returns its failures, each naming what broke.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from load_parts.ledger import BusyCreate, CreatedIssue
-from load_parts.stored import Attachment, Stored, StoredIssue
+from load_parts.stored import Attachment, Event, Stored, StoredIssue, split_stream
 
 Project = tuple[str, str]  # (team, project key)
 Issue = tuple[str, str, int]  # (team, project key, number)
@@ -287,6 +287,96 @@ def check_inbox(stored: Stored) -> list[str]:
     ]:
         failures.append(f"unread count(s) differ from the unread notifications: {_some(wrong)}")
     return failures
+
+
+# The kinds whose events reach the watchers' inboxes: the checker's own copy of the registry's
+# ``notifies`` (ddbmodels/events/kinds.py; a test holds the two equal). A comment deleted or a file
+# detached tells nobody.
+NOTIFYING = frozenset(
+    {
+        "issue.created",
+        "issue.edited",
+        "issue.status",
+        "issue.deleted",
+        "comment.added",
+        "comment.edited",
+        "attachment.added",
+    }
+)
+
+
+def implied_watchers(event: Event, *, reporter: str, assignee: str) -> set[str]:
+    """Who starts watching an issue because of this event (as tracker/services/inbox/delivery.py says):
+    a new issue's reporter and assignee, a new assignee, a commenter and the members a comment mentions."""
+    data = event.data
+    if event.kind == "issue.created":
+        return {name for name in (reporter, assignee) if name}
+    if event.kind == "issue.edited":
+        change = (data.get("changed") or {}).get("assignee")
+        return {change[1]} if change and change[1] else set()
+    if event.kind == "comment.added":
+        return {event.actor, *(data.get("mentions") or ())}
+    if event.kind == "comment.edited":
+        return set(data.get("mentions") or ())
+    return set()
+
+
+def _first_assignee(events: Sequence[Event], now: str) -> str:
+    """The issue's assignee when it was created: before its first change of assignee, else as it is now."""
+    for event in events:
+        change = (event.data.get("changed") or {}).get("assignee") if event.kind == "issue.edited" else None
+        if change:
+            return change[0] or ""
+    return now
+
+
+Owed = tuple[str, str, str, int, str, str, str]  # team, user, project, number, event key, kind, actor
+
+
+def owed_notifications(stored: Stored, members: Mapping[str, Iterable[str]] | None = None) -> list[Owed]:
+    """The notifications each event of a notifying kind owes: one to every watcher of its issue as of that
+    event (the people the stream's earlier events and this one made watchers, who are members of the
+    team) but its actor; for an edited comment, one to each person it newly mentions.
+
+    Who watched when is read from the events themselves, in key (time) order, since a watcher's item
+    says not when it began: the load watches and unwatches nobody by hand, so every watcher is one an
+    event implied. ``members``: team → usernames (None: everyone mentioned or named is a member)."""
+    streams: dict[str, list[Event]] = defaultdict(list)
+    for event in stored.events:
+        streams[event.stream].append(event)
+    owed: list[Owed] = []
+    for stream, events in sorted(streams.items()):
+        team, project, number = split_stream(stream)
+        events.sort(key=lambda e: e.key)
+        issue = stored.issues.get((team, project, number))
+        reporter = issue.reporter if issue else ""
+        assignee = _first_assignee(events, issue.assignee if issue else "")
+        allowed = None if members is None else set(members.get(team, ()))
+        watching: set[str] = set()
+        for event in events:
+            implied = implied_watchers(event, reporter=reporter, assignee=assignee)
+            if allowed is not None:
+                implied &= allowed
+            watching |= implied
+            if event.kind in NOTIFYING:
+                audience = implied if event.kind == "comment.edited" else watching
+                owed += [
+                    (team, user, project, number, event.key, event.kind, event.actor)
+                    for user in sorted(audience - {event.actor})
+                ]
+    return owed
+
+
+def check_fan_out(stored: Stored, members: Mapping[str, Iterable[str]] | None = None) -> list[str]:
+    """The other way round from ``check_inbox``: every notification an event owes (``owed_notifications``)
+    is in its person's inbox — a lost fan-out, or one that skipped a watcher, fails."""
+    told = {(n.team, n.user, n.project, n.number, n.event_key) for n in stored.notifications}
+    missed = [
+        f"{team} {user} {project}-{number} {key} ({kind} by {actor})"
+        for team, user, project, number, key, kind, actor in owed_notifications(stored, members)
+        if (team, user, project, number, key) not in told
+    ]
+    return [f"watcher(s) never told of a change (a lost fan-out): {_some(missed)}"] if missed else []
 
 
 def check_labels(stored: Stored) -> list[str]:

@@ -91,7 +91,12 @@ class Throttle:
     written nothing; everything else passes through unchanged (one more local hop a call).
     """
 
-    def __init__(self, upstream: str, marker: str) -> None:
+    # A kept-alive connection idle this long is closed, ending its handler thread (else each connection the
+    # web server's pool opened would hold a thread until the run stops); above botocore's 60 s read timeout.
+    IDLE_SECONDS = 70.0
+
+    def __init__(self, upstream: str, marker: str, *, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.idle_seconds = idle_seconds
         parts = urlsplit(upstream)
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.marker = marker.encode()
@@ -129,10 +134,12 @@ class Throttle:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = throttle.idle_seconds  # on the connection's socket: waiting for the next request ends then
 
             def handle(self) -> None:
-                # botocore gave up waiting (its read timeout) and closed the connection: nobody to answer.
-                with contextlib.suppress(ConnectionError):
+                # botocore gave up waiting (its read timeout) and closed the connection, or a request stalled
+                # past the idle timeout half-sent: nobody to answer.
+                with contextlib.suppress(ConnectionError, TimeoutError):
                     super().handle()
 
             def do_POST(self) -> None:

@@ -78,6 +78,8 @@ class Event:
     key: str  # its sort key ``<time key>#<8 hex>``
     kind: str
     actor: str
+    # its ``data``: what the fan-out reads to know who starts watching (``mentions``; ``changed`` → ``assignee``)
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -253,8 +255,17 @@ def parse(tables: Mapping[str, list[dict[str, Any]]], events: list[dict[str, Any
         stored.comments.append(
             Comment(split_stream(item["s"]), item["t"], item.get("a", ""), item.get("b", ""), int(item.get("v", 0)))
         )
-    for item in events:  # s stream, t key, kind, actor
-        stored.events.append(Event(item["s"], item["t"], item.get("kind", ""), item.get("actor", "")))
+    for item in events:  # s stream, t key, kind, actor, data (a map)
+        data = item.get("data")
+        stored.events.append(
+            Event(
+                item["s"],
+                item["t"],
+                item.get("kind", ""),
+                item.get("actor", ""),
+                data if isinstance(data, dict) else {},
+            )
+        )
     for item in tables.get("inbox", []):
         pk, sk = item["pk"], item["sk"]
         if sk.startswith(WATCHER_MARK):  # pk the stream

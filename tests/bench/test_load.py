@@ -302,6 +302,81 @@ def test_a_notification_to_a_non_watcher_or_of_ones_own_change_is_caught(
     }
 
 
+def test_a_watcher_who_missed_a_notification_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    """A lost fan-out: u2 watches WEB-3 since their comment (E3), and u1 changed its status after (E4),
+    but u2's inbox never got E4 (its unread count agrees, so only the fan-out check can see it)."""
+    world[2].notifications.pop()  # u2's notification of E4
+    assert failing(world) == {
+        "inbox: every watcher told of each change": [
+            f"watcher(s) never told of a change (a lost fan-out): t u2 WEB-3 {E4} (issue.status by u1)"
+        ]
+    }
+
+
+def test_the_reporter_missing_a_comment_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
+    world[2].notifications.pop(0)  # u1's (the reporter's) notification of u2's comment E3
+    world[2].heads[("t", "u1")] = stored_mod.Head(0, "")  # counted as never delivered
+    assert failing(world) == {
+        "inbox: every watcher told of each change": [
+            f"watcher(s) never told of a change (a lost fan-out): t u1 WEB-3 {E3} (comment.added by u2)"
+        ]
+    }
+
+
+def test_a_watcher_is_owed_the_changes_from_when_they_began_watching(
+    world: tuple[Any, Any, Any], stored_mod: ModuleType, inv: ModuleType
+) -> None:
+    """u3, mentioned in a comment (E5), watches from then on: told of E5 and what follows, not of E1..E4;
+    an edited comment (E6) tells only whom it newly mentions; someone not in the team is never owed one."""
+    st, stored = stored_mod, world[2]
+    e5, e6, e7 = (f"2026-11-25T20:00:0{n}.000Z#0000000{n}" for n in (5, 6, 7))
+    stored.events.append(st.Event("t#WEB#3", e5, "comment.added", "u2", {"mentions": ["u3", "x9"]}))
+    stored.events.append(st.Event("t#WEB#3", e6, "comment.edited", "u2", {"mentions": ["u4"]}))
+    stored.events.append(st.Event("t#WEB#3", e7, "attachment.removed", "u1", {}))  # tells nobody
+    stored.notifications += [
+        st.Notification("t", "u1", e5, "WEB", 3, "u2", "comment.added", True),
+        st.Notification("t", "u3", e5, "WEB", 3, "u2", "comment.added", True),
+        st.Notification("t", "u4", e6, "WEB", 3, "u2", "comment.edited", True),
+    ]
+    team = {"t": ["u1", "u2", "u3", "u4"]}  # x9 is no member: mentioned, never a watcher
+    assert inv.check_fan_out(stored, team) == []
+    assert inv.check_fan_out(stored) == [  # without the team, x9 counts as a member
+        f"watcher(s) never told of a change (a lost fan-out): t x9 WEB-3 {e5} (comment.added by u2)"
+    ]
+    stored.notifications = [n for n in stored.notifications if n.user != "u3"]
+    assert inv.check_fan_out(stored, team) == [
+        f"watcher(s) never told of a change (a lost fan-out): t u3 WEB-3 {e5} (comment.added by u2)"
+    ]
+
+
+def test_a_new_issue_tells_its_assignee_as_it_was_then(stored_mod: ModuleType, inv: ModuleType) -> None:
+    """The issue was created by u1 for u2, later reassigned to u3: u2 (assignee then) is owed the creation."""
+    st = stored_mod
+    e1, e2 = (f"2026-11-25T20:00:0{n}.000Z#0000000{n}" for n in (1, 2))
+    stored = st.Stored(
+        issues={("t", "WEB", 1): st.StoredIssue("Sync", "open", "low", "u3", "u1", frozenset(), 2)},
+        events=[
+            st.Event("t#WEB#1", e1, "issue.created", "u1", {"title": "Sync"}),
+            st.Event("t#WEB#1", e2, "issue.edited", "u1", {"changed": {"assignee": ["u2", "u3"]}}),
+        ],
+        notifications=[st.Notification("t", "u2", e1, "WEB", 1, "u1", "issue.created", False)],
+    )
+    assert inv.check_fan_out(stored) == [
+        f"watcher(s) never told of a change (a lost fan-out): t u2 WEB-1 {e2} (issue.edited by u1), "
+        f"t u3 WEB-1 {e2} (issue.edited by u1)"
+    ]
+    stored.notifications += [
+        st.Notification("t", name, e2, "WEB", 1, "u1", "issue.edited", False) for name in ("u2", "u3")
+    ]
+    assert inv.check_fan_out(stored) == []
+
+
+def test_the_checkers_notifying_kinds_are_the_registrys(inv: ModuleType) -> None:
+    from ddbmodels.events.kinds import NOTIFY_KINDS
+
+    assert {str(kind) for kind in NOTIFY_KINDS} == inv.NOTIFYING
+
+
 def test_a_stray_label_entry_is_caught(world: tuple[Any, Any, Any], stored_mod: ModuleType) -> None:
     world[2].labels.append(stored_mod.LabelEntry("t", "docs", "open", "WEB", 2, 1, "Login fails"))
     assert failing(world) == {
@@ -356,7 +431,11 @@ def test_an_event_missing_or_recorded_twice_is_caught(world: tuple[Any, Any, Any
         "events recorded by the steps": [
             "events differ from the steps done: t#WEB#3 attachment.added: done 1, recorded 0, "
             "t#WEB#3 issue.status: done 1, recorded 2"
-        ]
+        ],
+        "inbox: every watcher told of each change": [  # the extra event reached no watcher either
+            "watcher(s) never told of a change (a lost fan-out): t u2 WEB-3 2026-11-25T20:00:08.000Z#00000008 "
+            "(issue.status by u1)"
+        ],
     }
 
 
@@ -500,6 +579,7 @@ def test_the_quick_run_makes_every_kind_holds_every_invariant_and_reports_its_fi
     assert checked["orders stored as told, none untold"] == made["orders"]
     assert checked["attachments stored as told, none untold"] == made["attachments"]
     assert checked["inbox: notifications and unread counts"] == made["notifications"]
+    assert checked["inbox: every watcher told of each change"] >= 1  # notifying events whose watchers were told
     assert [job["job"] for job in summary["jobs"]] == ["backfill_project_counts", "reconcile"]
     labels = {row["label"] for row in summary["pages"]}
     assert {"create issue", "new issue form", "log in"} <= labels
@@ -561,6 +641,7 @@ def test_the_reader_scans_real_tables_and_the_checks_catch_an_untold_order_and_a
             put(TableName=prefix + "orders", Item=order)
         put(TableName=prefix + "counters", Item={"pk": {"S": "orders"}, "v": {"N": "2"}})
         event = {"s": {"S": "t#WEB#3"}, "t": {"S": E3}, "kind": {"S": "comment.added"}, "actor": {"S": "u2"}}
+        event["data"] = {"M": {"comment": {"S": "K1"}, "mentions": {"L": [{"S": "u1"}]}}}
         put(TableName=prefix + "events-2026-11", Item=event)
         put(TableName=prefix + "inbox", Item={"pk": {"S": "t#WEB#3"}, "sk": {"S": "w#u1"}, "tn": {"S": "t"}})
         put(TableName=prefix + "inbox", Item={"pk": {"S": "t#u1"}, "sk": {"S": "#"}, "c": {"N": "2"}})  # 1 unread
@@ -574,3 +655,71 @@ def test_the_reader_scans_real_tables_and_the_checks_catch_an_untold_order_and_a
     assert got.items["events"] == 1
     assert inv.check_orders([("t", 1, "seats", 2)], got) == ["order(s) stored that no user was told of: t #2"]
     assert inv.check_inbox(got) == ["unread count(s) differ from the unread notifications: t u1: count 2, unread 1"]
+    assert got.events[0].data == {"comment": "K1", "mentions": ["u1"]}
+    assert inv.check_fan_out(got) == []  # u1, mentioned, was told
+    got.notifications.clear()
+    assert inv.check_fan_out(got) == [
+        f"watcher(s) never told of a change (a lost fan-out): t u1 WEB-3 {E3} (comment.added by u2)"
+    ]
+
+
+def test_the_throttle_closes_an_idle_kept_alive_connection_and_stops_at_once(load: ModuleType) -> None:
+    """The pass-through's handler thread ends when its kept-alive connection sits idle (``idle_seconds``),
+    so a web server that keeps its pool open does not hold a thread a connection until the run stops;
+    and stopping it waits for no open connection."""
+    import http.client
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    stack = sys.modules["load_parts.stack"]
+    assert stack.Throttle.IDLE_SECONDS == 70  # the run's: above botocore's 60 s read timeout
+
+    class Upstream(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    def get_item(conn: http.client.HTTPConnection) -> tuple[int, bytes]:
+        conn.request("POST", "/", b"{}", {"X-Amz-Target": "DynamoDB_20120810.GetItem"})
+        answer = conn.getresponse()
+        return answer.status, answer.read()
+
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    throttle = stack.Throttle(f"http://127.0.0.1:{upstream.server_address[1]}", "zz-throttled", idle_seconds=0.5)
+    port = int(throttle.url.rsplit(":", 1)[1])
+    stopped = False
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        assert get_item(conn) == (200, b"{}")
+        assert conn.sock is not None  # kept alive
+        began = time.monotonic()
+        try:
+            closed = conn.sock.recv(1) == b""  # the proxy hung up: end of stream
+        except TimeoutError:
+            closed = False
+        assert closed, "the idle kept-alive connection was still open after 5 s"
+        assert time.monotonic() - began < 3
+        conn.close()
+
+        idle = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        assert get_item(idle) == (200, b"{}")  # a connection left open and idle while the run stops
+        began = time.monotonic()
+        throttle.stop()
+        stopped = True
+        assert time.monotonic() - began < 2
+        idle.close()
+    finally:
+        if not stopped:
+            throttle.stop()
+        upstream.shutdown()
+        upstream.server_close()
