@@ -1,4 +1,4 @@
-"""Two import-linter contract types the built-in ones cannot state (``make lint`` runs them).
+"""Four import-linter contract types the built-in ones cannot state (``make lint`` runs them).
 
 - ``sealed_packages``: every subpackage of a container (less the ones listed as ``open``) is
   entered from outside only through its ``__init__``: ``from ddbmodels import issues`` or
@@ -13,6 +13,17 @@
   error class, an item type, a constant) or are listed in ``allowed_names``: no function, no
   module (``from ddbmodels import issues``, ``import ddbmodels.core.items``). Views take named
   errors and constants from ddbmodels, and call selectors and services for everything else.
+  With ``forbidden_attributes``, no importer reads one of those attributes of a name it took from
+  ``sources`` (``IssueItem.get(...)``, ``OrderItem.query``, ``Membership.objects``): an item type
+  or a model is for annotations, ``isinstance`` and its constants, never a read or a write of its
+  table.
+- ``allowed_imports``: an allowlist. Every import of ``importers`` (read from the source, so an
+  external package's submodule counts: ``django.db`` is not ``django.utils``) is under one of
+  ``allowed`` (a module, or ``module.Name`` for one name of it), or is the standard library when
+  ``allow_stdlib``; and under none of ``forbidden`` (carved out of what ``allowed`` lets in).
+  Imports under ``if TYPE_CHECKING:`` are annotations and are skipped, as the built-in contracts
+  skip them (``exclude_type_checking_imports``). The built-in ``forbidden`` type is a blocklist and
+  cannot name an external package's submodule.
 
 Configured in ``pyproject.toml`` (``[tool.importlinter]``, ``contract_types``).
 """
@@ -20,6 +31,7 @@ Configured in ``pyproject.toml`` (``[tool.importlinter]``, ``contract_types``).
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -118,6 +130,7 @@ class NamesOnlyContract(Contract):
     importers = fields.ListField(subfield=fields.StringField())
     sources = fields.ListField(subfield=fields.StringField())
     allowed_names = fields.SetField(subfield=fields.StringField(), required=False)
+    forbidden_attributes = fields.SetField(subfield=fields.StringField(), required=False)
 
     def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
         modules: set[str] = set()
@@ -131,14 +144,132 @@ class NamesOnlyContract(Contract):
             for item in names_taken(module, sources)
             if not item["name"].rpartition(".")[2][:1].isupper() and item["name"].rpartition(".")[2] not in allowed
         ]
+        methods = set(cast("set[str]", self.forbidden_attributes or set()))
+        calls = [call for module in sorted(modules) for call in attributes_read(module, sources, methods)]
+        return ContractCheck(kept=not (found or calls), warnings=[], metadata={"found": found, "calls": calls})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        if check.metadata["found"]:
+            output.print_error(
+                "Functions or modules taken (call a selector or service; take errors, types, constants):"
+            )
+            output.new_line()
+            for item in check.metadata["found"]:
+                output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
+            output.new_line()
+        if check.metadata["calls"]:
+            output.print_error("A table read or written through an item type (call a selector or service):")
+            output.new_line()
+            for item in check.metadata["calls"]:
+                output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
+            output.new_line()
+
+
+class AllowedImportsContract(Contract):
+    """``importers`` import only what ``allowed`` lists (and the standard library), less ``forbidden``."""
+
+    type_name = "allowed_imports"
+
+    importers = fields.ListField(subfield=fields.StringField())
+    allowed = fields.ListField(subfield=fields.StringField())
+    forbidden = fields.ListField(subfield=fields.StringField(), required=False)
+    allow_stdlib = fields.BooleanField(required=False, default=False)
+
+    def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
+        modules: set[str] = set()
+        for package in self.importers:  # type: ignore[attr-defined]
+            modules |= {package, *graph.find_descendants(package)}
+        allowed = tuple(cast("list[str]", self.allowed))
+        forbidden = tuple(cast("list[str]", self.forbidden or []))
+        stdlib = bool(self.allow_stdlib)
+        found = [
+            item
+            for module in sorted(modules)
+            for item in imports_of(module)
+            if under(item["name"], forbidden)
+            or not (
+                under(item["name"], allowed) or (stdlib and item["name"].partition(".")[0] in sys.stdlib_module_names)
+            )
+        ]
         return ContractCheck(kept=not found, warnings=[], metadata={"found": found})
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        output.print_error("Functions or modules taken (call a selector or service; take errors, types, constants):")
+        output.print_error("Imports outside the allowlist (or inside what it forbids):")
         output.new_line()
         for item in check.metadata["found"]:
             output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
         output.new_line()
+
+
+def under(name: str, prefixes: tuple[str, ...]) -> bool:
+    """``name`` is one of ``prefixes`` or inside one (``a.b.c`` is under ``a.b``, ``a.bc`` is not)."""
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def run_time_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (annotations only)."""
+    nodes: list[ast.AST] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in {"TYPE_CHECKING", "typing.TYPE_CHECKING"}:
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
+def imports_of(module: str) -> list[dict[str, Any]]:
+    """Each run-time import of ``module``: ``import a.b`` as ``a.b``, ``from a import n`` as ``a.n``."""
+    path = module_file(module)
+    if path is None:
+        return []
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[dict[str, Any]] = []
+    for node in run_time_nodes(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = node.module or ""
+            if source == "__future__":
+                continue
+            if node.level:
+                parts = package.split(".")
+                base = parts[: len(parts) - (node.level - 1)]
+                source = ".".join([*base, source] if source else base)
+            found += [{"module": module, "line": node.lineno, "name": f"{source}.{a.name}"} for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [{"module": module, "line": node.lineno, "name": a.name} for a in node.names]
+    return sorted(found, key=lambda item: (item["line"], item["name"]))
+
+
+def attributes_read(module: str, sources: tuple[str, ...], methods: set[str]) -> list[dict[str, Any]]:
+    """Each ``Name.attr`` in ``module`` where ``Name`` was taken from ``sources`` and ``attr`` is listed.
+
+    ``Name`` is any name but an upper-case constant, bound by ``from source import Name [as alias]``.
+    """
+    path = module_file(module)
+    if path is None or not methods:
+        return []
+    tree = ast.parse(path.read_text(), filename=str(path))
+    bound: dict[str, str] = {}  # local name -> where it came from
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and under(node.module or "", sources):
+            # a CONSTANT (a dict's .get, a list's .count) is no table; a class or a function may be
+            bound |= {
+                alias.asname or alias.name: f"{node.module}.{alias.name}"
+                for alias in node.names
+                if not alias.name.isupper()
+            }
+    found = [
+        {"module": module, "line": node.lineno, "name": f"{bound[node.value.id]}.{node.attr}"}
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in bound
+        and node.attr in methods
+    ]
+    return sorted(found, key=lambda item: (item["line"], item["name"]))
 
 
 def names_taken(module: str, sources: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -147,16 +278,14 @@ def names_taken(module: str, sources: tuple[str, ...]) -> list[dict[str, Any]]:
     if path is None:
         return []
     tree = ast.parse(path.read_text(), filename=str(path))
-
-    def under(name: str) -> bool:
-        return any(name == source or name.startswith(source + ".") for source in sources)
-
     found: list[dict[str, Any]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and not node.level and under(node.module or ""):
+        if isinstance(node, ast.ImportFrom) and not node.level and under(node.module or "", sources):
             found += [{"module": module, "line": node.lineno, "name": f"{node.module}.{a.name}"} for a in node.names]
         elif isinstance(node, ast.Import):
-            found += [{"module": module, "line": node.lineno, "name": a.name} for a in node.names if under(a.name)]
+            found += [
+                {"module": module, "line": node.lineno, "name": a.name} for a in node.names if under(a.name, sources)
+            ]
     return found
 
 

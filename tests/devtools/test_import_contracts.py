@@ -8,7 +8,12 @@ from textwrap import dedent
 import grimp
 import pytest
 
-from devtools.import_contracts import NamesOnlyContract, NoPrivateNamesContract, SealedPackagesContract
+from devtools.import_contracts import (
+    AllowedImportsContract,
+    NamesOnlyContract,
+    NoPrivateNamesContract,
+    SealedPackagesContract,
+)
 
 FILES = {
     "shop/__init__.py": "from shop.carts import model  # the container may re-export\n",
@@ -26,6 +31,23 @@ FILES = {
         from shop.carts.model import _SECRET
         from shop.carts import model as cart_model
         cart_model._SECRET
+        """
+    ),
+    "shop/pages.py": dedent(
+        """\
+        import json
+        from typing import TYPE_CHECKING
+        from django.db import models
+        from django.utils import html
+        from shop.carts import CART_MAX, Cart
+        from shop import orders
+        from . import core
+        from .core.keys import key
+        if TYPE_CHECKING:
+            import shop.orders
+        Cart.get(1)
+        CART_MAX.count(3)
+        fetch = Cart.query
         """
     ),
 }
@@ -85,3 +107,36 @@ def test_names_only_lets_views_take_errors_types_and_constants_but_not_functions
         {"importers": ["shop.views"], "sources": ["shop"], "allowed_names": ["cart_get", "model", "_SECRET", "keys"]},
     )
     assert allowed.check(graph, verbose=False).kept
+
+
+def test_names_only_catches_a_table_read_through_an_item_type_but_not_a_constants_method(
+    graph: grimp.ImportGraph,
+) -> None:
+    options = {"importers": ["shop.pages"], "sources": ["shop"], "allowed_names": ["orders"]}
+    assert NamesOnlyContract("names", {}, options).check(graph, verbose=False).kept
+    contract = NamesOnlyContract("names", {}, {**options, "forbidden_attributes": ["get", "query", "count"]})
+    check = contract.check(graph, verbose=False)
+    assert not check.kept
+    assert [(c["module"], c["line"], c["name"]) for c in check.metadata["calls"]] == [
+        ("shop.pages", 11, "shop.carts.Cart.get"),
+        ("shop.pages", 13, "shop.carts.Cart.query"),
+    ]  # CART_MAX.count(3) is a constant's method, not a table's
+
+
+def test_allowed_imports_refuse_what_the_list_does_not_name_and_what_it_carves_out(graph: grimp.ImportGraph) -> None:
+    options = {
+        "importers": ["shop.pages"],
+        "allowed": ["django", "shop.carts", "shop.core"],
+        "forbidden": ["django.db", "shop.core.keys"],
+    }
+    check = AllowedImportsContract("allow", {}, {**options, "allow_stdlib": "true"}).check(graph, verbose=False)
+    assert not check.kept
+    found = [(f["line"], f["name"]) for f in check.metadata["found"]]
+    assert found == [(3, "django.db.models"), (6, "shop.orders"), (8, "shop.core.keys.key")]
+    # django.utils, shop.carts' names, the relative shop.core and the TYPE_CHECKING import pass.
+    check = AllowedImportsContract("allow", {}, options).check(graph, verbose=False)
+    assert sorted(f["name"] for f in check.metadata["found"]) == sorted(
+        [*(name for _, name in found), "json", "typing.TYPE_CHECKING"]
+    )  # without allow_stdlib the standard library needs naming too
+    everything = {**options, "allowed": ["django", "shop", "json", "typing"], "forbidden": []}
+    assert AllowedImportsContract("allow", {}, everything).check(graph, verbose=False).kept
