@@ -11,7 +11,8 @@
 The time-series pattern: an event is written to the table of its period, so the current
 table takes all the writes and gets the high throughput, older tables are turned down, and past
 retention a table is archived and dropped whole (``patterns.time_series``). A stream's history
-is read newest first from the current and the previous table.
+is read newest first, one Query per period table, from the current one back to its issue's
+creation (``tracker.selectors.activity``; the walk stops at the oldest table not yet archived).
 
 "Everything a tenant did on a day" would be one hot index key per tenant and day; the key is
 write-sharded instead with a *calculated* suffix, n = crc32(stream) % N + 1: writes of
