@@ -84,7 +84,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{key}: {count} issues (numbers up to {top}, {top - count} gaps)")
         self.stdout.write(
             f"{len(plan.requests)} items to write ({plan.comments} comments, the rest issues and their "
-            f"label/word entries), at least {plan.minimum_wcu} WCU"
+            f"label entries), at least {plan.minimum_wcu} WCU"
         )
         if options["dry_run"]:
             self.stdout.write("dry run: nothing written")
