@@ -1,7 +1,8 @@
 """The fan-out of an issue's change: queued by ``fan_out_later``, run by ``fan_out`` in a Celery task.
 
-The task (``tracker.tasks.fan_out_event``) adds the watchers the change implies (reporter and
-assignee of a new issue, a new assignee, a commenter and the members mentioned), reads the
+The request adds the watchers the change implies (``watch_now``: reporter and assignee of a new
+issue, a new assignee, a commenter and the members mentioned); the task
+(``tracker.tasks.fan_out_event``) adds them only where the request could not, reads the
 issue's watchers (one Query), delivers one notification to each watcher but the actor (exactly
 once per event, ``ddbmodels.inbox.deliver``) and adds it to the person's mail window
 (``digests.mail_later``). Queuing never fails the user's request.
@@ -15,6 +16,7 @@ from typing import Any
 from django.db import DatabaseError
 
 from ddbmodels import inbox
+from ddbmodels.core import errors
 from ddbmodels.core.keys import issue_stream, parse_time_key, time_key, utcnow
 from ddbmodels.events import NOTIFY_KINDS, Kind, new_sort_key
 from ddbmodels.issues import IssueItem
@@ -39,7 +41,7 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
     if kind == Kind.ISSUE_EDITED and data.get("description"):
         # The history records only that the description changed; the notification quotes the new text.
         data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
-    event = {
+    event: dict[str, Any] = {
         "stream": issue_stream(issue.tenant, issue.project_key, int(issue.number)),
         "event_key": event_key or new_sort_key(utcnow()),  # the event could not be written: a key of its own
         "kind": kind,
@@ -54,15 +56,46 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
         return
     try:
         # The team as it is now (username → e-mail, one SQL query), so the worker needs no database.
-        event["team"] = team_addresses(issue.tenant)
+        team = team_addresses(issue.tenant)
     except DatabaseError:  # no database here (a job's worker): the fan-out reads the team itself
         log.info("no team for the notifications of %s on %s: the task reads it", kind, event["stream"])
+    else:
+        event["team"] = team
+        event["watchers_added"] = watch_now(issue, kind=kind, actor=actor, data=data, members=team)
     fan_out = enqueue.task(enqueue.FAN_OUT_EVENT)  # a wrong name is a bug, not a broker that is down
     try:
         fan_out.apply_async(kwargs={"event": event}, retry=False)
     except enqueue.BROKER_ERRORS as error:  # the change is saved; its notifications are lost, not the request
         log.warning("could not queue the notifications of %s on %s", kind, event["stream"], exc_info=True)
         optional_redis.failed("queue notifications", error)
+
+
+def watch_now(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], members: dict[str, str]) -> bool:
+    """Add the watchers this change implies now, in the request (BatchWriteItem, 2 WCU a new watcher); done?
+
+    Not in the fan-out task: two workers run fan-outs in any order, so a comment's fan-out could read
+    the watchers before the issue's creation had added its reporter, who then never heard of the
+    comment (found by ``bench/load.py``'s check that every watcher is told). Added here, a watcher
+    is in place before the request that made them one answers, so every later change reaches them.
+    DynamoDB not answering is logged and left to the task (``False``), never raised: the change is saved.
+    """
+    implied = implied_watchers(
+        kind=kind, actor=actor, data=data, reporter=issue.reporter or "", assignee=issue.assignee or ""
+    ) & set(members)
+    if not implied:
+        return True
+    try:
+        inbox.watchers_add(
+            tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number), usernames=implied
+        )
+    except Exception as error:
+        if not errors.is_unavailable(error):
+            raise
+        log.warning(
+            "could not add the watchers of %s on %s now: the fan-out task adds them", kind, issue.pk, exc_info=True
+        )
+        return False
+    return True
 
 
 def team_addresses(tenant: str) -> dict[str, str]:
@@ -95,18 +128,20 @@ def fan_out(
     assignee: str = "",
     title: str = "",
     team: dict[str, str] | None = None,
+    watchers_added: bool = False,
 ) -> dict[str, Any]:
     """The task's work: implied watchers added, watchers read, one notification each but the actor's, e-mails.
 
     Only members of the team are notified (and become watchers): ``team`` as it was when the change
-    was queued (username → e-mail), or as it is now when not given. Running it twice for
+    was queued (username → e-mail), or as it is now when not given. ``watchers_added``: the request
+    added the implied watchers already (``watch_now``). Running it twice for
     one event delivers nothing twice and mails nothing twice: only people newly delivered to in
     this run go into their mail windows (``mail_later``), and a window is e-mailed once.
     """
     tenant, project_key, number = inbox.parse_stream(stream)
     members = team_addresses(tenant) if team is None else team
     implied = implied_watchers(kind=kind, actor=actor, data=data, reporter=reporter, assignee=assignee) & set(members)
-    if implied:
+    if implied and not watchers_added:  # the request could not add them (``watch_now``)
         inbox.watchers_add(tenant=tenant, project_key=project_key, number=number, usernames=implied)
     watching = set(inbox.watchers(tenant=tenant, project_key=project_key, number=number)) | implied
     if kind == Kind.COMMENT_EDITED:
