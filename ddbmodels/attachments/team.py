@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 from ddbmodels.attachments.model import issue_key
 from ddbmodels.core import capacity
-from ddbmodels.core.items import query_pages
-from ddbmodels.core.team_data import Page, Team, TeamData, key_equals
+from ddbmodels.core.team_data import Page, Team, TeamData, issue_partition_pages
 
 
 @capacity.access_pattern("tenants.attachments")
@@ -16,8 +15,7 @@ def attachment_pages(team: Team, table: str) -> Iterator[Page]:
 
     The table has no key or index by tenant, so the keys come from the issue numbers listed.
     """
-    for project, number in team.issues:
-        yield from query_pages(table, **key_equals("pk", issue_key(team.tenant, project, number), consistent=True))
+    yield from issue_partition_pages(team, table, "pk", issue_key)
 
 
 TEAM_DATA = (

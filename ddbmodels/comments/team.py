@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 from ddbmodels.comments.model import issue_stream
 from ddbmodels.core import capacity
-from ddbmodels.core.items import query_pages
-from ddbmodels.core.team_data import Page, Team, TeamData, key_equals
+from ddbmodels.core.team_data import Page, Team, TeamData, issue_partition_pages
 
 
 @capacity.access_pattern("tenants.comments")
@@ -17,8 +16,7 @@ def comment_pages(team: Team, table: str) -> Iterator[Page]:
     The table has no key or index by tenant (``ddbmodels.comments.model`` says why), so the
     keys come from the issue numbers listed.
     """
-    for project, number in team.issues:
-        yield from query_pages(table, **key_equals("s", issue_stream(team.tenant, project, number), consistent=True))
+    yield from issue_partition_pages(team, table, "s", issue_stream)
 
 
 TEAM_DATA = (

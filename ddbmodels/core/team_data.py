@@ -13,12 +13,12 @@ through keys that hold the team — never a Scan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ddbmodels.core import connection, tables
-from ddbmodels.core.items import batch_get_pages, key_equals
+from ddbmodels.core.items import batch_get_pages, key_equals, query_pages
 
 Page = list[dict[str, Any]]
 IssueRef = tuple[str, int]  # (project key, issue number)
@@ -123,7 +123,12 @@ __all__ = [
     "Team",
     "TeamData",
     "batch_get_pages",
+    "index_keys_then_items",
+    "issue_partition_pages",
     "key_equals",
+    "old_layout",
+    "team_keyed_pages",
+    "team_keyed_probe",
     "team_keyed_table",
 ]
 
@@ -137,3 +142,56 @@ def team_keyed_table(base: str, key_name: str) -> list[tuple[str, str]]:
         return []
     hash_key = [k["AttributeName"] for k in description["KeySchema"] if k["KeyType"] == "HASH"]
     return [(base, table)] if hash_key == [key_name] else []
+
+
+def team_keyed_pages(table: str, key_name: str, tenant: str) -> Iterator[Page]:
+    """Query ``key_name`` = tenant, consistent: the team's one item collection (1 RCU per 4 KB, at least 1)."""
+    yield from query_pages(table, **key_equals(key_name, tenant, consistent=True))
+
+
+def team_keyed_probe(key_name: str) -> Probe:
+    """The probe of a table keyed by the team: Query ``key_name`` = tenant."""
+
+    def probe(tenant: str, shards: Shards, table: str) -> list[Request]:
+        return [{"TableName": table, **key_equals(key_name, tenant)}]
+
+    return probe
+
+
+def old_layout(part: str, key_name: str, find: Find, *, delete_order: int) -> TeamData:
+    """An old layout's table ``part`` still keyed by the team (``key_name``), while it exists (no index)."""
+    return TeamData(
+        part=part,
+        find=find,
+        probe=team_keyed_probe(key_name),
+        tables=lambda: team_keyed_table(part, key_name),
+        delete_order=delete_order,
+        index_entries="0",
+    )
+
+
+def index_keys_then_items(
+    table: str, index: str, key_name: str, values: Iterable[str], *, table_key: str
+) -> Iterator[Page]:
+    """Query the KEYS_ONLY ``index`` ``key_name`` = each of ``values``, then BatchGetItem (consistent) of the
+    ``table_key`` keys found; empty pages are left out.
+
+    The index is eventually consistent; the consistent BatchGetItem returns only what exists, so a
+    key the index still shows after a delete counts nothing.
+    """
+    keys: list[dict[str, Any]] = []
+    for value in values:
+        for page in query_pages(table, **key_equals(key_name, value, index=index)):
+            keys.extend({table_key: item[table_key]} for item in page)
+    for page in batch_get_pages(table, keys):
+        if page:
+            yield page
+
+
+def issue_partition_pages(
+    team: Team, table: str, key_name: str, partition: Callable[[str, str, int], str]
+) -> Iterator[Page]:
+    """Query ``key_name`` = ``partition(tenant, project, number)`` per issue of ``team``, consistent — for a
+    table with no key or index by team, whose keys come from the issue numbers listed."""
+    for project, number in team.issues:
+        yield from query_pages(table, **key_equals(key_name, partition(team.tenant, project, number), consistent=True))

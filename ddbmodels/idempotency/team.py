@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ddbmodels.core import capacity
-from ddbmodels.core.items import query_pages
 from ddbmodels.core.team_data import (
     Page,
     Request,
     Shards,
     Team,
     TeamData,
-    batch_get_pages,
+    index_keys_then_items,
     key_equals,
-    team_keyed_table,
+    old_layout,
+    team_keyed_pages,
 )
 from ddbmodels.idempotency.model import BY_TENANT_INDEX, LEGACY, shard_keys
 
@@ -29,13 +28,7 @@ def record_pages(tenant: str, table: str) -> Iterator[Page]:
 
     The index is eventually consistent; the consistent BatchGetItem returns only what exists.
     """
-    keys: list[dict[str, Any]] = []
-    for shard in shard_keys(tenant):
-        for page in query_pages(table, **key_equals("ts", shard, index=BY_TENANT_INDEX)):
-            keys.extend({"k": item["k"]} for item in page)
-    for page in batch_get_pages(table, keys):
-        if page:
-            yield page
+    yield from index_keys_then_items(table, BY_TENANT_INDEX, "ts", shard_keys(tenant), table_key="k")
 
 
 def _find(team: Team, table: str) -> Iterator[Page]:
@@ -49,11 +42,7 @@ def _probe(tenant: str, shards: Shards, table: str) -> list[Request]:
 @capacity.access_pattern("tenants.tenant_keyed")
 def _legacy_find(team: Team, table: str) -> Iterator[Page]:
     """The old layout: Query t = tenant, consistent — 1 RCU per 4 KB of the team's records (at least 1)."""
-    yield from query_pages(table, **key_equals(LEGACY_KEY, team.tenant, consistent=True))
-
-
-def _legacy_probe(tenant: str, shards: Shards, table: str) -> list[Request]:
-    return [{"TableName": table, **key_equals(LEGACY_KEY, tenant)}]
+    yield from team_keyed_pages(table, LEGACY_KEY, team.tenant)
 
 
 TEAM_DATA = (
@@ -65,12 +54,5 @@ TEAM_DATA = (
         index_entries="1 (by_tenant)",
     ),
     # Until ``manage.py upgrade_search`` has run, an install still holds a team's records under the team's key.
-    TeamData(
-        part=LEGACY,
-        find=_legacy_find,
-        probe=_legacy_probe,
-        tables=lambda: team_keyed_table(LEGACY, LEGACY_KEY),
-        delete_order=100,
-        index_entries="0",
-    ),
+    old_layout(LEGACY, LEGACY_KEY, _legacy_find, delete_order=100),
 )

@@ -5,11 +5,9 @@ them) carry no team and are never among them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ddbmodels.core import capacity
-from ddbmodels.core.items import query_pages
-from ddbmodels.core.team_data import Page, Request, Shards, Team, TeamData, batch_get_pages, key_equals
+from ddbmodels.core.team_data import Page, Request, Shards, Team, TeamData, index_keys_then_items, key_equals
 from ddbmodels.jobs.model import BY_TENANT_INDEX
 
 
@@ -21,12 +19,7 @@ def job_pages(tenant: str, table: str) -> Iterator[Page]:
     The index is eventually consistent; the consistent BatchGetItem returns only what exists, so a
     key the index still shows after a delete counts nothing.
     """
-    keys: list[dict[str, Any]] = []
-    for page in query_pages(table, **key_equals("tn", tenant, index=BY_TENANT_INDEX)):
-        keys.extend({"j": item["j"]} for item in page)
-    for page in batch_get_pages(table, keys):
-        if page:
-            yield page
+    yield from index_keys_then_items(table, BY_TENANT_INDEX, "tn", [tenant], table_key="j")
 
 
 def _find(team: Team, table: str) -> Iterator[Page]:

@@ -7,7 +7,16 @@ from collections.abc import Iterator
 
 from ddbmodels.core import capacity
 from ddbmodels.core.items import query_pages
-from ddbmodels.core.team_data import Page, Request, Shards, Team, TeamData, key_equals, team_keyed_table
+from ddbmodels.core.team_data import (
+    Page,
+    Request,
+    Shards,
+    Team,
+    TeamData,
+    key_equals,
+    old_layout,
+    team_keyed_pages,
+)
 from ddbmodels.labels.model import label_key
 
 LEGACY_TERMS = "terms"  # the old layout's table (PK tn = the team)
@@ -41,21 +50,10 @@ def _probe(tenant: str, shards: Shards, table: str) -> list[Request]:
 @capacity.access_pattern("tenants.tenant_keyed")
 def _terms_find(team: Team, table: str) -> Iterator[Page]:
     """The old layout: Query tn = tenant, consistent — 1 RCU per 4 KB of the team's entries (at least 1)."""
-    yield from query_pages(table, **key_equals(LEGACY_TERMS_KEY, team.tenant, consistent=True))
-
-
-def _terms_probe(tenant: str, shards: Shards, table: str) -> list[Request]:
-    return [{"TableName": table, **key_equals(LEGACY_TERMS_KEY, tenant)}]
+    yield from team_keyed_pages(table, LEGACY_TERMS_KEY, team.tenant)
 
 
 TEAM_DATA = (
     TeamData(part="labels", find=_find, probe=_probe, delete_order=70, index_entries="0 (no index)"),
-    TeamData(
-        part=LEGACY_TERMS,
-        find=_terms_find,
-        probe=_terms_probe,
-        tables=lambda: team_keyed_table(LEGACY_TERMS, LEGACY_TERMS_KEY),
-        delete_order=110,
-        index_entries="0",
-    ),
+    old_layout(LEGACY_TERMS, LEGACY_TERMS_KEY, _terms_find, delete_order=110),
 )
