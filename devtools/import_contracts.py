@@ -102,9 +102,7 @@ class NoPrivateNamesContract(Contract):
     ignore_names = fields.SetField(subfield=fields.StringField(), required=False)
 
     def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
-        ours: set[str] = set()
-        for package in self.packages:  # type: ignore[attr-defined]
-            ours |= {package, *graph.find_descendants(package)}
+        ours = with_descendants(graph, cast("list[str]", self.packages))
         allowed = set(cast("set[str]", self.ignore_names or set()))
         found = [
             found
@@ -115,11 +113,7 @@ class NoPrivateNamesContract(Contract):
         return ContractCheck(kept=not found, warnings=[], metadata={"found": found})
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        output.print_error("Private names taken from another module (make them public, or keep them at home):")
-        output.new_line()
-        for item in check.metadata["found"]:
-            output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
-        output.new_line()
+        print_found("Private names taken from another module (make them public, or keep them at home):", check)
 
 
 class NamesOnlyContract(Contract):
@@ -133,9 +127,7 @@ class NamesOnlyContract(Contract):
     forbidden_attributes = fields.SetField(subfield=fields.StringField(), required=False)
 
     def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
-        modules: set[str] = set()
-        for package in self.importers:  # type: ignore[attr-defined]
-            modules |= {package, *graph.find_descendants(package)}
+        modules = with_descendants(graph, cast("list[str]", self.importers))
         allowed = set(cast("set[str]", self.allowed_names or set()))
         sources = tuple(cast("list[str]", self.sources))
         found = [
@@ -150,19 +142,11 @@ class NamesOnlyContract(Contract):
 
     def render_broken_contract(self, check: ContractCheck) -> None:
         if check.metadata["found"]:
-            output.print_error(
-                "Functions or modules taken (call a selector or service; take errors, types, constants):"
+            print_found(
+                "Functions or modules taken (call a selector or service; take errors, types, constants):", check
             )
-            output.new_line()
-            for item in check.metadata["found"]:
-                output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
-            output.new_line()
         if check.metadata["calls"]:
-            output.print_error("A table read or written through an item type (call a selector or service):")
-            output.new_line()
-            for item in check.metadata["calls"]:
-                output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
-            output.new_line()
+            print_found("A table read or written through an item type (call a selector or service):", check, "calls")
 
 
 class AllowedImportsContract(Contract):
@@ -176,9 +160,7 @@ class AllowedImportsContract(Contract):
     allow_stdlib = fields.BooleanField(required=False, default=False)
 
     def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
-        modules: set[str] = set()
-        for package in self.importers:  # type: ignore[attr-defined]
-            modules |= {package, *graph.find_descendants(package)}
+        modules = with_descendants(graph, cast("list[str]", self.importers))
         allowed = tuple(cast("list[str]", self.allowed))
         forbidden = tuple(cast("list[str]", self.forbidden or []))
         stdlib = bool(self.allow_stdlib)
@@ -194,11 +176,24 @@ class AllowedImportsContract(Contract):
         return ContractCheck(kept=not found, warnings=[], metadata={"found": found})
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        output.print_error("Imports outside the allowlist (or inside what it forbids):")
-        output.new_line()
-        for item in check.metadata["found"]:
-            output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
-        output.new_line()
+        print_found("Imports outside the allowlist (or inside what it forbids):", check)
+
+
+def with_descendants(graph: grimp.ImportGraph, packages: list[str]) -> set[str]:
+    """``packages`` and every module inside them."""
+    modules: set[str] = set()
+    for package in packages:
+        modules |= {package, *graph.find_descendants(package)}
+    return modules
+
+
+def print_found(title: str, check: ContractCheck, key: str = "found") -> None:
+    """``title``, then each ``{module, line, name}`` of ``check.metadata[key]`` on a line of its own."""
+    output.print_error(title)
+    output.new_line()
+    for item in check.metadata[key]:
+        output.print_error(f"- {item['module']} (l.{item['line']}): {item['name']}", bold=False)
+    output.new_line()
 
 
 def under(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -222,21 +217,16 @@ def run_time_nodes(tree: ast.AST) -> list[ast.AST]:
 
 def imports_of(module: str) -> list[dict[str, Any]]:
     """Each run-time import of ``module``: ``import a.b`` as ``a.b``, ``from a import n`` as ``a.n``."""
-    path = module_file(module)
-    if path is None:
+    source_of = parsed(module)
+    if source_of is None:
         return []
-    tree = ast.parse(path.read_text(), filename=str(path))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree, package = source_of
     found: list[dict[str, Any]] = []
     for node in run_time_nodes(tree):
         if isinstance(node, ast.ImportFrom):
-            source = node.module or ""
-            if source == "__future__":
+            if node.module == "__future__":
                 continue
-            if node.level:
-                parts = package.split(".")
-                base = parts[: len(parts) - (node.level - 1)]
-                source = ".".join([*base, source] if source else base)
+            source = import_source(node, package)
             found += [{"module": module, "line": node.lineno, "name": f"{source}.{a.name}"} for a in node.names]
         elif isinstance(node, ast.Import):
             found += [{"module": module, "line": node.lineno, "name": a.name} for a in node.names]
@@ -248,10 +238,10 @@ def attributes_read(module: str, sources: tuple[str, ...], methods: set[str]) ->
 
     ``Name`` is any name but an upper-case constant, bound by ``from source import Name [as alias]``.
     """
-    path = module_file(module)
-    if path is None or not methods:
+    source_of = parsed(module)
+    if source_of is None or not methods:
         return []
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree, _ = source_of
     bound: dict[str, str] = {}  # local name -> where it came from
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and not node.level and under(node.module or "", sources):
@@ -274,10 +264,10 @@ def attributes_read(module: str, sources: tuple[str, ...], methods: set[str]) ->
 
 def names_taken(module: str, sources: tuple[str, ...]) -> list[dict[str, Any]]:
     """Each name ``module`` takes from ``sources``: ``from x import n`` as ``x.n``, ``import x`` as ``x``."""
-    path = module_file(module)
-    if path is None:
+    source_of = parsed(module)
+    if source_of is None:
         return []
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree, _ = source_of
     found: list[dict[str, Any]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and not node.level and under(node.module or "", sources):
@@ -287,6 +277,25 @@ def names_taken(module: str, sources: tuple[str, ...]) -> list[dict[str, Any]]:
                 {"module": module, "line": node.lineno, "name": a.name} for a in node.names if under(a.name, sources)
             ]
     return found
+
+
+def parsed(module: str) -> tuple[ast.Module, str] | None:
+    """``module``'s syntax tree and the package its relative imports start from (None: not a source of ours)."""
+    path = module_file(module)
+    if path is None:
+        return None
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return tree, module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def import_source(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from … import`` takes from, a relative one resolved from ``package``."""
+    source = node.module or ""
+    if node.level:
+        parts = package.split(".")
+        base = parts[: len(parts) - (node.level - 1)]
+        source = ".".join([*base, source] if source else base)
+    return source
 
 
 def module_file(module: str) -> Path | None:
@@ -300,11 +309,10 @@ def module_file(module: str) -> Path | None:
 
 def private_names_taken(module: str, ours: set[str]) -> list[dict[str, Any]]:
     """Each ``from x import _name``, ``import x._y`` and ``x._name`` (x one of ``ours``) in ``module``."""
-    path = module_file(module)
-    if path is None:
+    source_of = parsed(module)
+    if source_of is None:
         return []
-    tree = ast.parse(path.read_text(), filename=str(path))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree, package = source_of
     found: list[dict[str, Any]] = []
     bound: dict[str, str] = {}  # local name -> our module it is bound to
 
@@ -313,10 +321,7 @@ def private_names_taken(module: str, ours: set[str]) -> list[dict[str, Any]]:
 
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            source = node.module or ""
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                source = ".".join([*base, source] if source else base)
+            source = import_source(node, package)
             for alias in node.names:
                 if _private(alias.name) and source != module:
                     take(node.lineno, f"{source}.{alias.name}")

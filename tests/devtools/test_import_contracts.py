@@ -140,3 +140,17 @@ def test_allowed_imports_refuse_what_the_list_does_not_name_and_what_it_carves_o
     )  # without allow_stdlib the standard library needs naming too
     everything = {**options, "allowed": ["django", "shop", "json", "typing"], "forbidden": []}
     assert AllowedImportsContract("allow", {}, everything).check(graph, verbose=False).kept
+
+
+def test_a_broken_contract_lists_each_finding_under_its_own_heading(
+    graph: grimp.ImportGraph, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options = {"importers": ["shop.views", "shop.pages"], "sources": ["shop"], "forbidden_attributes": ["get"]}
+    contract = NamesOnlyContract("names", {}, options)
+    contract.render_broken_contract(contract.check(graph, verbose=False))
+    printed = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    taken, _, calls = printed.partition("A table read or written through an item type")
+    assert "Functions or modules taken" in taken
+    assert "- shop.views (l.1): shop.carts.cart_get" in taken
+    assert "- shop.views (l.2): shop.core.keys" in taken
+    assert calls.strip().endswith("- shop.pages (l.11): shop.carts.Cart.get")
