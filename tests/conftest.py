@@ -149,6 +149,32 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> FixedClock:
     return freeze
 
 
+MovingClock = Callable[[datetime], None]
+
+
+@pytest.fixture
+def moving_clock(monkeypatch: pytest.MonkeyPatch) -> MovingClock:
+    """``moving_clock(at)``: the code's clock says ``at`` from now on, and may be moved on again in the same test.
+
+    (``fixed_clock`` pins one moment per test: a module it patched keeps that moment.) The same
+    modules as ``fixed_clock``: ddbmodels' and tracker's ``utcnow`` and Django's ``timezone.now``.
+    """
+    from django.utils import timezone
+
+    now: list[datetime] = []
+    real = keys.utcnow
+
+    def move(at: datetime) -> None:
+        now[:] = [at]
+        for module in list(sys.modules.values()):
+            name = getattr(module, "__name__", "")
+            if name.startswith(("ddbmodels", "tracker")) and getattr(module, "utcnow", None) is real:
+                monkeypatch.setattr(module, "utcnow", lambda: now[0])
+        monkeypatch.setattr(timezone, "now", lambda: now[0])
+
+    return move
+
+
 @pytest.fixture
 def lost_answers(request: pytest.FixtureRequest) -> Iterator[dynamodb_faults.LostAnswers]:
     """30% of DynamoDB's answers to writes lost after the write happened (seeded), for the rest of the test.

@@ -7,26 +7,16 @@ Scan pages. Here each allowance is computed from the data alone, and one read to
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from devtools.bench.floors import Cost, Difference, Verdict
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.bench.scripts import BENCH, load_script
 
 
 def load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}_allowances", BENCH / f"{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCH / f"{name}.py", f"bench_{name}_allowances")
 
 
 @pytest.fixture(scope="module")

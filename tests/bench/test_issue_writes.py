@@ -7,11 +7,8 @@ writes through ``ddbmodels`` and check that Local reports exactly what the rule 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -20,21 +17,16 @@ import pytest
 from ddbmodels import issues
 from ddbmodels.core import capacity
 from ddbmodels.issues.model import IssueItem
+from tests.bench.scripts import BENCH, load_script
 from tests.ddbmodels.conftest import REPORTER, unique_tenant
 
 Raw = dict[str, Any]
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "pattern_rows" / "issue_writes.py"
+SCRIPT = BENCH / "pattern_rows" / "issue_writes.py"
 
 
 @pytest.fixture(scope="module")
 def iw() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_issue_writes", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_issue_writes")
 
 
 def issue_item(

@@ -8,7 +8,6 @@ clock (``keys.utcnow``): pinning it pins the cursors.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
@@ -17,8 +16,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 
-from ddbmodels.core import keys
 from ddbmodels.issues import IssueItem, collection_key
+from tests.conftest import MovingClock
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue, pager_link, text, unchanged
 from tracker import cursors, item_links
@@ -29,24 +28,14 @@ from tracker.selectors import activity, comments, inbox, orders
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 DAY = 24 * 3600
 
-Move = Callable[[datetime], None]
+Move = MovingClock
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Move:
-    """``clock(at)``: ddbmodels' and tracker's ``utcnow`` say ``at`` from now on; may move again."""
-    now = [T0]
-    real = keys.utcnow
-
-    def move(at: datetime) -> None:
-        now[0] = at
-        for module in list(sys.modules.values()):
-            name = getattr(module, "__name__", "")
-            if name.startswith(("ddbmodels", "tracker")) and getattr(module, "utcnow", None) is real:
-                monkeypatch.setattr(module, "utcnow", lambda: now[0])
-
-    move(T0)
-    return move
+def clock(moving_clock: MovingClock) -> Move:
+    """``clock(at)``: the code's clock says ``at`` from now on (``moving_clock``), T0 to begin with; may move again."""
+    moving_clock(T0)
+    return moving_clock
 
 
 def _issue() -> IssueItem:

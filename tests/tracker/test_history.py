@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from html import unescape
 from urllib.parse import unquote
 
 import pytest
 from django.test import Client, override_settings
-from django.utils import timezone
 
 from ddbmodels import events
-from ddbmodels.core import connection, keys
+from ddbmodels.core import connection
+from tests.conftest import MovingClock
 from tests.tracker.activity_helpers import drop_day_tables
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, text
@@ -25,28 +24,13 @@ DAYS = [datetime(2024, 3, 10, 9, 30, tzinfo=UTC) + timedelta(days=i) for i in ra
 pytestmark = pytest.mark.usefixtures("_drop_old_day_tables")
 
 
-Clock = Callable[[datetime], None]
+Clock = MovingClock
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    """``clock(at)``: the code's clock says ``at`` from now on, and may be moved on again in the same test.
-
-    (``fixed_clock`` pins one moment per test: a module it patched keeps that moment.) The same
-    modules as ``fixed_clock``: ddbmodels' and tracker's ``utcnow`` and Django's ``timezone.now``.
-    """
-    now = [DAYS[0]]
-    real = keys.utcnow
-
-    def move(at: datetime) -> None:
-        now[0] = at
-        for module in list(sys.modules.values()):
-            name = getattr(module, "__name__", "")
-            if name.startswith(("ddbmodels", "tracker")) and getattr(module, "utcnow", None) is real:
-                monkeypatch.setattr(module, "utcnow", lambda: now[0])
-        monkeypatch.setattr(timezone, "now", lambda: now[0])
-
-    return move
+def clock(moving_clock: MovingClock) -> Clock:
+    """``clock(at)``: the code's clock says ``at`` from now on, and may be moved on again (``moving_clock``)."""
+    return moving_clock
 
 
 @pytest.fixture
