@@ -6,6 +6,8 @@ The output is written as each page arrives, so memory holds one page, whatever t
 size. A closed issue's "closed" time is its last update (issues keep no separate closing time).
 Jira CSV has a fixed number of columns: 10 ``Labels`` (an issue's most) and ``JIRA_COMMENTS``
 ``Comment`` columns (an issue's later comments are left out of that format).
+In both CSV formats a cell a spreadsheet would run as a formula (starting with = + - @, a tab or CR)
+is written with a leading ``'`` (``tracker.imports.cells``); the importers take it off again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TextIO
 from ddbmodels import comments as ddb_comments
 from ddbmodels import issues as ddb_issues
 from tracker.imports import github, jira, plain_csv
+from tracker.imports.cells import safe_cell
 from tracker.imports.records import Note, Record
 
 PAGE = 100
@@ -73,13 +76,13 @@ def write(fmt: str, out: TextIO, *, tenant: str, project_key: str) -> int:
         for record in records(tenant=tenant, project_key=project_key):
             count += 1
             record.comments = record.comments[:JIRA_COMMENTS]
-            writer.writerow(jira.row(project_key, record, ddb_issues.LABELS_MAX, JIRA_COMMENTS))
+            writer.writerow([safe_cell(c) for c in jira.row(project_key, record, ddb_issues.LABELS_MAX, JIRA_COMMENTS)])
     elif fmt == "csv":
         dict_writer = csv.DictWriter(out, fieldnames=plain_csv.COLUMNS)
         dict_writer.writeheader()
         for record in records(tenant=tenant, project_key=project_key):
             count += 1
-            dict_writer.writerow(plain_csv.row(record))
+            dict_writer.writerow({name: safe_cell(value) for name, value in plain_csv.row(record).items()})
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return count

@@ -15,6 +15,7 @@ import io
 from datetime import UTC, datetime
 
 from ddbmodels.core.keys import utcnow
+from tracker.imports.cells import read_cell
 from tracker.imports.records import Note, Record, when
 
 HEADER = ["Issue key", "Summary", "Description", "Status", "Priority", "Assignee", "Reporter", "Created", "Resolved"]
@@ -64,7 +65,8 @@ def parse(text: str) -> list[Record]:
     label_at = [i for i, name in enumerate(header) if name == "Labels"]
     comment_at = [i for i, name in enumerate(header) if name == "Comment"]
     records = []
-    for row in rows[1:]:
+    for written in rows[1:]:
+        row = [read_cell(cell) for cell in written]  # an export's ' before a formula-like cell taken off
         if not any(cell.strip() for cell in row):
             continue
 

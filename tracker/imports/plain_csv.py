@@ -6,7 +6,8 @@
 (default open); ``priority`` one of low, medium, high, urgent (default medium); ``labels``
 separated by spaces; ``created``/``closed`` ISO-8601 (UTC when no offset is given); an optional
 ``url`` column is the issue's page where it came from (its history links to it).
-Comments are not part of this format.
+Comments are not part of this format. A cell written as ``'`` before ``= + - @``, a tab or CR (as
+``export_issues`` writes formula-like cells) is read without that ``'`` (``tracker.imports.cells``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import io
 from datetime import datetime
 
 from ddbmodels.core.keys import utcnow
+from tracker.imports.cells import read_cell
 from tracker.imports.records import Record, when
 
 COLUMNS = ["number", "title", "body", "state", "priority", "labels", "assignee", "reporter", "created", "closed"]
@@ -39,7 +41,7 @@ def parse(text: str) -> list[Record]:
             closed=when(row.get("closed")),
             url=row.get("url") or None,
         )
-        for row in reader
+        for row in ({k: read_cell(v) if isinstance(v, str) else v for k, v in written.items()} for written in reader)
         if (row.get("number") or "").strip()
     ]
 

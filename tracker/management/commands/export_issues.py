@@ -13,7 +13,12 @@ from tracker.imports import FORMATS, export
 
 
 class Command(BaseCommand):
-    help = "Write a project's issues and comments in an import format, page by page, to --out or standard output."
+    help = (
+        "Write a project's issues and comments in an import format, page by page, to --out or standard output. "
+        "In the CSV formats (csv, jira) a cell that a spreadsheet would run as a formula (starting with "
+        "= + - @, a tab or a carriage return) is written with a leading ' so that it shows as text; "
+        "import_issues takes that ' off again."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("tenant", help="the team's slug")
