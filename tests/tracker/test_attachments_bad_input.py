@@ -11,6 +11,7 @@ from typing import IO, Any
 
 import pytest
 from django.core.files.storage import filesystem
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from ddbmodels import attachments
@@ -243,3 +244,69 @@ def test_when_storage_fails_the_upload_is_a_503_and_nothing_is_left_behind(
     assert files_in(media) == []  # …and removed again: nothing is left behind
     item = only_item(issue_world)  # DynamoDB: the attach was begun, then marked failed
     assert (item.state, item.reason) == ("Failed", "storage error: OSError")
+
+
+class _CountingBody:
+    """A multipart body of ``size`` bytes made up as it is read, counting what the server read of it."""
+
+    BOUNDARY = "----tracker-big-boundary"
+
+    def __init__(self, size: int) -> None:
+        head = (
+            f'--{self.BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        self.head, self.size, self.tail = head, size, f"\r\n--{self.BOUNDARY}--\r\n".encode()
+        self.length = len(head) + size + len(self.tail)
+        self.read_bytes = 0
+
+    def read(self, size: int = -1) -> bytes:
+        left = self.length - self.read_bytes
+        want = left if size is None or size < 0 else min(size, left)
+        out = bytearray()
+        while len(out) < want:
+            position = self.read_bytes + len(out)
+            head, body, tail = self.head, self.size, self.tail
+            if position < len(head):
+                out += head[position : position + want - len(out)]
+            elif position < len(head) + body:
+                out += b"x" * min(want - len(out), len(head) + body - position)
+            else:
+                start = position - len(head) - body
+                out += tail[start : start + want - len(out)]
+        self.read_bytes += len(out)
+        return bytes(out)
+
+    def readline(self, size: int = -1) -> bytes:  # Django's LimitedStream wants one; the parser reads blocks
+        return self.read(size)
+
+
+def test_a_viewers_50_mb_upload_is_refused_before_its_body_is_read(issue_world: World, media: Path) -> None:
+    # CSRF enforced as in production: before the fix its check parsed the whole body (all 50 MB read,
+    # the file part spooled up to the limit), and only then was the viewer's role checked.
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(issue_world.viewer)
+    body = _CountingBody(50 * 1024 * 1024)
+    with nothing_written(media, issue_world):
+        response = client.generic(
+            "POST",
+            upload_url(issue_world),
+            content_type=f"multipart/form-data; boundary={_CountingBody.BOUNDARY}",
+            CONTENT_LENGTH=str(body.length),
+            **{"wsgi.input": body},
+        )
+    assert response.status_code == 403
+    assert "Viewers cannot attach files." in text(response)
+    assert body.read_bytes == 0, f"{body.read_bytes:,} bytes of the viewer's upload were read"
+
+
+def test_a_members_upload_with_more_than_one_file_part_is_a_400_and_stores_nothing(
+    issue_world: World, media: Path
+) -> None:
+    client = issue_world.client_for(issue_world.member)
+    files = [SimpleUploadedFile(f"part{n}.txt", b"x" * 10) for n in range(3)]
+    with nothing_written(media, issue_world):
+        response = client.post(upload_url(issue_world), {"file": files})
+    assert response.status_code == 400
+    assert items_of(issue_world) == []
+    assert upload(client, issue_world).status_code == 302  # one file is fine

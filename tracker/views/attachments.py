@@ -7,14 +7,14 @@ from typing import Any, cast
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from ddbmodels.attachments import ATTACHING, AlreadyBegun
-from ddbmodels.issues import IssueItem
+from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.attachments import AttachmentForm
 from tracker.models import Membership
 from tracker.selectors.attachments import attachment_access, attachment_get_or_404
@@ -29,22 +29,31 @@ def _back(membership: Membership, issue: IssueItem) -> HttpResponse:
     return redirect("issue_detail", **issue_kwargs(membership, issue))
 
 
+# The upload form has one file input: a second file part is a 400 before it is read.
+ATTACHMENT_MAX_FILES = 1
+
+
 @csrf_exempt
-def attachment_upload(request: HttpRequest, tenant: str, project: str, number: int) -> HttpResponse:
-    # The limit must be in place before the body is parsed, and the CSRF check parses it; so
-    # CSRF is checked by csrf_protect inside, after the handler is installed (Django's documented way).
-    request.upload_handlers = [SizeLimitHandler(request, settings.ATTACHMENT_MAX_BYTES), *request.upload_handlers]
-    return _upload(request, tenant, project=project, number=number)
-
-
 @tenant_view
-@require_POST
-@csrf_protect
-def _upload(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+def attachment_upload(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    # Who may attach to which issue is decided before a byte of the body is read: a viewer's (or a
+    # stranger's) 50 MB POST is refused without being parsed. tenant_view and these checks touch only
+    # the URL and the session. Then the limits go in before the body is parsed, and the CSRF check
+    # parses it; so CSRF is checked by csrf_protect inside, after the handler is installed (Django's way).
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot attach files.")
-    limit = next(h for h in request.upload_handlers if isinstance(h, SizeLimitHandler))
+    limit = SizeLimitHandler(request, settings.ATTACHMENT_MAX_BYTES, max_files=ATTACHMENT_MAX_FILES)
+    request.upload_handlers = [limit, *request.upload_handlers]
+    return _upload(request, membership, project_item, issue, limit)
+
+
+@csrf_protect
+def _upload(
+    request: HttpRequest, membership: Membership, project_item: ProjectItem, issue: IssueItem, limit: SizeLimitHandler
+) -> HttpResponse:
     form = AttachmentForm(request.POST, request.FILES, max_bytes=limit.limit, cut_off=limit.cut_off)
     context: dict[str, Any] = {"membership": membership, "project": project_item, "issue": issue, "form": form}
     if not form.is_valid():
