@@ -6,12 +6,14 @@ from __future__ import annotations
 import html
 import json
 import re
+import secrets
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.admin.models import CHANGE, DELETION, LogEntry
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, RequestFactory
 from pytest_django.fixtures import SettingsWrapper
 
 from tests.tracker.conftest import World
@@ -19,6 +21,7 @@ from tests.tracker.helpers import hidden_value, text
 from tests.tracker.orders_helpers import new_order
 from tests.tracker.test_admin_browser import browse_url, item_links, open_edit_form, post_edit
 from tracker.env import ROOT
+from tracker.login_throttle import client_ip
 
 # ------------------------------------------------------------------------------ Host
 
@@ -101,6 +104,85 @@ def test_five_wrong_passwords_lock_the_username_out_of_both_logins_for_a_while(
         Client().post("/accounts/login/", {"username": world.owner.username, "password": "pw-for-tests"}).status_code
         == 302
     )
+
+
+def wrong_logins(client: Client, usernames: list[str], **meta: str) -> list[int]:
+    return [
+        client.post("/accounts/login/", {"username": name, "password": "wrong"}, **meta).status_code
+        for name in usernames
+    ]
+
+
+def test_behind_a_proxy_one_clients_wrong_passwords_do_not_lock_the_account_out_for_another(
+    settings: SettingsWrapper, world: World
+) -> None:
+    settings.AXES_ENABLED = True
+    settings.TRUSTED_PROXY_COUNT = 1
+    proxy = {"REMOTE_ADDR": "10.0.0.9"}  # every request reaches the app from the proxy
+    username = world.member.username
+    attacker = Client(HTTP_X_FORWARDED_FOR="203.0.113.7", **proxy)
+    statuses = wrong_logins(attacker, [username] * settings.AXES_FAILURE_LIMIT)
+    assert statuses[-1] == 429  # the attacker's address is locked out for that account...
+    # ...even when it puts another address first in X-Forwarded-For (the proxy appends the real one)
+    spoofed = Client(HTTP_X_FORWARDED_FOR="198.51.100.1, 203.0.113.7", **proxy)
+    assert spoofed.post("/accounts/login/", {"username": username, "password": "pw-for-tests"}).status_code == 429
+    # The account's owner, elsewhere, behind the same proxy, still signs in.
+    owner = Client(HTTP_X_FORWARDED_FOR="198.51.100.23", **proxy)
+    assert owner.post("/accounts/login/", {"username": username, "password": "pw-for-tests"}).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "expected"),
+    [
+        (0, "203.0.113.7", "10.0.0.9"),  # no proxy trusted: X-Forwarded-For is the client's own words
+        (1, "", "10.0.0.9"),  # came in past the proxy: its peer is the client
+        (1, "198.51.100.1, 203.0.113.7", "203.0.113.7"),  # the proxy appended the real one
+        (2, "198.51.100.1, 203.0.113.7, 10.0.0.8", "203.0.113.7"),
+        (2, "203.0.113.7", "203.0.113.7"),  # fewer entries than proxies: the left-most
+    ],
+)
+def test_the_client_address_is_counted_from_the_right_past_the_trusted_proxies(
+    settings: SettingsWrapper, proxies: int, forwarded: str, expected: str
+) -> None:
+    settings.TRUSTED_PROXY_COUNT = proxies
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
+    assert client_ip(request) == expected
+
+
+def test_one_address_spraying_a_password_over_many_usernames_is_locked_out(
+    settings: SettingsWrapper, world: World
+) -> None:
+    settings.AXES_ENABLED = True
+    assert settings.AXES_ADDRESS_FAILURE_LIMIT == 20  # the README's figure
+    sprayer = Client(REMOTE_ADDR="203.0.113.50")
+    names = [f"sprayed-{n}" for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT)]
+    statuses = wrong_logins(sprayer, names)
+    assert statuses[:-1] == [200] * (len(names) - 1)  # each username is below its own limit
+    assert statuses[-1] == 429
+    # From that address even a right password is refused now; other addresses are not affected.
+    right = {"username": world.owner.username, "password": "pw-for-tests"}
+    assert sprayer.post("/accounts/login/", right).status_code == 429
+    assert Client(REMOTE_ADDR="203.0.113.51").post("/accounts/login/", right).status_code == 302
+
+
+def test_password_reset_past_the_limit_answers_the_same_page_and_sends_nothing(
+    settings: SettingsWrapper, world: World, mailoutbox: list[Any]
+) -> None:
+    assert (settings.PASSWORD_RESET_LIMIT, settings.PASSWORD_RESET_WINDOW_SECONDS) == (5, 3600)  # the README's
+    address = f"198.18.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+    emails = [f"reset-{secrets.token_hex(4)}-{n}@example.com" for n in range(settings.PASSWORD_RESET_LIMIT + 1)]
+    for email in emails:
+        User.objects.create_user(email.split("@")[0], email=email, password="pw-for-tests")
+    client = Client(REMOTE_ADDR=address)
+    answers = [client.post("/accounts/password_reset/", {"email": email}) for email in emails]
+    assert [a.status_code for a in answers] == [302] * len(emails)
+    assert len({a["Location"] for a in answers}) == 1  # the throttled one looks like the others
+    assert [m.to for m in mailoutbox] == [[e] for e in emails[: settings.PASSWORD_RESET_LIMIT]]
+    # One account is limited too, whatever the address.
+    target = emails[0]
+    for n in range(settings.PASSWORD_RESET_LIMIT):
+        Client(REMOTE_ADDR=f"198.19.{n}.{secrets.randbelow(250)}").post("/accounts/password_reset/", {"email": target})
+    assert sum(m.to == [target] for m in mailoutbox) == settings.PASSWORD_RESET_LIMIT
 
 
 # ------------------------------------------------------------------------------ staff permissions

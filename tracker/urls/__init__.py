@@ -9,10 +9,12 @@ from django.urls import include, path
 
 import tracker.urls.converters  # noqa: F401  (registers pkey, num, attid before the includes use them)
 from tracker.views import home
+from tracker.views.password_reset import ThrottledPasswordResetView
 
 urlpatterns = [
     path("", home.home, name="home"),
     path("switch/", home.switch_tenant, name="switch_tenant"),
+    path("accounts/password_reset/", ThrottledPasswordResetView.as_view(), name="password_reset"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("t/<slug:tenant>/issues/", include("tracker.urls.issue_lists")),
