@@ -159,6 +159,7 @@ def test_one_address_spraying_a_password_over_many_usernames_is_locked_out(
     statuses = wrong_logins(sprayer, names)
     assert statuses[:-1] == [200] * (len(names) - 1)  # each username is below its own limit
     assert statuses[-1] == 429
+    assert "for several usernames" in text(sprayer.post("/accounts/login/", {"username": "x", "password": "y"}))
     # From that address even a right password is refused now; other addresses are not affected.
     right = {"username": world.owner.username, "password": "pw-for-tests"}
     assert sprayer.post("/accounts/login/", right).status_code == 429
