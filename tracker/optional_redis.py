@@ -12,6 +12,7 @@ same timeouts) and their callers say so.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -67,8 +68,32 @@ def client(url: str | None = None) -> redis.Redis:
         return _clients[url]
 
 
+class JSONSerializer:
+    """The cache's values as JSON, never pickle: whoever can write to Redis cannot make a reader run code.
+
+    Django's own RedisSerializer unpickles what it reads. Integers stay plain Redis integers (as
+    Django stores them) so ``incr``/``decr`` stay atomic; anything else is JSON (a value JSON
+    cannot hold is a TypeError at ``set``, never silently changed). Bytes that are not JSON — a
+    pickle written straight into Redis, say — raise ValueError, which the cache reads as a miss.
+    """
+
+    def dumps(self, obj: Any) -> int | bytes:
+        if type(obj) is int:
+            return obj
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+
+    def loads(self, data: bytes) -> Any:
+        try:
+            return int(data)
+        except ValueError:
+            return json.loads(data)
+
+
 class OptionalRedisCache(RedisCache):
-    """Django's RedisCache, except that Redis failing is a miss (reads) or a no-op (writes)."""
+    """Django's RedisCache, except that Redis failing is a miss (reads) or a no-op (writes).
+
+    A stored value that is not JSON (``JSONSerializer``) is also a miss, logged once per read.
+    """
 
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
         if paused():
@@ -78,6 +103,9 @@ class OptionalRedisCache(RedisCache):
         except redis.exceptions.RedisError as error:
             failed("cache get", error)
             return default
+        except ValueError:  # not JSON (UnicodeDecodeError, JSONDecodeError): never unpickled
+            log.warning("cache entry %s is not JSON; read as a miss", key)
+            return default
 
     def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
         if paused():
@@ -86,6 +114,9 @@ class OptionalRedisCache(RedisCache):
             return super().get_many(keys, version)
         except redis.exceptions.RedisError as error:
             failed("cache get_many", error)
+            return {}
+        except ValueError:
+            log.warning("a cache entry read by get_many is not JSON; read as misses")
             return {}
 
     def has_key(self, key: Any, version: int | None = None) -> bool:

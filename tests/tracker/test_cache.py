@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import pickle
+
 from django.core.cache import cache
 from django.test.utils import override_settings
 
 from ddbmodels import issues as ddb_projects
+from ddbmodels import scores as ddb_scores
 from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue, references, text
 from tests.tracker.inbox_helpers import without_header
+from tracker.selectors.leaderboard import leaderboard_cache_key
 from tracker.selectors.projects import project_cache_key, project_list, project_list_cache_key
 
 
@@ -107,3 +112,58 @@ def test_pages_still_work_when_redis_is_down(world: World) -> None:
         response = client.post(world.project_url("new/"), {"title": "Written without Redis", "priority": "low"})
         assert response.status_code == 302
     assert references(world.client_for(world.member).get(world.project_url())) == [2, 1]
+
+
+# ------------------------------------------------------------------------------ JSON, never pickle
+
+RAN: list[str] = []
+
+
+def _ran() -> str:
+    """What a pickled payload would call if the cache unpickled it."""
+    RAN.append("code ran")
+    return "unpickled"
+
+
+class _Payload:
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return (_ran, ())
+
+
+def _raw(key: str) -> bytes | None:
+    """The bytes Redis holds for the cache key ``key`` (past Django's key prefix and version)."""
+    return cache._cache.get_client(write=True).get(cache.make_key(key))  # type: ignore[attr-defined]
+
+
+def test_everything_the_pages_cache_is_stored_as_json(world: World) -> None:
+    new_issue(world)
+    ddb_scores.score_add(tenant=world.slug, username=world.member.username, points=3)
+    client = world.client_for(world.member)
+    for url in (world.url(), world.project_url(), world.project_url("1/"), world.url("leaderboard/")):
+        assert client.get(url).status_code == 200
+    keys = [
+        project_list_cache_key(world.slug),
+        project_cache_key(world.slug, "WEB"),
+        leaderboard_cache_key(world.slug, 10),
+    ]
+    for key in keys:
+        raw = _raw(key)
+        assert raw is not None, key
+        assert not raw.startswith(b"\x80"), key  # a pickle's first byte (protocol 2 and later)
+        json.loads(raw)  # raises if it is not JSON
+    # And what was stored reads back as the pages show it (the second views come from Redis).
+    assert ">WEB</strong>" in text(client.get(world.url()))
+    assert world.member.username in text(client.get(world.url("leaderboard/")))
+
+
+def test_a_pickle_written_straight_into_redis_is_a_miss_and_never_runs(world: World) -> None:
+    RAN.clear()
+    key = project_list_cache_key(world.slug)
+    cache._cache.get_client(write=True).set(cache.make_key(key), pickle.dumps(_Payload()))  # type: ignore[attr-defined]
+    assert cache.get(key) is None  # a miss, not the unpickled value
+    assert cache.get_many([key]) == {}
+    response = world.client_for(world.member).get(world.url())
+    assert response.status_code == 200
+    assert ">WEB</strong>" in text(response)  # read from DynamoDB instead
+    assert RAN == []
+    json.loads(_raw(key) or b"")  # and the page's read put JSON back in its place

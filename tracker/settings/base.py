@@ -215,7 +215,12 @@ CACHES = {
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "tracker",
         "TIMEOUT": 300,
-        "OPTIONS": {"socket_connect_timeout": REDIS_TIMEOUT_SECONDS, "socket_timeout": REDIS_TIMEOUT_SECONDS},
+        "OPTIONS": {
+            "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+            "socket_timeout": REDIS_TIMEOUT_SECONDS,
+            # JSON, not Django's default pickle: a writable Redis must not be able to run code
+            "serializer": "tracker.optional_redis.JSONSerializer",
+        },
     }
 }
 # Seconds a cached project (metadata, list) lives; every write invalidates it sooner.
