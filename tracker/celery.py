@@ -11,7 +11,10 @@ if "DJANGO_SETTINGS_MODULE" not in os.environ:
     # Started as a program (``celery -A tracker …``) rather than imported by a process that has
     # already chosen its settings (manage.py, WSGI, pytest): read .env like manage.py does.
     load_dotenv()
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings.local")
+# Production unless told otherwise (the environment, or .env: `make run` writes tracker.settings.local
+# there). This module runs first in every process that imports the tracker package (manage.py and
+# tracker.wsgi too), so this is their default as well: none of them falls back to DEBUG settings.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings.production")
 
 app = Celery("tracker")
 app.config_from_object("django.conf:settings", namespace="CELERY")

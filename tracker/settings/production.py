@@ -1,11 +1,19 @@
-"""Production settings: no default secret, HTTPS only, static files through WhiteNoise."""
+"""Production settings: no default secret, HTTPS only, static files through WhiteNoise.
 
-from tracker.env import env
+They refuse to load (ImproperlyConfigured) with DEBUG on or a published SECRET_KEY
+(``tracker.env.refuse_unsafe_production``), and ``seed_demo`` refuses them (PRODUCTION_SETTINGS).
+"""
+
+from tracker.env import env, refuse_unsafe_production
 from tracker.settings.base import *  # noqa: F403  (settings modules extend base)
 from tracker.settings.base import MIDDLEWARE
 
 SECRET_KEY = env("SECRET_KEY")  # required: no default in production
 DEBUG = False
+refuse_unsafe_production(
+    debug=env.bool("DEBUG", default=False), secret_key=SECRET_KEY, what="tracker.settings.production"
+)
+PRODUCTION_SETTINGS = True  # seed_demo (published logins) refuses to run
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 
 MIDDLEWARE = [

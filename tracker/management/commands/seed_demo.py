@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from ddbmodels import issues, orders, scores
@@ -66,6 +66,12 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=7, help="random seed for the issue contents")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if getattr(settings, "PRODUCTION_SETTINGS", False):
+            raise CommandError(
+                f"seed_demo refuses production settings ({settings.SETTINGS_MODULE}): it creates logins "
+                f"whose password ({DEMO_PASSWORD!r}) is published, staff and superusers among them. "
+                "Run it with tracker.settings.local (make run does)."
+            )
         rng = random.Random(options["seed"])
         User = get_user_model()
         demo_logins_create()
