@@ -117,6 +117,14 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     "closed": frozenset({"open"}),
 }
 TITLE_MAX = 200
+LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def one_line(title: str) -> str:
+    """A title as stored: each run of line breaks one space (e-mail subjects, list rows, CSV cells hold one line)."""
+    return LINE_BREAKS.sub(" ", title)
+
+
 DESCRIPTION_MAX = 10_000
 LABELS_MAX = 10
 LABEL_MAX = 30

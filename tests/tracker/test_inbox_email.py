@@ -15,6 +15,7 @@ from django.core import mail
 from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import inbox
+from ddbmodels import issues as ddb_issues
 from ddbmodels.core import capacity
 from ddbmodels.core.keys import utcnow
 from ddbmodels.events.model import new_sort_key
@@ -250,3 +251,28 @@ def test_a_subject_is_one_line_whatever_the_title_holds() -> None:
     ):
         assert "\n" not in subject
         assert "\r" not in subject
+
+
+def test_an_issue_created_with_a_line_break_in_its_title_gets_its_email(
+    addressed: World, run_queued: Run, digests: Digests
+) -> None:
+    """Issue 20, finding 10: the title is stored on one line (the break becomes a space) and its e-mail is sent."""
+    world, bob = addressed, addressed.member.username
+    create_assigned(world, world.client_for(world.owner), bob, title="a\r\nb\nc")
+    issue = ddb_issues.issue_get(tenant=world.slug, project_key="WEB", number=1)
+    assert issue is not None
+    assert issue.title == "a b c"
+    assert [report["delivered"] for report in run_queued()] == [[bob]]
+    assert digests.run() == [{"sent": 1, "already": False, "notifications": 1}]
+    (message,) = mail.outbox
+    assert message.subject == f"{world.owner.username} opened WEB-1 “a b c” and assigned it to you"
+
+
+def test_an_edit_that_puts_a_line_break_in_a_title_stores_one_line(addressed: World, run_queued: Run) -> None:
+    world, owner = addressed, addressed.client_for(addressed.owner)
+    create_assigned(world, owner, addressed.member.username, title="Deploy script")
+    form = {"title": "Deploy\nscript\rnow", "priority": "high", "labels": "", "version": version_of(world, 1)}
+    assert owner.post(world.project_url("1/edit/"), {**form, "assignee": addressed.member.username}).status_code == 302
+    issue = ddb_issues.issue_get(tenant=world.slug, project_key="WEB", number=1)
+    assert issue is not None
+    assert issue.title == "Deploy script now"

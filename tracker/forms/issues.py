@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.core import signing, validators
 
-from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
+from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX, one_line
 from tracker.forms.idempotency import IdempotentForm
 from tracker.issue_terms import LABEL_RE, PRIORITY_LABELS, STATUS_LABELS
 
@@ -100,7 +100,7 @@ class IssueForm(IdempotentForm):
             _widen(self.fields["labels"], len(", ".join(current["labels"])))
 
     def clean_title(self) -> str:
-        title = self.cleaned_data["title"].strip()
+        title = one_line(self.cleaned_data["title"]).strip()  # a line break becomes a space (issue 20, finding 10)
         if not title:
             raise forms.ValidationError("A title is required.")
         if self.current is not None and same_text(title, self.current["title"]):

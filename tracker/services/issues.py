@@ -51,6 +51,7 @@ def issue_create_claim(
     in its project meanwhile.
     """
     require_role(membership, "member")
+    title = issues.one_line(title)  # titles hold one line (e-mail subjects, CSV rows)
     current = issues.project_get(tenant=project.tenant, key=project.project_key, consistent=True)
     if current is None:
         raise NotFound("project not found", tenant=project.tenant, project_key=project.project_key)
@@ -102,6 +103,7 @@ def issue_update(
     """
     require_role(membership, "member")
     _check_version(issue, expected_version)
+    title = issues.one_line(title)  # titles hold one line (e-mail subjects, CSV rows)
     wanted = edit_values(title=title, description=description, priority=priority, assignee=assignee, labels=labels)
     changes = {name: value for name, value in wanted.items() if value != edit_values_of(issue)[name]}
     if not changes:
