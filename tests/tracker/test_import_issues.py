@@ -241,7 +241,7 @@ def test_jira_and_plain_csv_exports_parse_to_the_same_records(tmp_path: Path) ->
     )
     (j,) = parse("jira", jira)
     (p,) = parse("csv", plain)
-    assert j.comments[0].author == "carl"
+    assert j.comments[0].author == "carl (imported)"  # a name from elsewhere, never an account here (issue 20)
     assert j.comments[0].created == datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
     j.comments = []
     assert j == p

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.template.defaultfilters import filesizeformat
 
+from ddbmodels.comments import BODY_MAX
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import PROJECT_KEY_RE
 from tracker.forms.uploads import CappedUploadForm
@@ -21,6 +22,8 @@ class ImportForm(CappedUploadForm):
     )
     name = forms.CharField(max_length=100, label="Project name")
     file = forms.FileField(required=False, label="GitHub export (JSON)")
+
+    comment_max = BODY_MAX  # the comment form's cap, for imported comments too (the page says it)
 
     def __init__(self, *args: Any, max_bytes: int, cut_off: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, max_bytes=max_bytes, cut_off=cut_off, **kwargs)

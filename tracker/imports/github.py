@@ -27,6 +27,13 @@ def _reference(url: Any) -> str | None:
     return f"{match['repo']}#{match['number']}" if match else None
 
 
+def _number(value: Any) -> int:
+    """A whole number as JSON writes it (``12``); ValueError for ``1.5``, ``1e37``, ``1e400``, ``true``."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"an issue number must be a whole number, not {str(value)[:30]}")
+    return int(value)
+
+
 def parse(text: str) -> list[Record]:
     data = json.loads(text)
     if not isinstance(data, list):
@@ -38,7 +45,7 @@ def parse(text: str) -> list[Record]:
         notes = entry.get("comments")
         records.append(
             Record(
-                number=int(entry["number"]),
+                number=_number(entry["number"]),
                 title=entry.get("title") or "",
                 body=entry.get("body") or "",
                 state="closed" if entry.get("state") == "closed" else "open",

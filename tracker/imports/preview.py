@@ -38,6 +38,8 @@ def import_preview(*, data: bytes, name: str) -> Preview:
         entries = json.loads(text)
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError alike
         raise InvalidInput(f"{name} is not JSON: {error}", path=name) from error
+    except RecursionError as error:  # arrays or objects nested thousands deep
+        raise InvalidInput(f"{name} is nested too deeply to be a list of issues.", path=name) from error
     if not isinstance(entries, list):
         raise InvalidInput(f"{name} is not a list of issues (GitHub's issues export is a JSON array).", path=name)
     pull_requests = sum(1 for e in entries if isinstance(e, dict) and "pull_request" in e)

@@ -8,15 +8,33 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ddbmodels.comments import BODY_MAX
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.core.keys import utcnow
-from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX
+from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX, one_line
 
 FORMATS = ("github", "jira", "csv")
 SOURCES = {"github": "GitHub", "jira": "Jira", "csv": "CSV"}  # each format as people name it
 LABEL_UNFIT = re.compile(r"[^\w.-]+")
 WEB_URL = re.compile(r"^https?://[^\s\"'<>]{1,500}$")  # an export's link is kept only as a web page's address
 REF_MAX = 200
+NUMBER_MAX = 10**15 - 1  # an issue's URL names at most 15 digits (tracker.urls.converters.NumberConverter)
+AUTHOR_MAX = 150
+USERNAME_SHAPED = re.compile(r"^[\w.@+-]*$")  # Django's usernames: a name of this shape could be an account here
+IMPORTED = " (imported)"
+
+
+def imported_author(name: str) -> str:
+    """A comment author from an export as stored here: never the name of an account of this site.
+
+    A name that could be a username (``bob``) becomes ``bob (imported)``; a name no username can be
+    (with a space: ``Bob Smith``, ``bob (imported)``) is kept. So nobody here is the author of a
+    comment written elsewhere (only its author may edit or delete a comment).
+    """
+    name = " ".join(name.split())[:AUTHOR_MAX]
+    if name in ("", "imported"):
+        return "someone" + IMPORTED
+    return name + IMPORTED if USERNAME_SHAPED.match(name) else name
 
 
 @dataclass(frozen=True)
@@ -51,12 +69,22 @@ class Record:
         """The record within the issue's limits: title and body cut, labels made label-shaped, at most 10."""
         if self.number < 1:
             raise InvalidInput("issue numbers start at 1", number=self.number)
+        if self.number > NUMBER_MAX:
+            raise InvalidInput(f"issue {str(self.number)[:20]}…: issue numbers have at most 15 digits", number=-1)
+        for place, note in enumerate(self.comments, start=1):
+            if len(note.body) > BODY_MAX:
+                raise InvalidInput(
+                    f"issue {self.number}: comment {place} holds {len(note.body):,} characters; "
+                    f"a comment holds at most {BODY_MAX:,}",
+                    number=self.number,
+                )
+        self.comments = [Note(author=imported_author(n.author), body=n.body, created=n.created) for n in self.comments]
         if self.state not in STATUSES:
             raise InvalidInput("unknown state", state=self.state)
         if self.priority not in PRIORITIES:
             raise InvalidInput("unknown priority", priority=self.priority)
         labels = sorted({LABEL_UNFIT.sub("-", label.strip().lower()).strip("-")[:LABEL_MAX] for label in self.labels})
-        self.title = (self.title.strip() or f"Issue {self.number}")[:TITLE_MAX]
+        self.title = (one_line(self.title).strip() or f"Issue {self.number}")[:TITLE_MAX]
         self.body = self.body[:DESCRIPTION_MAX]
         self.labels = [label for label in labels if label][:LABELS_MAX]
         self.assignee = (self.assignee or "").strip() or None
@@ -104,8 +132,10 @@ def parse_text(fmt: str, text: str, *, name: str) -> list[Record]:
         raise InvalidInput("unknown format", format=fmt)
     try:
         records = [record.fit() for record in parsers[fmt](text)]
-    except (KeyError, ValueError, TypeError, AttributeError) as error:
-        raise InvalidInput(f"{name} is not a {fmt} export: {error!r}", path=name) from error
+    except RecursionError as error:
+        raise InvalidInput(f"{name} is nested too deeply to be a {fmt} export", path=name) from error
+    except (KeyError, ValueError, TypeError, AttributeError, OverflowError) as error:
+        raise InvalidInput(f"{name} is not a {fmt} export: {error!r}"[:500], path=name) from error
     numbers = [r.number for r in records]
     if len(numbers) != len(set(numbers)):
         raise InvalidInput(f"{name} names an issue number twice", path=name)

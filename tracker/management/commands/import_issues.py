@@ -86,6 +86,11 @@ class Command(BaseCommand):
             f"{len(plan.requests)} items to write ({plan.comments} comments, the rest issues and their "
             f"label entries), at least {plan.minimum_wcu} WCU"
         )
+        if plan.comments:
+            self.stdout.write(
+                "comments keep their authors' names from the export as '<name> (imported)': "
+                "no account here becomes their author (only a comment's author may edit or delete it)"
+            )
         if options["dry_run"]:
             self.stdout.write("dry run: nothing written")
             return
