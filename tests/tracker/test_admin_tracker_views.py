@@ -22,6 +22,7 @@ from tests.tracker.helpers import flash, new_issue, staff_client, text, wait_for
 from tests.tracker.orders_helpers import new_order
 from tracker import tasks
 from tracker.models import Membership, Tenant
+from tracker.selectors.orders import staff_order_find
 from tracker.services import orders as order_services
 
 BASE = "/admin/ddb/tracker/"
@@ -342,6 +343,36 @@ def test_finding_an_order_by_number(staff: Client, world: World, other_world: Wo
         assert invalid.status_code == 400, bad
         assert "errorlist" in text(invalid), bad
         assert 'id="order-found"' not in text(invalid), bad
+
+
+def test_staff_who_may_change_data_mark_an_order_paid_then_fulfilled(
+    staff: Client, operator: Client, world: World
+) -> None:
+    # The seller's steps (issue 20): taken here by staff, no longer by the customer's owners.
+    order = place_order(world)
+    number = int(order.number)
+    status_url = f"{ORDERS}{number}/status/"
+    page = get_ok(operator, f"{ORDERS}?number={number}")
+    assert re.findall(r'name="to" value="(\w+)"', page) == ["paid", "cancelled"]
+    assert "Mark paid</button>" in page
+    assert 'id="order-status"' not in get_ok(staff, f"{ORDERS}?number={number}")  # read-only staff: no buttons
+    assert staff.post(status_url, {"to": "paid"}).status_code == 403
+    assert staff_order_find(number=number).status == "pending"  # type: ignore[union-attr]
+
+    response = operator.post(status_url, {"to": "paid"})
+    assert response.status_code == 302
+    assert response["Location"] == f"{ORDERS}?number={number}"
+    assert flash(response) == [f"Order #{number} ({world.slug}) is now Paid."]
+    assert operator.post(status_url, {"to": "fulfilled"}).status_code == 302
+    stored = staff_order_find(number=number)
+    assert stored is not None
+    assert (stored.status, stored.updated_by) == ("fulfilled", "staff-operator")
+    assert 'id="order-status"' not in get_ok(operator, f"{ORDERS}?number={number}")
+
+    assert operator.post(status_url, {"to": "cancelled"}).status_code == 409  # fulfilled: no further step
+    assert operator.post(status_url, {"to": "refunded"}).status_code == 400
+    assert operator.post(f"{ORDERS}999999999999/status/", {"to": "paid"}).status_code == 404
+    assert operator.get(status_url).status_code == 405
 
 
 # ------------------------------------------------------------------------------------------ attachments

@@ -103,7 +103,7 @@ def test_only_owners_move_orders(world: World, role: str) -> None:
             orders_url(world, f"{order.number}/status/"), {"to": "paid"}
         )
     assert response.status_code == 403
-    assert "Only owners change the status of orders." in text(response)
+    assert "Only owners cancel orders." in text(response)
 
 
 def test_the_status_url_only_takes_post(world: World) -> None:

@@ -81,27 +81,29 @@ def test_gapless_numbering_is_a_setting_and_uses_one_transaction(world: World) -
 # ------------------------------------------------------------------------------- status moves
 
 
-def test_an_owner_moves_an_order_to_paid_then_fulfilled(world: World) -> None:
+def test_an_owner_cannot_mark_an_order_paid_or_fulfilled_nor_cancel_a_paid_one(world: World) -> None:
+    # Payment and fulfilment are the seller's steps (staff, in the admin); before issue 20 owners took them.
     order = new_order(world)
     client = world.client_for(world.owner)
+    status_url = orders_url(world, f"{order.number}/status/")
     detail = text(client.get(orders_url(world, f"{order.number}/")))
-    assert re.findall(r'name="to" value="(\w+)"', detail) == ["paid", "cancelled"]
-    response = client.post(orders_url(world, f"{order.number}/status/"), {"to": "paid"})
-    assert response.status_code == 302
-    assert flash(response) == [f"Order #{order.number} is now Paid."]
-    client.post(orders_url(world, f"{order.number}/status/"), {"to": "fulfilled"})
-    stored = load_order(world, int(order.number))
-    assert (stored.status, stored.updated_by) == ("fulfilled", world.owner.username)
-    assert "its status does not change any more" in text(client.get(orders_url(world, f"{order.number}/")))
-
-
-def test_paid_orders_can_still_be_cancelled(world: World) -> None:
-    order = new_order(world)
-    client = world.client_for(world.owner)
-    client.post(orders_url(world, f"{order.number}/status/"), {"to": "paid"})
-    response = client.post(orders_url(world, f"{order.number}/status/"), {"to": "cancelled", "confirm": "yes"})
-    assert flash(response)[-1] == f"Order #{order.number} is now Cancelled."
-    assert load_order(world, int(order.number)).status == "cancelled"
+    assert re.findall(r'name="to" value="(\w+)"', detail) == ["cancelled"]  # only "Cancel order…" is offered
+    assert "Tracker marks the order paid when your payment arrives" in detail
+    with orders_unchanged(world):
+        response = client.post(status_url, {"to": "paid", "confirm": "yes"})
+        assert response.status_code == 403
+        assert "Payment and fulfilment are recorded by Tracker staff, not by the team." in text(response)
+        assert client.post(status_url, {"to": "fulfilled"}).status_code == 409  # not a step from pending
+    orders.order_transition(load_order(world, int(order.number)), to="paid", by="staff")  # the seller's step
+    detail = text(client.get(orders_url(world, f"{order.number}/")))
+    assert 'name="to"' not in detail
+    assert "To cancel a paid order, ask Tracker staff." in detail
+    with orders_unchanged(world):
+        assert "Payment and fulfilment" in text(client.post(status_url, {"to": "fulfilled"}))
+        refused = client.post(status_url, {"to": "cancelled", "confirm": "yes"})
+        assert refused.status_code == 403
+        assert "A paid order is cancelled by Tracker staff" in text(refused)
+    assert load_order(world, int(order.number)).status == "paid"
 
 
 def test_cancelling_asks_first_and_changes_nothing_until_confirmed(world: World) -> None:

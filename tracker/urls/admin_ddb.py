@@ -18,6 +18,7 @@ urlpatterns: list[URLPattern] = [
     # Staff "Tracker views" across tenants; a tenant's pages under t/ so no slug meets a fixed path.
     path("tracker/", staff.tracker_view, name="ddb_tracker"),
     path("tracker/orders/", staff.orders_view, name="ddb_tracker_orders"),
+    path("tracker/orders/<int:number>/status/", staff.order_status_view, name="ddb_tracker_order_status"),
     path("tracker/attachments/", staff.attachments_view, name="ddb_tracker_attachments"),
     path("tracker/t/<slug:slug>/", staff.tenant_projects_view, name="ddb_tracker_tenant"),
     path("tracker/t/<slug:slug>/leaderboard/", staff.leaderboard_view, name="ddb_tracker_leaderboard"),

@@ -92,6 +92,8 @@ def _detail_context(membership: Membership, order: OrderItem) -> dict[str, objec
         "membership": membership,
         "order": order,
         "next_statuses": [(s, ORDER_STATUS_LABELS[s]) for s in order.next_statuses],
+        # What the team's owners may do here (cancel a pending order); paid and fulfilled are staff's.
+        "team_statuses": [(s, ORDER_STATUS_LABELS[s]) for s in order_services.team_next_statuses(order)],
     }
 
 
@@ -106,15 +108,17 @@ def order_detail(request: HttpRequest, membership: Membership, number: int) -> H
 def order_transition(request: HttpRequest, membership: Membership, number: int) -> HttpResponse:
     order = order_access(tenant=membership.tenant, number=number, consistent=True)
     if not membership.allows("owner"):
-        raise PermissionDenied("Only owners change the status of orders.")
+        raise PermissionDenied("Only owners cancel orders.")
     form = OrderTransitionForm(request.POST)
     if not form.is_valid():
         raise BadRequest("Unknown order status.")
     to = form.cleaned_data["to"]
-    if to == "cancelled" and "cancelled" in order.next_statuses and not form.cleaned_data["confirm"]:
+    allowed = order_services.team_next_statuses(order)
+    if to == "cancelled" and "cancelled" in allowed and not form.cleaned_data["confirm"]:
         # Cancelling cannot be undone: ask first, on a page of its own (no script needed).
         return render(request, "tracker/orders/cancel.html", {"membership": membership, "order": order})
-    # A move the workflow forbids, or one that lost a race: a 409 page in those words (tracker.error_pages).
+    # A seller's step (paid, fulfilled, cancelling a paid order) is a 403; a move the workflow forbids,
+    # or one that lost a race, a 409 page in those words (tracker.error_pages). Nothing changes either way.
     order_services.order_transition(membership=membership, order=order, to=to)
     messages.success(request, f"Order #{number} is now {ORDER_STATUS_LABELS[to]}.")
     return redirect("order_detail", tenant=membership.tenant.slug, number=number)

@@ -15,10 +15,10 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import STATUSES
@@ -27,6 +27,7 @@ from tracker.exceptions import BadRequest
 from tracker.forms.admin.staff import LATEST, OLDEST, STAFF_RANGE_LABELS, OrderFindForm, StaffOrdersForm
 from tracker.forms.issues import STATUS_LABELS, StatusFilterForm
 from tracker.forms.leaderboard import BAD_TOP, TopForm
+from tracker.forms.orders import ORDER_STATUS_LABELS, OrderTransitionForm
 from tracker.models import Tenant
 from tracker.selectors.attachments import STAFF_IN_FLIGHT_LIMIT, staff_attachments_in_flight
 from tracker.selectors.issues import issue_list_page, issue_number_next
@@ -42,6 +43,7 @@ from tracker.selectors.orders import (
 )
 from tracker.selectors.projects import project_access, project_list
 from tracker.selectors.tenants import staff_tenant_access, staff_tenants
+from tracker.services import orders as order_services
 from tracker.services.admin.jobs import reconcile_attachments_start
 from tracker.services.permissions import staff_can_change
 from tracker.views.admin.pages import admin_page, item_browser_url
@@ -196,7 +198,7 @@ def orders_view(request: HttpRequest) -> HttpResponse:
     context = {
         "filters": filters,
         "finder": finder,
-        "found": {"order": found, "item_url": item_browser_url(found)} if found is not None else None,
+        "found": _found(request, found) if found is not None else None,
         "rows": [{"order": order, "item_url": item_browser_url(order)} for order in listing["orders"]],
         "description": listing["description"],
         "next_url": _query(**keep, cursor=listing["next_cursor"]) if listing.get("next_cursor") else "",
@@ -204,6 +206,33 @@ def orders_view(request: HttpRequest) -> HttpResponse:
     }
     invalid = not filters.is_valid() or (finder.is_bound and not finder.is_valid())
     return _page(request, "tracker_orders.html", "Orders", context, status=400 if invalid else 200)
+
+
+def _found(request: HttpRequest, order: OrderItem) -> dict[str, Any]:
+    """The found order, with the status buttons staff who may change data see (the seller's steps)."""
+    may_change = staff_can_change(request.user)
+    steps = [(s, ORDER_STATUS_LABELS[s]) for s in order.next_statuses] if may_change else []
+    return {"order": order, "item_url": item_browser_url(order), "steps": steps}
+
+
+@require_POST
+def order_status_view(request: HttpRequest, number: int) -> HttpResponse:
+    """POST (permitted staff): mark the order paid or fulfilled, or cancel it; back to it on the orders page.
+
+    Staff who only read get a 403; a move its status does not allow (or a race lost) is the 409 page.
+    """
+    if not staff_can_change(request.user):
+        raise PermissionDenied(order_services.STAFF_ONLY)
+    form = OrderTransitionForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("Unknown order status.")
+    order = staff_order_find(number=number)
+    if order is None:
+        raise Http404(f"There is no order #{number}.")
+    to = form.cleaned_data["to"]
+    order_services.staff_order_transition(user=request.user, order=order, to=to)
+    messages.success(request, f"Order #{number} ({order.customer}) is now {ORDER_STATUS_LABELS[to]}.")
+    return redirect(f"{reverse('admin:ddb_tracker_orders')}?{urlencode({'number': number})}")
 
 
 # ----------------------------------------------------------------------------- attachments in flight
