@@ -6,12 +6,16 @@ sent once even when its task runs twice; a change after that window is the next 
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core import mail
+from django.core.management import call_command
 from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import inbox
@@ -276,3 +280,33 @@ def test_an_edit_that_puts_a_line_break_in_a_title_stores_one_line(addressed: Wo
     issue = ddb_issues.issue_get(tenant=world.slug, project_key="WEB", number=1)
     assert issue is not None
     assert issue.title == "Deploy script now"
+
+
+def test_an_imported_issue_with_a_line_break_in_its_title_gets_its_email(
+    addressed: World, run_queued: Run, digests: Digests, tmp_path: Path
+) -> None:
+    """Issue 20, finding 10, through an import: the title is stored on one line, and a change to it is e-mailed."""
+    world, bob = addressed, addressed.member.username
+    export = [
+        {
+            "number": 1,
+            "title": "one\r\ntwo",
+            "assignee": {"login": bob},
+            "created_at": "2026-11-02T09:30:00Z",
+        }
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    call_command("import_issues", world.slug, "--format", "github", "--project", f"IMP={path}", stdout=io.StringIO())
+    issue = ddb_issues.issue_get(tenant=world.slug, project_key="IMP", number=1)
+    assert issue is not None
+    assert issue.title == "one two"
+    commented = world.client_for(world.member).post(world.url("p/IMP/1/comments/"), {"body": "On it"})
+    assert commented.status_code == 302  # bob watches the issue now
+    owner = world.client_for(world.owner)
+    version = int(ddb_issues.issue_get(tenant=world.slug, project_key="IMP", number=1).version)  # type: ignore[union-attr]
+    assert owner.post(world.url("p/IMP/1/status/"), {"to": "in_progress", "version": version}).status_code == 302
+    assert [report["delivered"] for report in run_queued()][-1] == [bob]
+    assert digests.run() == [{"sent": 1, "already": False, "notifications": 1}]
+    (message,) = mail.outbox
+    assert message.subject == f"{world.owner.username} moved IMP-1 “one two” from Open to In progress"
