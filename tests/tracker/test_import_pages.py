@@ -158,6 +158,20 @@ def test_a_file_over_the_limit_is_a_form_error_and_nothing_is_kept(
     assert ddb_issues.project_get(tenant=world.slug, key="MOVED") is None
 
 
+def test_an_upload_with_more_than_one_file_part_is_a_400_and_nothing_is_kept(
+    world: World, imports_dir: Path, queued: Queued
+) -> None:
+    # The form has one file input; Django's own cap would parse up to 100 parts (issue 20, finding 7).
+    client = world.client_for(world.owner)
+    fields = form_data(client, world)
+    fields["file"] = [SimpleUploadedFile(f"part{n}.json", export_bytes(COUNT)) for n in range(3)]
+    response = client.post(world.url("imports/new/"), fields)
+    assert response.status_code == 400
+    assert queued == []
+    assert stored_files(imports_dir) == []
+    assert ddb_issues.project_get(tenant=world.slug, key="MOVED") is None
+
+
 @pytest.mark.parametrize(
     ("data", "says"),
     [

@@ -22,6 +22,7 @@ from tracker.views.base import tenant_view
 from tracker.views.uploads import SizeLimitHandler
 
 OWNERS_ONLY = "Only owners import issues."
+IMPORT_MAX_FILES = 1
 
 
 def _owner(membership: Membership) -> None:
@@ -33,7 +34,9 @@ def _owner(membership: Membership) -> None:
 def import_new(request: HttpRequest, tenant: str) -> HttpResponse:
     # The size limit must be in place before the body is parsed, and the CSRF check parses it; so
     # CSRF is checked by csrf_protect inside, after the handler is installed (as attachment uploads do).
-    request.upload_handlers = [SizeLimitHandler(request, settings.IMPORT_MAX_BYTES), *request.upload_handlers]
+    # The form has one file input: a second file part is a 400 before it is read (Django's own cap is 100).
+    limit = SizeLimitHandler(request, settings.IMPORT_MAX_BYTES, max_files=IMPORT_MAX_FILES)
+    request.upload_handlers = [limit, *request.upload_handlers]
     return _import_new(request, tenant)
 
 
