@@ -65,6 +65,10 @@ def test_every_html_page_has_a_content_security_policy_without_inline_script(wor
         assert directives["script-src"] == ["'self'"], url
         assert directives["default-src"] == ["'self'"], url
         assert directives["object-src"] == ["'none'"], url
+        # Framing: CSP and X-Frame-Options say the same, "nobody" (issue 20, finding 14: they disagreed,
+        # frame-ancestors 'self' against DENY).
+        assert directives["frame-ancestors"] == ["'none'"], url
+        assert response["X-Frame-Options"] == "DENY", url
 
 
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>", re.I)
