@@ -102,3 +102,16 @@ def test_manage_py_and_celery_default_to_the_production_settings(tree: Path, pro
     result = _run(tree, *args, SECRET_KEY=_secret(), ALLOWED_HOSTS="x.com")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[-2:] == [PRODUCTION, "False"]
+
+
+def test_make_runs_web_server_serves_under_the_local_settings(tree: Path) -> None:
+    """``make run``'s runserver loads settings.WSGI_APPLICATION: under the local settings (DEBUG on, the
+    throwaway key) it must load, while ``tracker.wsgi`` (gunicorn's) refuses them (the test above).
+    Found by starting ``make run`` in a fresh clone: the web server stopped with ImproperlyConfigured."""
+    code = (
+        "import django; django.setup()\n"
+        "from django.core.servers.basehttp import get_internal_wsgi_application\n"
+        "get_internal_wsgi_application()"
+    )
+    result = _run(tree, "-c", code, DJANGO_SETTINGS_MODULE="tracker.settings.local")
+    assert result.returncode == 0, result.stderr

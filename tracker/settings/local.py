@@ -11,3 +11,5 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 # One INFO line per e-mail (to, subject) in the log, the whole message in var/mail/<time>-<id>.eml
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="tracker.mail.LogEmailBackend")
 EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default=str(ROOT / "var" / "mail"))
+# runserver's application: tracker.wsgi refuses DEBUG and this throwaway key (it is what a WSGI server serves)
+WSGI_APPLICATION = "tracker.wsgi_dev.application"
