@@ -26,7 +26,7 @@ Offboarding deletes the team's documents (derived: not archived), and a Tenant r
 deleted, nor its slug given again, while any are left.
 
 SQLite and two writers: the web process and the Celery worker write the same file. WAL mode
-(``apps``), a 20 s busy timeout and ``transaction_mode=IMMEDIATE`` (``tracker/settings/base.py``):
+(``apps``), a 20 s busy timeout and ``transaction_mode=IMMEDIATE`` (``tracker/settings/base/database.py``):
 readers never wait, two writers never deadlock upgrading a read, and a task that still finds the
 database locked is retried like a DynamoDB hiccup. One machine's SQLite takes thousands of small
 writes a second; a deployment with several web machines uses PostgreSQL.
