@@ -15,6 +15,9 @@ Stages, kept in a checkpoint the caller stores (the job's item, written under it
              manifest, and every part keeps the name it had before the declarations, so a run resumes
              from a checkpoint written by an earlier version.
     files    the archived files are deleted from file storage (checkpointed the same way).
+    archives every events archive (periods archived and dropped) is read, and each one that holds the
+             team's events is rewritten without them: verified, a new manifest, swapped in (``archives``:
+             the report lists per archive what was removed; a rerun finishes a swap cut short).
     check    the tenant's keys are read again; what is left (written after the export) is reported.
 
 A run that dies anywhere resumes at its checkpoint: the archive is never rewritten once deletion
@@ -30,7 +33,9 @@ of the item plus 1 WCU per index entry it has — each declaration's ``index_ent
 lists them: orders 2, events 1, score items 1, a project's static item 1, a live issue 3 or 4,
 inbox watchers and heads 1, a team's job items 1, idempotency records 1, comments, awards,
 notifications, label entries and registry items 0, attachments in flight 1 and settled 0) — plus
-1 WCU per 25 items for the checkpoint; the check reads the tenant's keys once more. Each Query costs
+1 WCU per 25 items for the checkpoint; the check reads the tenant's keys once more. The archives stage
+makes no DynamoDB call: it reads every events archive once from archive storage, and writes (then reads back)
+again only those that hold the team's events, plus one checkpoint write per archive. Each Query costs
 its minimum even when empty: one per project, per issue (attachments, comments), per ``top``
 shard, and per day × shard of each events table (a month's table: 31 × N; DynamoDB Local charges
 0 for an empty Query, AWS its minimum). Measured on DynamoDB Local, 69 items (55 issues, 2 orders,
@@ -56,6 +61,7 @@ from ddbmodels.core.team_data import IssueRef, Page, Shards, Team
 from ddbmodels.labels import registry_forget
 from ddbmodels.patterns import item_archive
 from ddbmodels.patterns.time_series import ArchiveInvalid
+from ddbmodels.tenants.archives import scrub_archives
 from ddbmodels.tenants.declarations import delete_order, team_data
 
 BATCH_SIZE = 25  # BatchWriteItem's maximum
@@ -222,11 +228,17 @@ def offboard(
                 save_checkpoint(json.dumps({**state, "done": index}))
             blobs.delete(files[index]["source"])
             progress(stage="delete files", done=index + 1, total=len(files))
+        state.update(stage="archives", done=0)
+        save_checkpoint(json.dumps(state))
+    rewritten: dict[str, dict[str, Any]] = {}
+    if state["stage"] == "archives":  # archived (dropped) periods: each archive rewritten without the team
+        rewritten = scrub_archives(tenant, store, state, save_checkpoint=save_checkpoint, progress=progress)
         state.update(stage="check", done=0)
         save_checkpoint(json.dumps(state))
     progress(stage="check")
     with capacity.measure() as meters["check"]:
         left = remaining(tenant, [(p, int(n)) for p, n in manifest["issues"]], shards=shards)
+    left["archives not rewritten"] = sum(not entry["ok"] for entry in rewritten.values())
     save_checkpoint(None)
     return {
         "tenant": tenant,
@@ -237,6 +249,7 @@ def offboard(
         "verified": check.as_dict(),
         "deleted_before_this_run": deleted_before if resumed else 0,
         "remaining": left,
+        "archives": rewritten,  # per archived table: removed, kept, per kind, digests before and after
         "capacity": {stage: {"rcu": round(m.rcu, 3), "wcu": round(m.wcu, 3)} for stage, m in meters.items()},
     }
 

@@ -25,6 +25,8 @@ and the table still there → verify and drop (nothing is exported twice when th
 good); table gone and the manifest verifies → "already archived". A table is never dropped
 before its archive was read back and matched in the same run. ``restore`` recreates a table
 from its archive (BatchWriteItem, 1 WCU per item ≤ 1 KB plus the index writes).
+``rewrite_archive`` writes an archive again without chosen items (offboarding: a team's events),
+read back and verified, under a new manifest that names the new data file (``rewriting``).
 """
 
 from ddbmodels.patterns.time_series.archive_format import (
@@ -33,6 +35,7 @@ from ddbmodels.patterns.time_series.archive_format import (
     HashingWriter,
     ItemsDigest,
     archive_names,
+    data_name,
     item_line,
     line_item,
 )
@@ -50,6 +53,7 @@ from ddbmodels.patterns.time_series.periods import (
     period_start,
 )
 from ddbmodels.patterns.time_series.restoring import RestoreReport, restore
+from ddbmodels.patterns.time_series.rewriting import RewriteReport, finish_swap, rewrite_archive
 from ddbmodels.patterns.time_series.rotation import DEFAULT_COLD, DEFAULT_HOT, RotateReport, rotate
 from ddbmodels.patterns.time_series.tables import PeriodTable, count_items, list_period_tables
 from ddbmodels.patterns.time_series.verify import verify_archive
@@ -68,13 +72,16 @@ __all__ = [
     "PeriodTable",
     "PeriodTables",
     "RestoreReport",
+    "RewriteReport",
     "RotateReport",
     "archive",
     "archive_names",
     "archive_table",
     "check_kind",
     "count_items",
+    "data_name",
     "export_table",
+    "finish_swap",
     "item_line",
     "line_item",
     "list_period_tables",
@@ -84,6 +91,7 @@ __all__ = [
     "period_shift",
     "period_start",
     "restore",
+    "rewrite_archive",
     "rotate",
     "verify_archive",
 ]

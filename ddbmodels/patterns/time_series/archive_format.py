@@ -34,6 +34,17 @@ def archive_names(table: str) -> tuple[str, str]:
     return f"{ARCHIVE_ROOT}/{table}/{DATA_FILE}", f"{ARCHIVE_ROOT}/{table}/{MANIFEST_FILE}"
 
 
+def data_name(table: str, manifest: Mapping[str, Any]) -> str:
+    """The data file a manifest names (a rewritten archive's is ``data-<token>.jsonl.gz``), by default
+    ``data.jsonl.gz``; ArchiveInvalid when it names anything outside the table's archive folder."""
+    name = (manifest.get("data") or {}).get("name") or archive_names(table)[0]
+    folder = f"{ARCHIVE_ROOT}/{table}/"
+    rest = name[len(folder) :] if isinstance(name, str) and name.startswith(folder) else ""
+    if not rest.startswith("data") or not rest.endswith(".jsonl.gz") or "/" in rest or ".." in rest:
+        raise ArchiveInvalid(f"the manifest names a data file outside the archive: {name!r}", table=table)
+    return name
+
+
 def _to_json(value: Mapping[str, Any]) -> dict[str, Any]:
     """A wire-format attribute value (as botocore parses it) as DynamoDB JSON; sets sorted."""
     (tag, raw), *_ = value.items()

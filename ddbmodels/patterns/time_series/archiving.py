@@ -11,7 +11,14 @@ from typing import Any
 from ddbmodels.core import capacity, tables
 from ddbmodels.core.keys import as_utc, utcnow
 from ddbmodels.core.storage import ArchiveStore
-from ddbmodels.patterns.time_series.archive_format import ARCHIVE_ROOT, MANIFEST_FILE, Progress, archive_names
+from ddbmodels.patterns.time_series.archive_format import (
+    ARCHIVE_ROOT,
+    MANIFEST_FILE,
+    ArchiveInvalid,
+    Progress,
+    archive_names,
+    data_name,
+)
 from ddbmodels.patterns.time_series.export import export_table
 from ddbmodels.patterns.time_series.family import PeriodTables
 from ddbmodels.patterns.time_series.periods import PeriodKind, period_shift
@@ -206,8 +213,13 @@ def _report_gone(report: ArchiveReport, store: ArchiveStore, recheck: bool, on_p
             report.action = "corrupt"
             report.detail = f"the table is gone and its archive does not verify: {verification.detail}"
         return
-    manifest = read_manifest(store, report.table)
-    if manifest is None or not store.exists(archive_names(report.table)[0]):
+    data_file = ""
+    try:
+        manifest = read_manifest(store, report.table)
+        data_file = data_name(report.table, manifest) if manifest is not None else ""
+    except (ArchiveInvalid, ValueError):
+        manifest = None
+    if manifest is None or not store.exists(data_file):
         report.action, report.detail = "corrupt", "the table is gone and its archive is incomplete"
         return
     report.items, report.bytes = int(manifest.get("item_count", 0)), int((manifest.get("data") or {}).get("bytes", 0))

@@ -22,7 +22,7 @@ from ddbmodels.patterns.time_series.archive_format import (
     MANIFEST_FILE,
     ArchiveInvalid,
     Progress,
-    archive_names,
+    data_name,
     line_item,
 )
 from ddbmodels.patterns.time_series.tables import count_items
@@ -79,7 +79,8 @@ def restore(
     with capacity.measure() as meter:
         _create_from_manifest(target, manifest, billing_mode)
         tables.wait_active(target)
-        written = _write_items(target, store, source, workers, int(manifest["item_count"]), on_progress)
+        data_file = data_name(source, manifest)  # the file the verified manifest names
+        written = _write_items(target, store, data_file, workers, int(manifest["item_count"]), on_progress)
         in_table = count_items(target, consistent=True)
     if in_table != manifest["item_count"] or written != manifest["item_count"]:
         raise ArchiveInvalid(
@@ -115,14 +116,14 @@ def _create_from_manifest(target: str, manifest: Mapping[str, Any], billing_mode
 
 
 def _write_items(
-    target: str, store: ArchiveStore, source: str, workers: int, total: int, on_progress: Progress | None
+    target: str, store: ArchiveStore, data_file: str, workers: int, total: int, on_progress: Progress | None
 ) -> int:
     written = 0
     in_flight: set[Future[int]] = set()
     batch: list[dict[str, Any]] = []
     with (
         ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="restore") as pool,
-        store.open_read(archive_names(source)[0]) as raw,
+        store.open_read(data_file) as raw,
         gzip.GzipFile(fileobj=raw, mode="rb") as lines,
     ):
 

@@ -18,6 +18,7 @@ from ddbmodels.patterns.time_series.archive_format import (
     ItemsDigest,
     Progress,
     archive_names,
+    data_name,
     item_line,
     line_item,
 )
@@ -68,7 +69,11 @@ def verify_archive(store: ArchiveStore, table: str, *, on_progress: Progress | N
     expected = int(manifest.get("item_count", -1))
     digest = ItemsDigest()
     try:
-        with store.open_read(archive_names(table)[0]) as raw:
+        data_file = data_name(table, manifest)
+    except ArchiveInvalid as error:
+        return Verification(False, table, problems=(*problems, str(error)), manifest=manifest)
+    try:
+        with store.open_read(data_file) as raw:
             hashing = HashingReader(raw, digest)
             with gzip.GzipFile(fileobj=hashing, mode="rb") as lines:
                 for line in lines:
