@@ -4,6 +4,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
@@ -11,7 +12,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from tracker.models import Membership, RetiredSlug, Tenant
-from tracker.services.offboarding import offboarding_start
+from tracker.services import offboarding_exports
+from tracker.services.admin.jobs import offboarding_queue
+from tracker.services.permissions import NO_DESTRUCTIVE_JOBS, staff_can_run_destructive_jobs
 
 
 class MembershipInline(admin.TabularInline):
@@ -33,6 +36,18 @@ class TenantAdmin(admin.ModelAdmin):
         actions.pop("delete_selected", None)
         return actions
 
+    def has_destructive_permission(self, request: HttpRequest) -> bool:
+        """Offboarding deletes a team's data: audit.run_destructive_jobs (renaming needs only change_tenant)."""
+        return staff_can_run_destructive_jobs(request.user)
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        # Django drops an action the user may not run with a "No action selected" redirect; a forged
+        # Offboard is a 403 that changes nothing instead.
+        if request.method == "POST" and request.POST.get("action") == "offboard":
+            if not (self.has_delete_permission(request) and self.has_destructive_permission(request)):
+                raise PermissionDenied(NO_DESTRUCTIVE_JOBS)
+        return super().changelist_view(request, extra_context)
+
     def delete_view(self, request: HttpRequest, object_id: str, extra_context: Any = None) -> HttpResponse:
         tenant = self.get_object(request, object_id)
         problem = tenant.data_left() if tenant is not None else None
@@ -42,10 +57,14 @@ class TenantAdmin(admin.ModelAdmin):
         return super().delete_view(request, object_id, extra_context)
 
     @admin.action(
-        description="Offboard: export, verify, then delete all DynamoDB data and files", permissions=["delete"]
+        description="Offboard: export, verify, then delete all DynamoDB data and files",
+        permissions=["delete", "destructive"],
     )
     def offboard(self, request: HttpRequest, queryset: QuerySet[Tenant]) -> HttpResponse | None:
-        """Asks first; once confirmed, queues one offboarding job per tenant (progress on the job page)."""
+        """Asks first; once confirmed, queues one offboarding job per tenant (progress on the job page).
+
+        Each start is in the staff audit (who, when, the team), written before the job is queued.
+        """
         if request.POST.get("confirmed") != "yes":
             context = {
                 **self.admin_site.each_context(request),
@@ -55,7 +74,7 @@ class TenantAdmin(admin.ModelAdmin):
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             }
             return TemplateResponse(request, "admin/tracker/tenant/offboard_confirmation.html", context)
-        started = [(tenant, offboarding_start(slug=tenant.slug)) for tenant in queryset]
+        started = [(tenant, offboarding_queue(slug=tenant.slug, by=request.user)) for tenant in queryset]  # type: ignore[arg-type]
         for tenant, task_id in started:
             self.message_user(request, f"Offboarding of {tenant.slug} queued as {task_id}.", messages.SUCCESS)
         if len(started) == 1:
@@ -79,9 +98,21 @@ class MembershipAdmin(admin.ModelAdmin):
 class RetiredSlugAdmin(admin.ModelAdmin):
     """Read-only: the record that keeps a slug from being reused outlives its tenant."""
 
-    list_display = ["slug", "reason", "retired_at", "offboarded_at", "archive"]
+    list_display = ["slug", "reason", "retired_at", "offboarded_at", "archive", "export_available"]
     list_filter = ["reason"]
     search_fields = ["slug"]
+    readonly_fields = ["export_available"]
+
+    @admin.display(description="team's export available")
+    def export_available(self, retired: RetiredSlug) -> str:
+        """Until when the team's export is kept (``OFFBOARDING_EXPORT_DAYS`` after offboarding), or when it went."""
+        until = offboarding_exports.export_available_until(retired)
+        if until is not None:
+            return f"until {until:%Y-%m-%d %H:%M} UTC"
+        deleted = (retired.report or {}).get("export_deleted")
+        if deleted:
+            return f"deleted on {deleted['at'][:10]} ({deleted['days']} days after offboarding)"
+        return "—"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -33,6 +33,7 @@ ARCHIVE_EVENT_TABLES = PREFIX + "archive_event_tables"
 RESTORE_EVENT_TABLE = PREFIX + "restore_event_table"
 RECONCILE_ATTACHMENTS = PREFIX + "reconcile_attachments"
 OFFBOARD_TENANT = PREFIX + "offboard_tenant"
+EXPIRE_OFFBOARDING_EXPORTS = PREFIX + "expire_offboarding_exports"
 FAN_OUT_EVENT = PREFIX + "fan_out_event"
 SEND_NOTIFICATION_DIGEST = PREFIX + "send_notification_digest"
 SEARCH_INDEX_CHANGE = PREFIX + "search_index_change"
@@ -49,6 +50,7 @@ NAMES = frozenset(
         RESTORE_EVENT_TABLE,
         RECONCILE_ATTACHMENTS,
         OFFBOARD_TENANT,
+        EXPIRE_OFFBOARDING_EXPORTS,
         FAN_OUT_EVENT,
         SEND_NOTIFICATION_DIGEST,
         SEARCH_INDEX_CHANGE,

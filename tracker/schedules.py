@@ -34,6 +34,11 @@ DEFAULTS: dict[str, tuple[str, dict[str, str], str]] = {
         {"minute": "*/15", "hour": "*"},
         "Finish or roll back attachments stuck in Attaching or Detaching longer than ATTACHMENT_STUCK_SECONDS.",
     ),
+    "expire offboarding exports": (
+        "tracker.tasks.expire_offboarding_exports",
+        {"minute": "30", "hour": "4"},
+        "Delete offboarded teams' exports OFFBOARDING_EXPORT_DAYS after offboarding; recorded on the retired slug.",
+    ),
 }
 
 

@@ -26,7 +26,7 @@ from ddbmodels.jobs import FencedOut
 from tracker.jobs import JobRun, run_job
 from tracker.search import indexing
 from tracker.selectors.imports import import_get, import_job_name
-from tracker.services import attachments, imports, inbox, maintenance, offboarding
+from tracker.services import attachments, imports, inbox, maintenance, offboarding, offboarding_exports
 from tracker.services.projects import project_counts_refresh
 
 TRANSIENT_CODES = errors.UNAVAILABLE_CODES  # DynamoDB's retryable answers: the one list is ddbmodels'
@@ -162,6 +162,12 @@ def offboard_tenant(self: Task, slug: str) -> dict:
         offboarding.offboarding_job_name(slug),
         lambda run: offboarding.offboard_tenant_job(run, slug=slug),
     )
+
+
+@shared_task(**JOB_OPTIONS)
+def expire_offboarding_exports(self: Task) -> dict:
+    """Daily: delete offboarded teams' exports older than OFFBOARDING_EXPORT_DAYS (recorded on the retired slug)."""
+    return _run(self, "expire_offboarding_exports", offboarding_exports.expire_offboarding_exports_job)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])

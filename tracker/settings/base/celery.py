@@ -42,3 +42,5 @@ CELERY_REDIS_SOCKET_TIMEOUT = REDIS_TIMEOUT_SECONDS + 1
 # A job's Redis lock expires this long after the job's last sign of life (progress extends it),
 # so a killed run blocks its job only briefly; the fencing token guards the rest.
 JOB_LOCK_SECONDS = env.int("JOB_LOCK_SECONDS", default=300)
+# An offboarded team's export (its own data) is deleted by the daily beat job this many days after offboarding.
+OFFBOARDING_EXPORT_DAYS = env.int("OFFBOARDING_EXPORT_DAYS", default=30)
