@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.core import mail
+from django.test import Client
 
 from ddbmodels import inbox, issues
 from ddbmodels.core import capacity
@@ -98,15 +99,16 @@ def test_the_inbox_page_shows_unread_in_bold_links_to_the_issue_and_marks_all_re
 
     assert page.status_code == 200
     body = text(page)
-    assert re.findall(r'<li class="unread">\s*<span class="dot">.*?</span></span>\s*<a [^>]*>([^<]*)</a>', body) == [
+    row = r'<li class="unread">\s*<span class="dot">.*?</span></span>\s*<form [^>]*>.*?<button [^>]*>([^<]*)</button>'
+    assert re.findall(row, body) == [
         f"{world.owner.username} moved WEB-1 “Fix the login” from Open to In progress",
         f"{world.owner.username} opened WEB-1 “Fix the login” and assigned it to you",
     ]
     assert "Inbox <strong>2</strong>" in body  # the header
-    links = re.findall(rf'href="(/t/{world.slug}/inbox/[^"]+/)"', body)
+    links = re.findall(rf'<form method="post" action="(/t/{world.slug}/inbox/\d[^"]+/)"', body)
     assert len(links) == 2
 
-    opened = bob_client.get(links[1])  # the older one: opening it marks it read and shows the issue
+    opened = bob_client.post(links[1])  # the older one: opening it (its row's form) marks it read, shows the issue
     assert opened.status_code == 302
     assert opened["Location"] == world.project_url("1/")
     assert unread(world, bob) == 1
@@ -417,8 +419,40 @@ def test_a_deleted_issues_notification_opens_the_inbox_saying_so(
     member.post(world.project_url("1/watch/"))
     world.client_for(world.owner).post(world.project_url("1/delete/"), {"version": 1})
     run_queued()
-    (link,) = re.findall(rf'href="(/t/{world.slug}/inbox/[^"]+/)"', text(member.get(world.url("inbox/"))))
-    opened = member.get(link, follow=True)
+    (link,) = re.findall(rf'action="(/t/{world.slug}/inbox/\d[^"]+/)"', text(member.get(world.url("inbox/"))))
+    opened = member.post(link, follow=True)
     assert opened.redirect_chain == [(world.url("inbox/"), 302)]
     assert "WEB-1 was deleted." in text(opened)
     assert f"{world.owner.username} deleted WEB-1" in text(opened)
+
+
+def test_opening_a_notification_by_get_changes_nothing_and_only_its_csrf_checked_post_marks_it_read(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """Issue 20, finding 14: a GET (a prefetch, an old link) used to mark it read; now it only leads to the issue."""
+    world, bob = addressed, addressed.member.username
+    create_assigned(world, world.client_for(world.owner), bob)
+    run_queued()
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(world.member)
+    page = browser.get(world.url("inbox/"))
+    (link,) = re.findall(rf'<form method="post" action="(/t/{world.slug}/inbox/\d[^"]+/)"', text(page))
+    assert unread(world, bob) == 1
+
+    for _ in range(2):  # the old link, followed twice: the issue, nothing marked
+        opened = browser.get(link)
+        assert opened.status_code == 302
+        assert opened["Location"] == world.project_url("1/")
+    assert unread(world, bob) == 1
+    assert [n[2] for n in notes_of(world, bob)] == [True]
+
+    assert browser.post(link).status_code == 403  # no CSRF token: refused, nothing marked
+    assert unread(world, bob) == 1
+
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text(page))
+    assert token is not None
+    posted = browser.post(link, {"csrfmiddlewaretoken": token.group(1)})
+    assert posted.status_code == 302
+    assert posted["Location"] == world.project_url("1/")
+    assert unread(world, bob) == 0
+    assert [n[2] for n in notes_of(world, bob)] == [False]

@@ -87,6 +87,13 @@ def inbox_page(*, membership: Membership, cursor: str | None) -> InboxPage:
     return InboxPage(notifications=page.items, unread=head.unread, next_cursor=next_cursor)
 
 
+def notification_find(*, membership: Membership, event_key: str) -> inbox.Notification | None:
+    """The person's notification as it is (GetItem of it and of the head: 1 RCU), nothing marked; None when none."""
+    return inbox.notification_get(
+        tenant=membership.tenant.slug, username=membership.user.get_username(), event_key=event_key
+    )
+
+
 def watch_state(*, issue: IssueItem, username: str) -> WatchState:
     """Whether ``username`` watches the issue, and how many do: one Query (≤ 0.5 RCU for a team under ~60)."""
     names = inbox.watchers(tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number))

@@ -9,13 +9,13 @@ from datetime import datetime
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from ddbmodels.core.keys import utcnow
 from ddbmodels.events import Kind
 from ddbmodels.inbox import Notification
 from tracker.models import Membership
-from tracker.selectors.inbox import inbox_page
+from tracker.selectors.inbox import inbox_page, notification_find
 from tracker.selectors.issues import project_issue_access
 from tracker.services import inbox as inbox_services
 from tracker.views.base import tenant_view
@@ -65,10 +65,19 @@ def inbox_read_all(request: HttpRequest, membership: Membership) -> HttpResponse
     return redirect("inbox", tenant=membership.tenant.slug)
 
 
+@require_http_methods(["GET", "POST"])
 @tenant_view
 def inbox_open(request: HttpRequest, membership: Membership, note: str) -> HttpResponse:
-    """Open one notification: it is read from now on, and the page is its issue."""
-    found = inbox_services.notification_open(membership=membership, event_key=note)
+    """Open one notification: its issue's page. Only the inbox's POST (its row's button) marks it read.
+
+    A GET (an old bookmark or e-mail link, a browser's or mail scanner's prefetch) changes nothing:
+    it redirects to the issue, the notification as it was (issue 20, finding 14). The POST is
+    CSRF-checked like every form.
+    """
+    if request.method == "POST":
+        found = inbox_services.notification_open(membership=membership, event_key=note)
+    else:
+        found = notification_find(membership=membership, event_key=note)
     if found is None:
         raise Http404("No such notification.")
     if found.kind == Kind.ISSUE_DELETED:  # its page is gone: say so where the reader was

@@ -56,7 +56,7 @@ def test_a_member_watches_hears_of_the_change_and_reads_it_on_a_phone(
     inbox_link = page.locator("header.top").get_by_role("link", name="Inbox")
     expect(inbox_link).to_contain_text("1")
     inbox_link.click()
-    item = page.locator("ol.inbox li.unread a")
+    item = page.locator("ol.inbox li.unread button.note")
     expect(item).to_have_text(
         f"{world.owner.username} moved WEB-1 “Checkout times out for customers paying with a very long card "
         "holder name” from Open to In progress"

@@ -58,11 +58,13 @@ def test_the_inbox_bolds_unread_rows_only_and_aligns_the_times(
     rows = page.locator("ol.inbox li")
     expect(rows).to_have_count(4)
     expect(page.locator("ol.inbox li.unread")).to_have_count(3)
-    weights = [int(row.locator("a").evaluate("a => getComputedStyle(a).fontWeight")) for row in rows.all()]
+    weights = [int(row.locator("button.note").evaluate("a => getComputedStyle(a).fontWeight")) for row in rows.all()]
     assert weights == [600, 600, 600, 400]
-    decorations = {row.locator("a").evaluate("a => getComputedStyle(a).textDecorationLine") for row in rows.all()}
+    decorations = {
+        row.locator("button.note").evaluate("a => getComputedStyle(a).textDecorationLine") for row in rows.all()
+    }
     assert decorations == {"none"}, decorations  # underlined on hover only, as the issue lists' titles
-    colours = {row.locator("a").evaluate("a => getComputedStyle(a).color") for row in rows.all()}
+    colours = {row.locator("button.note").evaluate("a => getComputedStyle(a).color") for row in rows.all()}
     assert len(colours) == 1, colours
 
     times = page.locator("ol.inbox li time")
