@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 
 class NoClientErrorTraceback(logging.Filter):
@@ -60,3 +61,20 @@ class ServerRequestLines(logging.Filter):
             return True  # static files are served around Django's handler: this is the only line
         record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
+class RedactInvitationTokens(logging.Filter):
+    """Take an invitation's token out of a log line (``/team/join/<token>/`` → ``/team/join/…/``).
+
+    New links carry the token in the URL's fragment, which no server sees; links made before carry it
+    in the path, and the development server's request line ("GET /t/acme/team/join/<token>/ …") would
+    write it to the log. The console handler's filter: no line the app writes holds a usable link.
+    """
+
+    _TOKEN = re.compile(r"(/team/join/)[^/\s\"'?#]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "/team/join/" in message:
+            record.msg, record.args = self._TOKEN.sub(r"\1…", message), ()
+        return True

@@ -9,8 +9,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save, pre_delete
 from django.dispatch import receiver
+from django.utils import timezone
 
 from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import InvalidTransition
@@ -167,12 +168,21 @@ class Membership(models.Model):
         return ROLE_RANK[Role(self.role)] >= ROLE_RANK[Role(role)]
 
 
+class InvitationQuerySet(models.QuerySet["Invitation"]):
+    def withdraw_open(self) -> int:
+        """Withdraw those of these invitations that are neither used nor withdrawn; how many."""
+        return self.filter(used_at__isnull=True, withdrawn_at__isnull=True).update(withdrawn_at=timezone.now())
+
+
 class Invitation(models.Model):
     """A one-use invitation into a team with a role: its link carries a signed, expiring token of ``key``.
 
     The link itself is never stored (only shown once to the owner who made it); ``used_at`` makes
     it one-use, ``withdrawn_at`` lets an owner take it back, and the signature's timestamp bounds
-    its age (tracker.services.team.INVITATION_MAX_AGE).
+    its age (tracker.services.team.INVITATION_MAX_AGE). It lives only as long as its creator's
+    right: the receivers below withdraw a person's open invitations when they stop being an owner
+    of the team (role changed, removed, left, account deactivated or deleted), offboarding withdraws
+    all of the team's, and accepting checks both again under lock (tracker.services.team).
     """
 
     key = models.UUIDField(unique=True, default=uuid.uuid4, editable=False)
@@ -187,8 +197,36 @@ class Invitation(models.Model):
     )
     withdrawn_at = models.DateTimeField(null=True, blank=True)
 
+    objects = InvitationQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"invitation to {self.tenant} as {self.role}"
+
+
+# An invitation is worth its creator's right: once they are no longer an owner of the team, their open
+# invitations are withdrawn — whoever makes the change (the team page, the admin, a script).
+
+
+@receiver(post_save, sender=Membership)
+def _withdraw_when_no_longer_owner(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
+    if instance.role != Role.OWNER:
+        Invitation.objects.filter(tenant_id=instance.tenant_id, created_by_id=instance.user_id).withdraw_open()
+
+
+@receiver(post_delete, sender=Membership)
+def _withdraw_when_out_of_the_team(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
+    Invitation.objects.filter(tenant_id=instance.tenant_id, created_by_id=instance.user_id).withdraw_open()
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL)
+def _withdraw_when_deactivated(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
+    if not instance.is_active:
+        Invitation.objects.filter(created_by_id=instance.pk).withdraw_open()
+
+
+@receiver(pre_delete, sender=settings.AUTH_USER_MODEL)
+def _withdraw_when_deleted(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
+    Invitation.objects.filter(created_by_id=instance.pk).withdraw_open()  # before created_by becomes NULL

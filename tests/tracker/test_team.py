@@ -7,6 +7,7 @@ import time
 
 import pytest
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.test import Client
 
 from tests.tracker.conftest import World
@@ -32,7 +33,7 @@ def membership(world: World, user: User) -> Membership:
 
 
 def invite(world: World, role: str = "member", email: str = "") -> str:
-    """An owner creates an invitation; the link the team page shows once (path only)."""
+    """An owner creates an invitation; the link the team page shows once (path and fragment: ``…/join/#<token>``)."""
     client = world.client_for(world.owner)
     response = client.post(team_url(world, "invitations/"), {"role": role, "email": email})
     assert response.status_code == 302
@@ -40,6 +41,14 @@ def invite(world: World, role: str = "member", email: str = "") -> str:
     match = re.search(r'<input type="text" readonly value="http://testserver([^"]+)"', page)
     assert match, "the new invitation link is not on the team page"
     return match.group(1)
+
+
+def open_link(client: Client, link: str) -> HttpResponse:
+    """What a browser does with the link: the page's script POSTs the fragment's code, then the clean URL."""
+    path, _, code = link.partition("#")
+    response = client.post(path, {"token": code})
+    assert (response.status_code, response["Location"]) == (302, path)
+    return client.get(path)
 
 
 # ------------------------------------------------------------------- who sees what
@@ -208,17 +217,18 @@ def test_team_changes_only_take_post(world: World) -> None:
 
 def test_a_new_person_signs_up_through_an_invitation_link_once(world: World) -> None:
     link = invite(world, role="viewer", email="new@example.org")
-    assert link.startswith(f"/t/{world.slug}/team/join/")
+    path = f"/t/{world.slug}/team/join/"
+    assert link.startswith(f"{path}#")
     # The link is shown once: the next visit of the team page does not show it again.
     assert "readonly value=" not in text(world.client_for(world.owner).get(team_url(world)))
 
     visitor = Client()
-    form = visitor.get(link)
+    form = open_link(visitor, link)
     assert form.status_code == 200
     assert f"You are invited as a viewer of {world.tenant.name}." in text(form)
     assert 'value="new@example.org"' in text(form)  # the e-mail the owner noted
     response = visitor.post(
-        link,
+        path,
         {
             "username": "newbie",
             "email": "new@example.org",
@@ -233,15 +243,21 @@ def test_a_new_person_signs_up_through_an_invitation_link_once(world: World) -> 
     invitation = Invitation.objects.get(tenant=world.tenant)
     assert invitation.used_by == User.objects.get(username="newbie")
 
-    again = Client().post(link, {"username": "second", "password1": "a-long-pass-417", "password2": "a-long-pass-417"})
-    assert again.status_code == 410
-    assert "This invitation link was already used." in text(again)
+    second = Client()
+    used = open_link(second, link)
+    assert used.status_code == 410
+    assert "This invitation link was already used." in text(used)
+    again = second.post(path, {"username": "second", "password1": "a-long-pass-417", "password2": "a-long-pass-417"})
+    assert again.status_code == 400  # no usable link is held: the page asks for a code, and creates nothing
+    assert "Open your invitation" in text(again)
     assert not User.objects.filter(username="second").exists()
 
 
 def test_a_bad_sign_up_form_is_a_form_error_and_creates_nothing(world: World) -> None:
     link = invite(world)
-    response = Client().post(link, {"username": "x", "password1": "short", "password2": "other"})
+    visitor = Client()
+    open_link(visitor, link)
+    response = visitor.post(link.partition("#")[0], {"username": "x", "password1": "short", "password2": "other"})
     assert response.status_code == 200
     assert "The two password fields didn’t match." in text(response)
     assert not User.objects.filter(username="x").exists()
@@ -251,16 +267,18 @@ def test_a_bad_sign_up_form_is_a_form_error_and_creates_nothing(world: World) ->
 def test_a_signed_in_person_joins_with_one_button(world: World, other_world: World) -> None:
     link = invite(world, role="member")
     outsider = world.client_for(other_world.member)
-    page = text(outsider.get(link))
+    page = text(open_link(outsider, link))
     assert f"Join as {other_world.member.username}" in page
-    response = outsider.post(link)
+    response = outsider.post(link.partition("#")[0])
     assert response.status_code == 302
     assert roles(world)[other_world.member.username] == "member"
 
 
 def test_someone_already_in_the_team_leaves_the_link_for_someone_else(world: World) -> None:
     link = invite(world)
-    response = world.client_for(world.viewer).post(link)
+    viewer = world.client_for(world.viewer)
+    open_link(viewer, link)
+    response = viewer.post(link.partition("#")[0])
     assert "You are already in" in text(response)
     assert roles(world)[world.viewer.username] == "viewer"
     assert Invitation.objects.get(tenant=world.tenant).used_at is None
@@ -268,9 +286,9 @@ def test_someone_already_in_the_team_leaves_the_link_for_someone_else(world: Wor
 
 def test_a_tampered_link_or_another_teams_address_is_not_valid(world: World, other_world: World) -> None:
     link = invite(world)
-    token = link.rstrip("/").rsplit("/", 1)[1]
-    for bad in (link[:-3] + "xx/", f"/t/{other_world.slug}/team/join/{token}/", f"/t/{world.slug}/team/join/nonsense/"):
-        response = Client().get(bad)
+    token = link.partition("#")[2]
+    for bad in (link[:-3] + "xx", f"/t/{other_world.slug}/team/join/#{token}", f"/t/{world.slug}/team/join/#nonsense"):
+        response = open_link(Client(), bad)
         assert response.status_code == 410, bad
         assert "This invitation link is not valid." in text(response)
 
@@ -279,7 +297,7 @@ def test_an_invitation_expires_after_seven_days(world: World, monkeypatch: pytes
     link = invite(world)
     later = time.time() + 7 * 24 * 3600 + 60
     monkeypatch.setattr("django.core.signing.time.time", lambda: later)
-    response = Client().get(link)
+    response = open_link(Client(), link)
     assert response.status_code == 410
     assert "This invitation link has expired." in text(response)
 
@@ -297,6 +315,6 @@ def test_a_withdrawn_invitation_stops_working(world: World, other_world: World) 
     assert "Open invitations" in text(client.get(team_url(world)))
     client.post(team_url(world, f"invitations/{invitation.pk}/withdraw/"))
     assert "Open invitations" not in text(client.get(team_url(world)))
-    response = Client().get(link)
+    response = open_link(Client(), link)
     assert response.status_code == 410
     assert "This invitation was withdrawn." in text(response)

@@ -23,7 +23,7 @@ from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import Unavailable
 from tracker import enqueue
 from tracker.jobs import JobRun
-from tracker.models import Membership, RetiredSlug
+from tracker.models import Invitation, Membership, RetiredSlug
 from tracker.search import indexing as search_indexing
 from tracker.services import imports
 from tracker.services.attachments import DjangoBlobStore
@@ -43,6 +43,10 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
     if retired.reason != RetiredSlug.Reason.OFFBOARDING:
         retired.reason = RetiredSlug.Reason.OFFBOARDING
         retired.save(update_fields=["reason"])
+    # Nobody joins once offboarding begins: the retired slug refuses every link, and its open invitations
+    # are withdrawn before the memberships go (an accept that claimed one first commits before this UPDATE
+    # returns, so its membership is among those removed next; tracker.services.team).
+    withdrawn = Invitation.objects.filter(tenant__slug=slug).withdraw_open()
     removed, _ = Membership.objects.filter(tenant__slug=slug).delete()
     report = ddb_tenants.offboard(
         slug,
@@ -54,6 +58,7 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
         progress=run.progress,
     )
     report["memberships_removed"] = removed
+    report["invitations_withdrawn"] = withdrawn
     report["uploads_deleted"] = imports.uploads_delete(tenant=slug)  # exports waiting for an import
     report["search_documents_deleted"] = search_indexing.remove_tenant(slug)  # derived: not archived
     report["finished"] = not any(report["remaining"].values())

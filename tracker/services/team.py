@@ -3,6 +3,13 @@
 Two rules hold whatever the order of concurrent requests: a team always keeps at least one owner
 (checked inside a transaction that locks the team's owner rows), and an invitation link is used
 at most once (a conditional UPDATE claims it; the new account and membership roll back with it).
+An invitation is worth its creator's right and its team's life: a link whose creator is no longer
+an owner of the team, or whose team is being (or was) offboarded, is refused — when it is opened,
+and again when it is accepted, inside the transaction that creates the membership, after locking
+the creator's owner membership (a role change or removal locks it too, and withdraws the creator's
+invitations in its own transaction). Offboarding retires the slug, then withdraws the team's open
+invitations, then removes the memberships: an accept that claimed its invitation first holds that
+row until it commits, so its membership is among those removed; one that comes later is refused.
 Every write is the acting owner's own team: the views look targets up through
 ``team_membership_access`` / ``invitation_access``, which answer 404 for another team's rows.
 """
@@ -20,7 +27,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from tracker.models import Invitation, Membership, Role
+from tracker.models import Invitation, Membership, RetiredSlug, Role, Tenant
 from tracker.services.permissions import require_role
 
 INVITATION_MAX_AGE = timedelta(days=7)
@@ -124,11 +131,41 @@ def invitation_open(*, tenant_slug: str, token: str) -> Invitation:
     invitation = Invitation.objects.select_related("tenant").filter(key=uuid, tenant__slug=tenant_slug).first()
     if invitation is None:
         raise InvitationUnusable("This invitation link is not valid. Check that it was copied whole.")
+    _refuse_closed(invitation)  # first: a closed team is the reason, whatever became of the invitation
     if invitation.withdrawn_at is not None:
         raise InvitationUnusable("This invitation was withdrawn. Ask an owner of the team for a new one.")
     if invitation.used_at is not None:
         raise InvitationUnusable("This invitation link was already used. Each link lets one person join.")
+    _refuse_without_right(invitation, lock=False)
     return invitation
+
+
+def _refuse_closed(invitation: Invitation) -> Tenant:
+    """The invitation's team, unless its slug is retired (offboarding began or ended): InvitationUnusable."""
+    team = invitation.tenant
+    if RetiredSlug.objects.filter(slug=team.slug).exists():
+        raise InvitationUnusable(f"{team.name} has closed its space on Tracker: nobody can join it any more.")
+    return team
+
+
+def _refuse_without_right(invitation: Invitation, *, lock: bool) -> None:
+    """InvitationUnusable when the team is closing or closed, or the creator is no longer its owner.
+
+    ``lock``: inside the accepting transaction, lock the creator's owner membership (a role change or
+    removal locks it too: whichever comes second sees what the first did).
+    """
+    team = _refuse_closed(invitation)
+    creator = invitation.created_by_id
+    creators = Membership.objects.filter(
+        tenant_id=invitation.tenant_id, user_id=creator or 0, role=Role.OWNER, user__is_active=True
+    )
+    if lock:
+        creators = creators.select_for_update(of=("self",))
+    if creator is None or creators.first() is None:
+        raise InvitationUnusable(
+            f"The person who sent this invitation is no longer an owner of {team.name}, so it no longer works. "
+            "Ask an owner of the team for a new one."
+        )
 
 
 def invitation_accept(*, invitation: Invitation, user: User) -> Membership:
@@ -137,6 +174,7 @@ def invitation_accept(*, invitation: Invitation, user: User) -> Membership:
     ValidationError when the person is already in the team (the link stays usable).
     """
     with transaction.atomic():
+        _refuse_without_right(invitation, lock=True)
         if Membership.objects.filter(tenant_id=invitation.tenant_id, user_id=user.pk).exists():
             raise ValidationError(
                 f"You are already in {invitation.tenant.name}; this link stays free for someone else."
@@ -148,6 +186,7 @@ def invitation_accept(*, invitation: Invitation, user: User) -> Membership:
 def invitation_sign_up(*, invitation: Invitation, username: str, email: str, password: str) -> User:
     """A new account and its membership from an invitation, in one transaction with using up the link."""
     with transaction.atomic():
+        _refuse_without_right(invitation, lock=True)
         user = get_user_model().objects.create_user(username, email=email, password=password)
         _claim(invitation, user)
         Membership.objects.create(user=user, tenant=invitation.tenant, role=invitation.role)
@@ -160,4 +199,6 @@ def _claim(invitation: Invitation, user: AbstractBaseUser) -> None:
         used_at=timezone.now(), used_by=user
     )
     if not claimed:
+        if Invitation.objects.filter(pk=invitation.pk, withdrawn_at__isnull=False).exists():
+            raise InvitationUnusable("This invitation was withdrawn. Ask an owner of the team for a new one.")
         raise InvitationUnusable("This invitation link was already used. Each link lets one person join.")

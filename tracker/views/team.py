@@ -3,6 +3,16 @@
 Every change is a POST of its own, refused (403) for members and viewers before anything is read;
 a membership or invitation of another team is a 404. Refusals a person can fix (the last owner,
 a person not found, already in the team) are form errors on the team page.
+
+An invitation link keeps its token out of every URL the server receives: it is
+``/t/<team>/team/join/#<token>``, and the fragment never leaves the browser. On the join page a
+static script (static/tracker/join.js) takes the token from the fragment, removes it from the
+address bar and history, and POSTs it; without JavaScript the page asks for the code to be pasted.
+The token then lives in the session (as Django's password-reset view keeps its token) and every
+later step is the clean ``/t/<team>/team/join/``. Links made before (the token in the path) still
+answer, as a redirect that moves the token into the session. Every join response says
+``Referrer-Policy: same-origin`` (no-referrer would make Chromium send ``Origin: null`` with the
+form, which CSRF refuses) and is never cached, and error reports hide the posted token.
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from tracker.forms.team import InvitationForm, MemberAddForm, RoleForm, SignUpForm
@@ -27,6 +39,7 @@ from tracker.services import team as team_services
 from tracker.views.base import View, tenant_view
 
 NEW_LINK = "team_new_invitation_link"  # session key: the link just created, shown once
+JOIN_HELD = "team_join_link"  # session key: {"tenant": slug, "token": …} of the invitation being used
 NOT_OWNER = "Only owners of the team change who is in it."
 
 
@@ -132,8 +145,8 @@ def invitation_create(request: HttpRequest, membership: Membership) -> HttpRespo
     if not form.is_valid():
         return _page(request, membership, invite_form=form)
     invitation, token = team_services.invitation_create(membership=membership, **form.cleaned_data)
-    path = reverse("team_join", kwargs={"tenant": membership.tenant.slug, "token": token})
-    request.session[NEW_LINK] = request.build_absolute_uri(path)
+    path = reverse("team_join", kwargs={"tenant": membership.tenant.slug})
+    request.session[NEW_LINK] = f"{request.build_absolute_uri(path)}#{token}"  # the fragment is never sent
     return _done(request, membership, f"Invitation created ({_role(invitation)}). Send the link below.")
 
 
@@ -144,12 +157,60 @@ def invitation_withdraw(request: HttpRequest, membership: Membership, invitation
     return _done(request, membership, "Invitation withdrawn: its link no longer works.")
 
 
-def join(request: HttpRequest, tenant: str, token: str) -> HttpResponse:
+def _private(response: HttpResponse) -> HttpResponse:
+    """A join response: a Referer only to this site (whose forms need the Origin), never cached.
+
+    The page's own URL holds no token (the fragment is never in a Referer; a link in the path is
+    redirected before any page is shown), and nothing leaves the site with even that.
+    """
+    response["Referrer-Policy"] = "same-origin"
+    return response
+
+
+def _code(pasted: str) -> str:
+    """The token in what was pasted: the code itself, or a whole link (new ``…/join/#code``, old ``…/join/code/``)."""
+    pasted = pasted.strip()
+    if "#" in pasted:
+        return pasted.rsplit("#", 1)[1].strip()
+    if "/team/join/" in pasted:
+        return pasted.split("/team/join/", 1)[1].strip("/ ")
+    return pasted
+
+
+def _unusable(request: HttpRequest, reason: str) -> HttpResponse:
+    request.session.pop(JOIN_HELD, None)
+    return render(request, "tracker/team/join.html", {"reason": reason}, status=410)
+
+
+@never_cache
+def join_link(request: HttpRequest, tenant: str, token: str) -> HttpResponse:
+    """A link made before tokens left the path: keep its token in the session, go on at the clean URL."""
+    request.session[JOIN_HELD] = {"tenant": tenant, "token": token}
+    return _private(redirect("team_join", tenant=tenant))
+
+
+@never_cache
+@sensitive_post_parameters("token", "password1", "password2")
+def join(request: HttpRequest, tenant: str) -> HttpResponse:
+    return _private(_join(request, tenant))
+
+
+def _join(request: HttpRequest, tenant: str) -> HttpResponse:
     """An invitation link: sign up (or join as the signed-in person) into the team, once."""
+    if request.method == "POST" and "token" in request.POST:  # the code, from the link's fragment or pasted
+        code = _code(request.POST["token"])
+        if not code:
+            return render(request, "tracker/team/join_code.html", {"tenant": tenant, "empty": True}, status=400)
+        request.session[JOIN_HELD] = {"tenant": tenant, "token": code}
+        return redirect("team_join", tenant=tenant)
+    held = request.session.get(JOIN_HELD)
+    if not isinstance(held, dict) or held.get("tenant") != tenant or not held.get("token"):
+        status = 400 if request.method == "POST" else 200
+        return render(request, "tracker/team/join_code.html", {"tenant": tenant}, status=status)
     try:
-        invitation = team_services.invitation_open(tenant_slug=tenant, token=token)
+        invitation = team_services.invitation_open(tenant_slug=tenant, token=str(held["token"]))
     except team_services.InvitationUnusable as unusable:
-        return render(request, "tracker/team/join.html", {"reason": unusable.reason}, status=410)
+        return _unusable(request, unusable.reason)
     signed_in = isinstance(request.user, User) and request.user.is_authenticated
     form: SignUpForm | None = (
         None if signed_in else SignUpForm(request.POST or None, initial={"email": invitation.email})
@@ -169,7 +230,8 @@ def join(request: HttpRequest, tenant: str, token: str) -> HttpResponse:
         except ValidationError as error:
             return _join_page(request, invitation, form, error=_first_message(error))
         except team_services.InvitationUnusable as unusable:
-            return render(request, "tracker/team/join.html", {"reason": unusable.reason}, status=410)
+            return _unusable(request, unusable.reason)
+        request.session.pop(JOIN_HELD, None)
         messages.success(request, f"Welcome to {invitation.tenant.name}.")
         return redirect("project_list", tenant=invitation.tenant.slug)
     return _join_page(request, invitation, form)

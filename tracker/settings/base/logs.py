@@ -14,9 +14,14 @@ LOGGING = {
     "filters": {
         "no_client_error_traceback": {"()": "tracker.log_filters.NoClientErrorTraceback"},
         "server_request_lines": {"()": "tracker.log_filters.ServerRequestLines"},
+        "redact_invitation_tokens": {"()": "tracker.log_filters.RedactInvitationTokens"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["no_client_error_traceback"]}
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["no_client_error_traceback", "redact_invitation_tokens"],
+        }
     },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {
