@@ -228,3 +228,18 @@ def test_logs_never_hold_a_token(world: World, caplog: pytest.LogCaptureFixture)
         Client().get(f"/t/{world.slug}/team/join/{token}x/")
         Client().post(f"/t/{world.slug}/team/join/", {"token": token + "x"}, follow=True)
     assert token not in caplog.text
+
+
+def test_logging_in_first_keeps_the_link_and_comes_back_to_join(world: World, other_world: World) -> None:
+    link = invite(world, role="member")
+    path = link.partition("#")[0]
+    visitor = Client()
+    page = text(open_link(visitor, link))
+    assert f'href="/accounts/login/?next={path}"' in page  # back to the clean URL
+    response = visitor.post(
+        f"/accounts/login/?next={path}", {"username": other_world.member.username, "password": "pw-for-tests"}
+    )
+    assert (response.status_code, response["Location"]) == (302, path)
+    assert f"Join as {other_world.member.username}" in text(visitor.get(path))
+    assert visitor.post(path).status_code == 302
+    assert roles(world)[other_world.member.username] == "member"
