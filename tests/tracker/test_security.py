@@ -63,6 +63,9 @@ def test_every_html_page_has_a_content_security_policy_without_inline_script(wor
         assert "text/html" in response["Content-Type"], url
         directives = policy(response)
         assert directives["script-src"] == ["'self'"], url
+        # No inline style either (issue 20, finding 14: style-src allowed 'unsafe-inline'): the admin's
+        # and our pages' styles are in static files (tests/tracker/browser/test_csp_styles.py).
+        assert directives["style-src"] == ["'self'"], url
         assert directives["default-src"] == ["'self'"], url
         assert directives["object-src"] == ["'none'"], url
         # Framing: CSP and X-Frame-Options say the same, "nobody" (issue 20, finding 14: they disagreed,
@@ -80,6 +83,18 @@ def test_no_template_has_an_inline_script_or_event_handler() -> None:
         source = Path(template).read_text()
         assert not INLINE_SCRIPT.search(source), template
         assert not EVENT_HANDLER.search(source), template
+
+
+STYLE_ATTRIBUTE = re.compile(r"<[^>]+\sstyle\s*=", re.I)
+STYLE_ELEMENT = re.compile(r"<style\b", re.I)
+
+
+def test_no_template_has_a_style_attribute_or_element() -> None:
+    """The policy refuses them (style-src 'self'): a page's look is in static/ (issue 20, finding 14)."""
+    for template in sorted((ROOT / "templates").rglob("*.html")):
+        source = Path(template).read_text()
+        assert not STYLE_ATTRIBUTE.search(source), template
+        assert not STYLE_ELEMENT.search(source), template
 
 
 # ------------------------------------------------------------------------------ login throttling

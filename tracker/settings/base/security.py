@@ -5,16 +5,16 @@ from __future__ import annotations
 from csp.constants import NONE, SELF
 
 # ---------------------------------------------------------------------------------------------
-# Content-Security-Policy (django-csp) on every response: scripts only from our own origin — no
-# inline script, no event-handler attribute (that code is in static/) — and styles from our own
-# origin plus inline ones (Django's admin and a few of our pages write style attributes; a style
-# cannot run code).
+# Content-Security-Policy (django-csp) on every response: scripts and styles only from our own
+# origin — no inline script, no event-handler attribute, no style attribute or <style> element
+# (that code and those looks are in static/; an injected style could still restyle a page to
+# mislead, or read attribute values out through selectors and image URLs).
 # ---------------------------------------------------------------------------------------------
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
         "script-src": [SELF],
-        "style-src": [SELF, "'unsafe-inline'"],
+        "style-src": [SELF],
         "img-src": [SELF, "data:"],
         "font-src": [SELF],
         "connect-src": [SELF],
