@@ -10,9 +10,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
 from tracker.models import Membership, RetiredSlug, Tenant
-from tracker.services import offboarding_exports
+from tracker.services import offboarding_exports, team_leftovers
 from tracker.services.admin.jobs import offboarding_queue
 from tracker.services.permissions import NO_DESTRUCTIVE_JOBS, staff_can_run_destructive_jobs
 
@@ -101,7 +102,7 @@ class RetiredSlugAdmin(admin.ModelAdmin):
     list_display = ["slug", "reason", "retired_at", "offboarded_at", "archive", "export_available"]
     list_filter = ["reason"]
     search_fields = ["slug"]
-    readonly_fields = ["export_available"]
+    readonly_fields = ["export_available", "removed_elsewhere"]
 
     @admin.display(description="team's export available")
     def export_available(self, retired: RetiredSlug) -> str:
@@ -113,6 +114,13 @@ class RetiredSlugAdmin(admin.ModelAdmin):
         if deleted:
             return f"deleted on {deleted['at'][:10]} ({deleted['days']} days after offboarding)"
         return "—"
+
+    @admin.display(description="removed besides its data")
+    def removed_elsewhere(self, retired: RetiredSlug) -> str:
+        """Per place (job checkpoints and results, admin log, Redis, files), what the last run removed."""
+        places = (retired.report or {}).get("places") or {}
+        lines = team_leftovers.describe(places)
+        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}: {}</li>", lines)) if lines else "—"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

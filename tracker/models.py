@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models.signals import post_delete, post_save, pre_delete
 from django.dispatch import receiver
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import InvalidTransition
@@ -71,7 +72,9 @@ class Tenant(models.Model):
                 raise ValidationError({"slug": problem})
 
     def data_left(self) -> str | None:
-        """Why the row may not be deleted yet (None: it may), from the retired-slugs record and DynamoDB."""
+        """Why the row may not be deleted yet (None: it may): the retired-slugs record, DynamoDB (events tables
+        among the declared parts), the search index, then every other place a team leaves traces
+        (``tracker.services.team_leftovers``: job checkpoints and results, the admin log, Redis, files)."""
         retired = RetiredSlug.objects.filter(slug=self.slug).first()
         if retired is not None and retired.reason == RetiredSlug.Reason.OFFBOARDING:
             return f"The offboarding of {self.slug} has not finished; run it to its end first."
@@ -87,6 +90,18 @@ class Tenant(models.Model):
         if tenant_has_documents(self.slug):
             return (
                 f"The search index still holds documents of {self.slug}: offboard it first "
+                f"(manage.py offboard_tenant {self.slug}, or the admin action), then delete the tenant."
+            )
+        from tracker.services import offboarding, team_leftovers  # services import these models
+
+        team = team_leftovers.Team(self.slug, offboarding_job=offboarding.offboarding_job_name(self.slug))
+        try:
+            places = [place for place, count in team_leftovers.left(team).items() if count]
+        except RedisError:
+            return f"Redis is not answering, so whether it still holds traces of {self.slug} is unknown; try again."
+        if places:
+            return (
+                f"{', '.join(places).capitalize()} still hold traces of {self.slug}: offboard it first "
                 f"(manage.py offboard_tenant {self.slug}, or the admin action), then delete the tenant."
             )
         return None

@@ -81,7 +81,13 @@ def _retrying(task: Task, work: Callable[[], T], *, transient: Callable[[BaseExc
         raise
 
 
-@shared_task(acks_late=True)
+# Tasks about one team's items store no result (``ignore_result``): nobody reads them, and with
+# CELERY_RESULT_EXTENDED a result record keeps the task's arguments — the team's titles, excerpts and
+# usernames — in the result backend (issue 20, finding 1). Jobs keep theirs: the jobs pages read them.
+TEAM_TASK = {"ignore_result": True}
+
+
+@shared_task(acks_late=True, **TEAM_TASK)
 def refresh_project_counts(tenant: str, key: str) -> dict[str, int]:
     """Recount one project's issues by status (debounced by the writes that queue it)."""
     cache.delete(f"counts-pending:{tenant}#{key}")
@@ -170,19 +176,19 @@ def expire_offboarding_exports(self: Task) -> dict:
     return _run(self, "expire_offboarding_exports", offboarding_exports.expire_offboarding_exports_job)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)
 def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
     """Notify an issue's watchers of one change (queued by ``activity.record``); exactly once per event."""
     return _retrying(self, lambda: inbox.fan_out(**event))
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)
 def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
     """One person's e-mail about one issue when its mail window closes (queued by the fan-out); sent once."""
     return _retrying(self, lambda: inbox.send_digest(**window))
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"])
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)
 def search_index_change(
     self: Task,
     tenant: str,

@@ -42,6 +42,7 @@ from ddbmodels.attachments.model import (
     new_attachment_id,
     storage_name,
     storage_safe,
+    team_folder,
 )
 from ddbmodels.attachments.reads import (
     attachment_get,
@@ -111,5 +112,6 @@ __all__ = [
     "reconcile",
     "storage_name",
     "storage_safe",
+    "team_folder",
     "verify",
 ]

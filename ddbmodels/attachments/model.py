@@ -108,7 +108,12 @@ def storage_safe(name: str) -> str:
 
 def storage_name(tenant: str, project_key: str, number: int, attachment_id: str, filename: str) -> str:
     """attachments/<tenant>/<PROJECT>/<number>/<id>/<safe name>: tenant-scoped, unguessable (the id)."""
-    return f"attachments/{tenant}/{project_key}/{int(number)}/{attachment_id}/{storage_safe(filename)}"
+    return f"{team_folder(tenant)}/{project_key}/{int(number)}/{attachment_id}/{storage_safe(filename)}"
+
+
+def team_folder(tenant: str) -> str:
+    """attachments/<tenant>: the folder of every file of the team (offboarding deletes all of it, orphans too)."""
+    return f"attachments/{tenant}"
 
 
 class InFlightIndex(GlobalSecondaryIndex["AttachmentItem"]):

@@ -12,6 +12,7 @@ from ddbmodels.jobs.reads import (
 )
 from ddbmodels.jobs.team import TEAM_DATA
 from ddbmodels.jobs.writes import (
+    checkpoint_replace,
     checkpoint_save,
     fence_acquire,
     fence_check,
@@ -22,6 +23,7 @@ __all__ = [
     "TEAM_DATA",
     "FencedOut",
     "JobItem",
+    "checkpoint_replace",
     "checkpoint_save",
     "fence_acquire",
     "fence_check",

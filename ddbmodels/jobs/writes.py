@@ -57,3 +57,21 @@ def checkpoint_save(job: str, token: int, checkpoint: str | None) -> None:
         if is_conditional_failure(error):
             raise FencedOut(f"a newer run of {job} took over", job=job, token=token) from error
         raise
+
+
+@capacity.access_pattern("jobs.checkpoint")
+def checkpoint_replace(job: str, seen: str, new: str | None) -> bool:
+    """UpdateItem SET (or REMOVE) checkpoint if checkpoint = ``seen`` — 1 WCU. Whether it was replaced.
+
+    Not a run's own write (that is ``checkpoint_save``, under its token): for a job shared by every team
+    (``backfill_project_counts``, ``upgrade_search``) whose checkpoint names a team being offboarded. A run
+    that moved on meanwhile wrote another checkpoint, which is left alone (False).
+    """
+    action = JobItem.checkpoint.set(new) if new is not None else JobItem.checkpoint.remove()
+    try:
+        JobItem(job).update(actions=[action], condition=JobItem.checkpoint == seen)
+    except UpdateError as error:
+        if is_conditional_failure(error):
+            return False
+        raise
+    return True

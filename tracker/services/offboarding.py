@@ -25,7 +25,7 @@ from tracker import enqueue
 from tracker.jobs import JobRun
 from tracker.models import Invitation, Membership, RetiredSlug
 from tracker.search import indexing as search_indexing
-from tracker.services import imports
+from tracker.services import imports, team_leftovers
 from tracker.services.attachments import DjangoBlobStore
 from tracker.storage import DjangoArchiveStore
 
@@ -61,6 +61,10 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
     report["invitations_withdrawn"] = withdrawn
     report["uploads_deleted"] = imports.uploads_delete(tenant=slug)  # exports waiting for an import
     report["search_documents_deleted"] = search_indexing.remove_tenant(slug)  # derived: not archived
+    # Job checkpoints and results, the admin log's copies, Redis, orphan files: removed, then counted again.
+    team = team_leftovers.Team(slug, offboarding_job=offboarding_job_name(slug))
+    report["places"] = team_leftovers.sweep(team)
+    report["remaining"].update(team_leftovers.left(team))
     report["finished"] = not any(report["remaining"].values())
     # Every run's archive is kept in the record; ``archive`` names the last one that holds items
     # (a run over an already empty tenant writes an empty archive and must not hide the real one).

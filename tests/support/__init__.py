@@ -1,0 +1,1 @@
+"""Helpers several test modules share (importable as ``tests.support``)."""

@@ -1,0 +1,277 @@
+"""Offboarding removes a team from every place outside its DynamoDB items (issue 20, finding 1), and says so.
+
+Each place is filled for the team and for another team, the team is offboarded, and an independent
+scan (``tests.support.team_scan``: every Redis key, every SQL row, every stored file) finds nothing of
+the team while the other team's traces are untouched; the report names each place and what it removed.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.core.cache import cache
+from django.core.management import call_command
+from django.test import Client
+from django_celery_results.models import TaskResult
+
+from ddbmodels import events, jobs
+from ddbmodels.core import capacity, hot_keys
+from ddbmodels.core.connection import table_name
+from tests.support import team_scan
+from tests.tracker.conftest import World
+from tracker import capacity_stats, hot_key_stats, optional_redis, tasks
+from tracker.celery import app
+from tracker.jobs import record_run
+from tracker.models import RetiredSlug, Tenant
+from tracker.selectors.inbox import unread_cache_key
+from tracker.selectors.projects import project_list_cache_key
+from tracker.services import team_leftovers
+from tracker.services.team_leftovers import job_checkpoints
+
+pytestmark = pytest.mark.ddblocal
+
+
+def offboard(slug: str) -> dict[str, Any]:
+    out = io.StringIO()
+    call_command("offboard_tenant", slug, "--yes", "--json", stdout=out)
+    return json.loads(out.getvalue())["result"]
+
+
+def needles(world: World) -> list[str]:
+    """What names the team in a key, a job name, a path or a task's arguments."""
+    slug = world.slug
+    return [f"{slug}#", f":{slug}:", f"'{slug}'", f'"{slug}"', f"attachments/{slug}", f"/{slug}/", f":{slug}"]
+
+
+def found(world: World, hits: list[team_scan.Hit]) -> list[str]:
+    return team_scan.unexpected(hits, allowed=team_scan.offboarding_records(world.slug))
+
+
+def redis_traces(world: World) -> None:
+    """What the site leaves in Redis for a team: cached pages, hot keys, capacity figures, its jobs' runs."""
+    slug, name = world.slug, world.member.username
+    cache.set(project_list_cache_key(slug), [{"key": "WEB", "name": "Website"}])
+    cache.set(unread_cache_key(slug, name), 3)
+    cache.add(f"counts-pending:{slug}#WEB", 1)
+    batch = hot_keys.Batch()
+    for key in (f"{slug}#WEB", f"{slug}#{name}", slug, f"import_upload:{slug}:01J"):
+        batch.keys[hot_keys.Touch(table_name("issues"), "", key)] = hot_keys.Figures(5, 2.0, 1.0)
+    batch.tables[(table_name("issues"), "")] = hot_keys.Figures(20, 8.0, 4.0)
+    hot_key_stats.ship(batch)
+    meter = capacity.CapacityMeter()
+    meter.rcu, meter.requests = 3.0, 2
+    capacity_stats.record("job", f"import_issues:{slug}:abc", meter)
+    capacity_stats.record("job", f"leaderboard_repair:{slug}", meter)
+    record_run({"job": f"import_upload:{slug}:01J", "status": "done"})
+    record_run({"job": "backfill_project_counts", "status": "failed", "error": f"NotFound: {slug}#WEB"})
+
+
+def test_redis_keeps_nothing_of_an_offboarded_team_and_keeps_the_others(
+    world: World, other_world: World, media: Path, archive_dir: Path
+) -> None:
+    optional_redis.resume()
+    redis_traces(world)
+    redis_traces(other_world)
+    assert found(world, team_scan.redis_hits(settings.REDIS_URL, needles(world)))  # the traces are there
+
+    report = offboard(world.slug)
+
+    assert found(world, team_scan.redis_hits(settings.REDIS_URL, needles(world))) == []
+    others = team_scan.redis_hits(settings.REDIS_URL, needles(other_world))
+    assert {h.where.split(" ", 1)[1] for h in others} >= {
+        f"{cache.make_key(project_list_cache_key(other_world.slug))}",
+        f"{cache.make_key(unread_cache_key(other_world.slug, other_world.member.username))}",
+    }
+    assert any("hotkeys" in h.where for h in others)
+    assert any("ddbcap" in h.where for h in others)
+    assert any("jobs:runs" in h.where for h in others)
+    removed = report["places"]["redis"]
+    assert removed["keys (cache, locks)"] == 3
+    assert removed["hot-key statistics"] >= 4
+    assert removed["capacity statistics"] >= 4  # two jobs' rcu, requests and count fields (3 each)
+    assert removed["job history"] == 2
+    assert report["finished"]
+    assert report["remaining"]["redis"] == 0
+
+
+def test_the_teams_task_records_go_and_shared_job_results_lose_its_entries(
+    world: World, other_world: World, archive_dir: Path
+) -> None:
+    slug, other = world.slug, other_world.slug
+    for tenant in (slug, other):
+        TaskResult.objects.create(
+            task_id=f"search-{tenant}",
+            task_name="tracker.tasks.search_index_change",
+            task_args=json.dumps(f"('{tenant}', 'WEB', 1)"),
+            task_kwargs=json.dumps("{}"),
+            status="SUCCESS",
+            result=json.dumps(f"indexed {tenant}#WEB#1 'Secret plans'"),
+        )
+    sample = {"report": {"distinct_keys": 2}, "sample": [f"{slug}#WEB", f"{other}#WEB"]}
+    TaskResult.objects.create(
+        task_id="distinct-keys-run",
+        task_name="tracker.tasks.distinct_keys",
+        task_args=json.dumps("('tracker-issues',)"),
+        status="SUCCESS",
+        result=json.dumps({"job": "distinct_keys:tracker-issues", "result": sample}),
+    )
+    backend = app.backend  # the tests' result backend is Redis: a task's record there too
+    backend.client.set(
+        f"celery-task-meta-fan-{slug}",
+        json.dumps(
+            {
+                "status": "SUCCESS",
+                "name": "tracker.tasks.fan_out_event",
+                "args": [],
+                "result": None,
+                "kwargs": {"event": {"stream": f"{slug}#WEB#1", "title": "Secret plans"}},
+            }
+        ),
+    )
+    assert found(world, team_scan.sql_hits(needles(world)))
+
+    report = offboard(world.slug)
+
+    assert found(world, team_scan.sql_hits(needles(world))) == []
+    assert found(world, team_scan.redis_hits(settings.CELERY_RESULT_BACKEND, needles(world))) == []
+    assert TaskResult.objects.filter(task_id=f"search-{other}").exists()
+    shared = json.loads(TaskResult.objects.get(task_id="distinct-keys-run").result)
+    assert shared["result"]["sample"] == [f"{other}#WEB"]
+    assert report["places"]["job results"] == {
+        "task records": {"deleted": 1, "redacted": 1},
+        "task records in Redis": {"deleted": 1, "redacted": 0},
+    }
+
+
+def test_tasks_about_a_teams_items_store_no_result_with_their_arguments(world: World) -> None:
+    app.conf.task_store_eager_result = True
+    try:
+        kwargs = {"tenant": world.slug, "project_key": "WEB", "number": 1}
+        result = tasks.search_index_change.apply(kwargs=kwargs)
+        assert app.backend.client.get(f"celery-task-meta-{result.id}") is None
+        counted = tasks.refresh_project_counts.apply(args=[world.slug, "WEB"])
+        assert app.backend.client.get(f"celery-task-meta-{counted.id}") is None
+    finally:
+        app.conf.task_store_eager_result = False
+    assert all(t.ignore_result for t in (tasks.fan_out_event, tasks.send_notification_digest))
+
+
+def test_the_admin_logs_copies_of_the_teams_items_are_deleted(
+    world: World, other_world: World, archive_dir: Path, admin_user: Any
+) -> None:
+    for tenant in (world.slug, other_world.slug):
+        key = json.dumps({"pk": {"S": f"{tenant}#WEB"}, "n": {"N": "1"}})
+        LogEntry.objects.create(
+            user_id=admin_user.pk,
+            content_type=None,
+            object_id=f"{table_name('issues')} {key}",
+            object_repr=f"Changed {table_name('issues')} item {key}"[:200],
+            action_flag=CHANGE,
+            change_message=json.dumps({"before": {"title": "Secret plans"}, "after": {"title": "Public"}}),
+        )
+    assert found(world, team_scan.sql_hits(needles(world)))
+
+    report = offboard(world.slug)
+
+    assert found(world, team_scan.sql_hits(needles(world))) == []
+    assert LogEntry.objects.filter(object_id__contains=f"{other_world.slug}#WEB").count() == 1
+    assert report["places"]["admin log"] == {"copies of edited items": 1}
+
+
+def test_shared_jobs_checkpoints_lose_the_team(world: World, other_world: World, archive_dir: Path) -> None:
+    token = jobs.fence_acquire("backfill_project_counts", "test")
+    jobs.checkpoint_save("backfill_project_counts", token, f"{world.slug}#WEB")
+    token = jobs.fence_acquire("upgrade_search", "test")
+    state = {"stage": "search", "tenants_done": [other_world.slug, world.slug], "tenant": world.slug}
+    jobs.checkpoint_save("upgrade_search", token, json.dumps(state))
+
+    report = offboard(world.slug)
+
+    assert jobs.job_state("backfill_project_counts").checkpoint is None  # type: ignore[union-attr]
+    upgrade = json.loads(jobs.job_state("upgrade_search").checkpoint)  # type: ignore[union-attr, arg-type]
+    assert upgrade["tenants_done"] == [other_world.slug]
+    assert world.slug not in json.dumps(upgrade)
+    assert report["places"]["job checkpoints"] == {"shared jobs' checkpoints": 2}
+
+
+def test_every_module_saving_a_job_checkpoint_is_accounted_for() -> None:
+    """A new job that saves a checkpoint shared by every team must be added to SHARED_CHECKPOINT_JOBS."""
+    known = {
+        "tracker/services/maintenance.py": "backfill_project_counts (shared)",
+        "tracker/services/search_upgrade.py": "upgrade_search (shared)",
+        "tracker/services/imports.py": "the team's own job items (tenant=)",
+        "tracker/services/offboarding.py": "the offboarding's own item",
+        "tracker/jobs.py": "JobRun.save_checkpoint itself",
+        "tracker/search/rebuild.py": "IndexCheckpoint rows, removed by search_indexing.remove_tenant",
+    }
+    root = Path(__file__).parents[2]
+    saving = set()
+    for path in (root / "tracker").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        if names & {"save_checkpoint", "checkpoint_save"}:
+            saving.add(str(path.relative_to(root)))
+    assert saving <= set(known), saving - set(known)
+    assert set(job_checkpoints.SHARED_CHECKPOINT_JOBS) == {"backfill_project_counts", "upgrade_search"}
+
+
+def test_orphan_files_and_empty_folders_under_the_teams_folder_are_deleted(
+    world: World, other_world: World, media: Path, archive_dir: Path
+) -> None:
+    for tenant in (world.slug, other_world.slug):  # a crashed upload: stored, no item names it
+        orphan = media / "attachments" / tenant / "WEB" / "7" / "01JORPHAN" / "secret-plans.pdf"
+        orphan.parent.mkdir(parents=True)
+        orphan.write_bytes(b"%PDF secret")
+        (media / "attachments" / tenant / "OPS" / "3").mkdir(parents=True)  # emptied by an earlier detach
+    assert found(world, team_scan.file_hits(media, needles(world)))
+
+    report = offboard(world.slug)
+
+    assert found(world, team_scan.file_hits(media, needles(world))) == []
+    assert not (media / "attachments" / world.slug).exists()
+    assert (media / "attachments" / other_world.slug / "WEB" / "7" / "01JORPHAN" / "secret-plans.pdf").exists()
+    assert report["places"]["files"]["team folders"]["files"] == 1
+    assert report["places"]["files"]["team folders"]["folders"] == 6  # the team's, WEB, 7, the id, OPS, 3
+
+
+def test_does_this_team_still_hold_data_looks_at_events_and_every_other_place(make_world: Any) -> None:
+    world = make_world(with_project=False)
+    slug = world.slug
+    events.event_put(stream=f"{slug}#WEB#1", kind="issue.edited", actor="ann", tenant=slug, data={})
+    assert "DynamoDB still holds data" in (world.tenant.data_left() or "")
+
+    bare = make_world(with_project=False)
+    cache.set(project_list_cache_key(bare.slug), [])
+    assert "Redis still hold" in (bare.tenant.data_left() or "")
+    cache.delete(project_list_cache_key(bare.slug))
+    TaskResult.objects.create(
+        task_id="t1",
+        task_name="tracker.tasks.import_github_export",
+        task_args=json.dumps(f"('{bare.slug}', '01J')"),
+        status="SUCCESS",
+    )
+    assert "Job results still hold" in (bare.tenant.data_left() or "")
+    TaskResult.objects.filter(task_id="t1").delete()
+    assert bare.tenant.data_left() is None
+    assert team_leftovers.left(team_leftovers.Team(bare.slug)) == dict.fromkeys(team_leftovers.PLACES, 0)
+
+
+def test_the_retired_slugs_page_lists_each_place_and_what_was_removed(
+    world: World, archive_dir: Path, admin_client: Client
+) -> None:
+    redis_traces(world)
+    offboard(world.slug)
+    retired = RetiredSlug.objects.get(slug=world.slug)
+    page = admin_client.get(f"/admin/tracker/retiredslug/{retired.pk}/change/").content.decode()
+    for place in team_leftovers.PLACES:
+        assert place.capitalize() in page
+    assert "hot-key statistics: 4" in page
+    assert Tenant.objects.get(slug=world.slug).data_left() is None
