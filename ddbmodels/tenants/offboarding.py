@@ -249,7 +249,7 @@ def offboard(
         "verified": check.as_dict(),
         "deleted_before_this_run": deleted_before if resumed else 0,
         "remaining": left,
-        "archives": rewritten,  # per archived table: removed, kept, per kind, digests before and after
+        "archives_rewritten": rewritten,  # per archived table: removed, kept, per kind, digests before and after
         "capacity": {stage: {"rcu": round(m.rcu, 3), "wcu": round(m.wcu, 3)} for stage, m in meters.items()},
     }
 
