@@ -243,3 +243,11 @@ def test_logging_in_first_keeps_the_link_and_comes_back_to_join(world: World, ot
     assert f"Join as {other_world.member.username}" in text(visitor.get(path))
     assert visitor.post(path).status_code == 302
     assert roles(world)[other_world.member.username] == "member"
+
+
+def test_the_team_page_says_how_long_a_link_works(world: World) -> None:
+    invite(world)
+    client = world.client_for(world.owner)
+    client.post(team_url(world, "invitations/"), {"role": "viewer", "email": ""})
+    page = text(client.get(team_url(world)))
+    assert "It works once, for 7 days, while you are an owner of the team" in page
