@@ -17,9 +17,12 @@ def tenancy(request: HttpRequest) -> dict[str, Any]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
+    from tracker.services.personal_invitations import personal_invitations_waiting
+
     return {
         "my_memberships": user_memberships(user=user),
         "current_membership": getattr(request, "membership", None),
+        "invitations_waiting": personal_invitations_waiting(user=user),
     }
 
 

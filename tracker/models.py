@@ -245,3 +245,50 @@ def _withdraw_when_deactivated(sender: type[models.Model], instance: Any, **kwar
 @receiver(pre_delete, sender=settings.AUTH_USER_MODEL)
 def _withdraw_when_deleted(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
     Invitation.objects.filter(created_by_id=instance.pk).withdraw_open()  # before created_by becomes NULL
+
+
+class PersonalInvitation(models.Model):
+    """An owner's "add this person" request: the person it names (if any) accepts or declines it.
+
+    ``asked_for`` is what the owner typed (a username or an e-mail), kept for the owners' list whatever
+    it matched; ``invitee`` is the account it reached — an exact username or a confirmed address — or
+    None (nobody, several, an unconfirmed address, already in the team or already invited). Only
+    accepting makes a membership, with ``role``. ``request_key`` is the form's idempotency key: the
+    same submission twice makes one request.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="personal_invitations")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    asked_for = models.CharField(max_length=254)
+    invitee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="invitations_received"
+    )
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    request_key = models.CharField(max_length=40, null=True, blank=True, unique=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["invitee", "created_at"], name="personal_invitation_invitee")]
+
+    def __str__(self) -> str:
+        return f"invitation of {self.asked_for} to {self.tenant} as {self.role}"
+
+
+class ConfirmedEmail(models.Model):
+    """An account's confirmed e-mail address (lower-cased): one account per address.
+
+    The account's address counts as confirmed only while ``user.email`` is this address; changing
+    it (anywhere, the admin included) leaves it unconfirmed until its new link is followed. Only a
+    confirmed address is matched when owners invite, and receives notifications or password resets.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="confirmed_email")
+    email = models.EmailField(unique=True)
+    confirmed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.email} (confirmed)"

@@ -18,6 +18,7 @@ from django.test import Client
 from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tracker import tasks
+from tracker.services.addresses import address_mark_confirmed
 
 HEADER_PATTERNS = {"inbox.unread": "GetItem"}  # the header's count: one GetItem of the inbox head (0.5 RCU)
 
@@ -87,6 +88,7 @@ def addressed_fixture(world: World) -> World:
     for user in (world.owner, world.member, world.viewer):
         user.email = f"{user.username}@example.com"
         user.save()
+        address_mark_confirmed(user=user)  # only a confirmed address is mailed
     return world
 
 

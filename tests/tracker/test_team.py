@@ -100,42 +100,7 @@ def test_the_team_page_is_not_shown_to_people_outside_the_team(world: World, oth
 
 
 # ------------------------------------------------------------------- adding people
-
-
-@pytest.mark.parametrize("who", ["zoe", "Zoe@Example.org"], ids=["username", "email"])
-def test_an_owner_adds_an_existing_account_by_username_or_email_with_a_role(world: World, who: str) -> None:
-    User.objects.create_user("zoe", email="zoe@example.org", password="pw-for-tests")
-    response = world.client_for(world.owner).post(team_url(world, "add/"), {"who": who, "role": "viewer"})
-    assert response.status_code == 302
-    assert flash(response) == ["zoe joined as viewer."]
-    assert roles(world)["zoe"] == "viewer"
-
-
-@pytest.mark.parametrize(
-    ("who", "error"),
-    [
-        pytest.param("nobody-here", "Nobody has the username or e-mail “nobody-here”.", id="unknown"),
-        pytest.param("member", "is already in", id="already-in"),
-    ],
-)
-def test_adding_someone_unknown_or_already_in_is_a_form_error(world: World, who: str, error: str) -> None:
-    who = world.member.username if who == "member" else who
-    before = roles(world)
-    response = world.client_for(world.owner).post(team_url(world, "add/"), {"who": who, "role": "owner"})
-    assert response.status_code == 200
-    assert response.context["add_form"].errors["who"]  # type: ignore[index]
-    assert error in text(response)
-    assert roles(world) == before
-
-
-def test_an_email_two_accounts_share_asks_for_the_username(world: World) -> None:
-    User.objects.create_user("twin1", email="twins@example.org")
-    User.objects.create_user("twin2", email="twins@example.org")
-    response = world.client_for(world.owner).post(
-        team_url(world, "add/"), {"who": "twins@example.org", "role": "member"}
-    )
-    assert "Several accounts match “twins@example.org”; give the username instead." in text(response)
-    assert set(roles(world)) == {world.owner.username, world.member.username, world.viewer.username}
+# Owners invite people who have an account, who accept or decline: tests/tracker/test_personal_invitations.py.
 
 
 # ------------------------------------------------------------------- roles and removal

@@ -7,19 +7,27 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
+from tracker.forms.idempotency import IdempotentForm
 from tracker.models import Role
 
 ROLE_HELP = "Owners run the team and its orders; members work on issues; viewers only read."
 
 
-class MemberAddForm(forms.Form):
-    """Both team forms are on one page: each its own ids (add_role, invite_role)."""
+class MemberAddForm(IdempotentForm):
+    """Invite a person who has an account; both team forms are on one page: each its own ids (add_role, invite_role).
+
+    Carries an idempotency key: the same submission twice asks once.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("auto_id", "add_%s")
         super().__init__(*args, **kwargs)
 
-    who = forms.CharField(label="Username or e-mail", max_length=254)
+    who = forms.CharField(
+        label="Username or e-mail",
+        max_length=254,
+        help_text="Their exact username, or the e-mail address they confirmed. They join when they accept.",
+    )
     role = forms.ChoiceField(choices=Role.choices, initial=Role.MEMBER, help_text=ROLE_HELP)
 
 

@@ -15,6 +15,7 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("switch/", home.switch_tenant, name="switch_tenant"),
     path("accounts/password_reset/", ThrottledPasswordResetView.as_view(), name="password_reset"),
+    path("", include("tracker.urls.accounts")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("t/<slug:tenant>/issues/", include("tracker.urls.issue_lists")),

@@ -24,7 +24,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -35,6 +35,7 @@ from django.views.decorators.http import require_POST
 from tracker.forms.team import InvitationForm, MemberAddForm, RoleForm, SignUpForm
 from tracker.models import Invitation, Membership, Role
 from tracker.selectors.tenants import invitation_access, invitations_pending, team_members, team_membership_access
+from tracker.services import addresses, personal_invitations
 from tracker.services import team as team_services
 from tracker.views.base import View, tenant_view
 
@@ -61,6 +62,7 @@ def _page(request: HttpRequest, membership: Membership, status: int = 200, **for
                 tenant=membership.tenant, now=timezone.now(), max_age=team_services.INVITATION_MAX_AGE
             ),
             "new_link": request.session.pop(NEW_LINK, None),
+            "asked": personal_invitations.personal_invitations_asked(membership=membership),
         }
     return render(request, "tracker/team/team.html", context, status=status)
 
@@ -102,15 +104,22 @@ def team(request: HttpRequest, membership: Membership) -> HttpResponse:
 
 @_owner_post
 def member_add(request: HttpRequest, membership: Membership) -> HttpResponse:
+    """Invite a person who has an account: one answer whoever it names (tracker.services.personal_invitations)."""
     form = MemberAddForm(request.POST)
     if form.is_valid():
-        try:
-            added = team_services.team_member_add(membership=membership, **form.cleaned_data)
-        except ValidationError as error:
-            form.add_error("who", _first_message(error))
-        else:
-            return _done(request, membership, f"{added.user.get_username()} joined as {_role(added)}.")
+        data = form.cleaned_data
+        personal_invitations.personal_invitation_create(
+            membership=membership, who=data["who"], role=data["role"], request_key=data["idempotency_key"]
+        )
+        return _done(request, membership, personal_invitations.asked_message(membership=membership, role=data["role"]))
     return _page(request, membership, add_form=form)
+
+
+@_owner_post
+def personal_invitation_withdraw(request: HttpRequest, membership: Membership, invitation: int) -> HttpResponse:
+    if not personal_invitations.personal_invitation_withdraw(membership=membership, invitation_id=invitation):
+        raise Http404("No such invitation.")
+    return _done(request, membership, "Invitation withdrawn: it is no longer open.")
 
 
 @_owner_post
@@ -225,6 +234,7 @@ def _join(request: HttpRequest, tenant: str) -> HttpResponse:
                     invitation=invitation, username=data["username"], email=data["email"], password=data["password1"]
                 )
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                addresses.confirmation_send(user=user)  # nothing is matched or mailed to it until it is confirmed
             else:
                 return _join_page(request, invitation, form)
         except ValidationError as error:

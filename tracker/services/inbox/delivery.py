@@ -99,8 +99,14 @@ def watch_now(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], 
 
 
 def team_addresses(tenant: str) -> dict[str, str]:
-    """The team's members: username → e-mail address ("" when none)."""
-    return dict(Membership.objects.filter(tenant__slug=tenant).values_list("user__username", "user__email"))
+    """The team's members: username → e-mail address ("" when none or not confirmed: nothing is mailed to it).
+
+    One query; an address counts only while it is the one the account confirmed (issue 20, finding 3).
+    """
+    rows = Membership.objects.filter(tenant__slug=tenant).values_list(
+        "user__username", "user__email", "user__confirmed_email__email"
+    )
+    return {name: email if email and email.strip().lower() == confirmed else "" for name, email, confirmed in rows}
 
 
 def implied_watchers(*, kind: str, actor: str, data: dict[str, Any], reporter: str, assignee: str) -> set[str]:

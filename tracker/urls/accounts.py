@@ -1,0 +1,12 @@
+"""URLs of a person's own account: the e-mail address and its confirmation, received invitations."""
+
+from django.urls import URLPattern, path
+
+from tracker.views import accounts
+
+urlpatterns: list[URLPattern] = [
+    path("accounts/email/", accounts.address, name="address"),
+    path("accounts/email/confirm/", accounts.address_confirm, name="address_confirm"),
+    path("invitations/", accounts.invitations, name="invitations"),
+    path("invitations/<int:invitation>/", accounts.invitation_answer, name="invitation_answer"),
+]

@@ -1,0 +1,103 @@
+"""A person's own account: their e-mail address (confirmed by a link) and the invitations they received.
+
+Following a confirmation link shows a page with one button (a GET changes nothing); confirming
+needs the session of the account the link was sent for. Accepting or declining an invitation is
+a POST; another person's invitation, or one no longer open, is a 404.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from tracker.forms.accounts import AddressChangeForm, ConfirmForm
+from tracker.services import addresses, personal_invitations
+
+
+def _user(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)  # login_required ran
+    return request.user
+
+
+@login_required
+def address(request: HttpRequest) -> HttpResponse:
+    """The account's address and whether it is confirmed; change it, or send the link again."""
+    user = _user(request)
+    form = AddressChangeForm(request.POST or None, user=user)
+    if request.method == "POST":
+        if request.POST.get("action") == "resend":
+            sent = addresses.confirmation_send(user=user)
+            if sent:
+                messages.success(request, f"We sent a confirmation link to {user.email}.")
+            else:
+                messages.info(
+                    request,
+                    "Nothing was sent: the address is confirmed already, or too many links were sent this hour.",
+                )
+            return redirect("address")
+        if form.is_valid():
+            sent = addresses.address_change(user=user, email=form.cleaned_data["email"])
+            messages.success(
+                request,
+                f"Your address is now {user.email}. "
+                + (
+                    "Open the link we sent there to confirm it." if sent else "Send yourself a confirmation link below."
+                ),
+            )
+            return redirect("address")
+    context = {"form": form, "confirmed": addresses.address_confirmed(user=user)}
+    return render(request, "tracker/accounts/address.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+def address_confirm(request: HttpRequest) -> HttpResponse:
+    """A confirmation link: a button on GET; POST confirms (ConfirmationUnusable: a 410 page saying why)."""
+    user = _user(request)
+    form = ConfirmForm(request.POST if request.method == "POST" else {"token": request.GET.get("token", "")})
+    if request.method == "POST" and form.is_valid():
+        try:
+            email = addresses.address_confirm(user=user, token=form.cleaned_data["token"])
+        except addresses.ConfirmationUnusable as unusable:
+            return render(request, "tracker/accounts/confirm.html", {"reason": unusable.reason}, status=410)
+        messages.success(request, f"Thank you: {email} is confirmed.")
+        return redirect("address")
+    if not form.is_valid():
+        return render(request, "tracker/accounts/confirm.html", {"reason": "This link is not complete."}, status=410)
+    response = render(request, "tracker/accounts/confirm.html", {"form": form, "email": user.email})
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@login_required
+def invitations(request: HttpRequest) -> HttpResponse:
+    """The invitations this person received and may still answer."""
+    received = personal_invitations.personal_invitations_received(user=_user(request))
+    return render(request, "tracker/accounts/invitations.html", {"received": received})
+
+
+@login_required
+@require_POST
+def invitation_answer(request: HttpRequest, invitation: int) -> HttpResponse:
+    """Accept (join with the invitation's role) or decline; another's or a closed invitation is a 404."""
+    user = _user(request)
+    found = personal_invitations.personal_invitation_received_access(user=user, invitation_id=invitation)
+    if found is None:
+        raise Http404("No such invitation.")
+    if request.POST.get("answer") == "accept":
+        try:
+            personal_invitations.personal_invitation_accept(invitation=found, user=user)
+        except ValidationError as error:
+            messages.error(request, str(error.messages[0]))
+            return redirect("invitations")
+        messages.success(request, f"Welcome to {found.tenant.name}.")
+        return redirect("project_list", tenant=found.tenant.slug)
+    if request.POST.get("answer") == "decline":
+        personal_invitations.personal_invitation_decline(invitation=found, user=user)
+        messages.success(request, f"You declined the invitation to {found.tenant.name}.")
+        return redirect("invitations")
+    return HttpResponse("Answer accept or decline.", status=400, content_type="text/plain")
