@@ -106,22 +106,12 @@ def partition_key(index: int) -> str:
 
 def measure(run: Any) -> None:
     """A table of the run's own, the sample on it (its stdout captured), checked and judged."""
-    from ddbmodels.core import connection, tables
+    from ddbmodels.core import connection
     from devtools import bench
 
     args = run.args
     name = connection.table_name("sample")
-    tables.create_table(
-        {
-            "TableName": name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "N"},
-            ],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        }
-    )
+    bench.create_keyed_table(name, sort_type="N")
     items = [
         {"pk": {"S": partition_key(p)}, "sk": {"N": str(n)}, "d": {"S": PAYLOAD}}
         for p in range(args.collections)

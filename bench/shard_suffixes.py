@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
-from ddbmodels.core import batch, capacity, connection, tables
+from ddbmodels.core import batch, capacity, connection
 from ddbmodels.core.keys import shard_suffix
 from devtools import bench
 
@@ -72,20 +72,6 @@ def table_name(layout: str, workload: str) -> str:
     return connection.table_name(f"shards-{layout}-{workload}")
 
 
-def create(name: str) -> None:
-    tables.create_table(
-        {
-            "TableName": name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        }
-    )
-
-
 Stored = dict[str, dict[str, dict[str, Any]]]  # item id → shard key → the item as written
 
 
@@ -95,7 +81,7 @@ def write(
     """The writes of one workload and layout, judged; the items as written (each id's copies, by shard)."""
     shards = run.args.shards
     name = table_name(layout, workload)
-    create(name)
+    bench.create_keyed_table(name, sort_type="S")
     per_shard: Counter[int] = Counter()
     items = []
     stored: Stored = {}

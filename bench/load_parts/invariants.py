@@ -26,6 +26,11 @@ def _some(values: Iterable[Any]) -> str:
     return ", ".join(map(str, listed[:SHOWN])) + more
 
 
+def _found(*checks: tuple[str, Sequence[Any]]) -> list[str]:
+    """One failure per check that found anything: what it means, then some of what it found."""
+    return [f"{what}: {_some(found)}" for what, found in checks if found]
+
+
 def check_numbers(stored: Mapping[Project, Sequence[int]]) -> list[str]:
     """Each project's numbers unique and gap-free: exactly 1..max (the issues made in the load included)."""
     failures = []
@@ -49,7 +54,7 @@ def check_resubmits(resubmits: Sequence[Mapping[str, str]]) -> list[str]:
         for r in resubmits
         if r["status"] != "302" or r["first"] != r["second"]
     ]
-    return [f"a form sent twice did not return its first result: {_some(wrong)}"] if wrong else []
+    return _found(("a form sent twice did not return its first result", wrong))
 
 
 def check_scores(awarded: Mapping[tuple[str, str], int], board: Mapping[tuple[str, str], int]) -> list[str]:
@@ -60,7 +65,7 @@ def check_scores(awarded: Mapping[tuple[str, str], int], board: Mapping[tuple[st
         for team, user in sorted(keys)
         if awarded.get((team, user), 0) != board.get((team, user), 0)
     ]
-    return [f"leaderboard totals differ from the awards made: {_some(wrong)}"] if wrong else []
+    return _found(("leaderboard totals differ from the awards made", wrong))
 
 
 def check_jobs(jobs: Sequence[Mapping[str, Any]], *, projects: int, load_seconds: float) -> list[str]:
@@ -143,7 +148,7 @@ def check_busy(busy: Sequence[BusyCreate], stored: Stored) -> list[str]:
         for b in busy
         if f"{b.team}#issue#{b.project}#{b.key}" in stored.idempotency_keys
     ]
-    return [f"create(s) answered busy wrote something: {_some(wrote)}"] if wrote else []
+    return _found(("create(s) answered busy wrote something", wrote))
 
 
 def check_comments(told: Sequence[tuple[Issue, str]], stored: Stored) -> list[str]:
@@ -243,7 +248,7 @@ def check_events(told: Counter[tuple[str, str]], stored: Stored) -> list[str]:
         for s, k in set(told) | set(have)
         if told[(s, k)] != have[(s, k)]
     ]
-    return [f"events differ from the steps done: {_some(wrong)}"] if wrong else []
+    return _found(("events differ from the steps done", wrong))
 
 
 def check_inbox(stored: Stored) -> list[str]:
@@ -264,15 +269,12 @@ def check_inbox(stored: Stored) -> list[str]:
             no_watcher.append(what)
         if note.user == note.actor:
             own.append(what)
-    failures = []
-    if no_event:
-        failures.append(f"notification(s) with no event: {_some(no_event)}")
-    if unlike:
-        failures.append(f"notification(s) unlike their event: {_some(unlike)}")
-    if no_watcher:
-        failures.append(f"notification(s) to someone not watching the issue: {_some(no_watcher)}")
-    if own:
-        failures.append(f"notification(s) of a person's own change: {_some(own)}")
+    failures = _found(
+        ("notification(s) with no event", no_event),
+        ("notification(s) unlike their event", unlike),
+        ("notification(s) to someone not watching the issue", no_watcher),
+        ("notification(s) of a person's own change", own),
+    )
     unread: Counter[tuple[str, str]] = Counter()
     for note in stored.notifications:
         head = stored.heads.get((note.team, note.user))
@@ -376,7 +378,7 @@ def check_fan_out(stored: Stored, members: Mapping[str, Iterable[str]] | None = 
         for team, user, project, number, key, kind, actor in owed_notifications(stored, members)
         if (team, user, project, number, key) not in told
     ]
-    return [f"watcher(s) never told of a change (a lost fan-out): {_some(missed)}"] if missed else []
+    return _found(("watcher(s) never told of a change (a lost fan-out)", missed))
 
 
 def check_labels(stored: Stored) -> list[str]:
@@ -429,14 +431,11 @@ def check_search(stored: Stored, teams: Iterable[str]) -> list[str]:
         elif (d.title, d.body, d.status, d.labels, d.assignee, d.version) != fields:
             wrong.append(f"{_doc(key)} v{d.version}, item v{fields[-1]}")
     extra = [_doc(key) for key, d in docs.items() if not d.gone and key not in want]
-    failures = []
-    if missing:
-        failures.append(f"search document(s) missing: {_some(missing)}")
-    if wrong:
-        failures.append(f"search document(s) unlike their item: {_some(wrong)}")
-    if extra:
-        failures.append(f"search document(s) with no item: {_some(extra)}")
-    return failures
+    return _found(
+        ("search document(s) missing", missing),
+        ("search document(s) unlike their item", wrong),
+        ("search document(s) with no item", extra),
+    )
 
 
 def _doc(key: tuple[str, str, int, str]) -> str:
@@ -458,4 +457,4 @@ def check_counts(stored: Stored) -> list[str]:
         have = {s: counts.get(s, 0) for s in STATUSES}
         if have != want:
             wrong.append(f"{team}/{project} counts {have}, issues {want}")
-    return [f"project count(s) differ from the issues: {_some(wrong)}"] if wrong else []
+    return _found(("project count(s) differ from the issues", wrong))

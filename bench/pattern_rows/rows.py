@@ -378,16 +378,8 @@ def check_item_sizes(prefix: str) -> dict[str, int]:
 
     def largest() -> dict[str, int]:
         client = connection.client()
-        names: list[str] = []
-        listed: dict[str, Any] = {}
-        while True:
-            page = client.list_tables(**listed)
-            names += [name for name in page["TableNames"] if name.startswith(prefix)]
-            if "LastEvaluatedTableName" not in page:
-                break
-            listed = {"ExclusiveStartTableName": page["LastEvaluatedTableName"]}
         sizes: dict[str, int] = {}
-        for name in names:
+        for name in bench.tables_named(prefix):
             request: dict[str, Any] = {"TableName": name}
             biggest = 0
             while True:

@@ -29,7 +29,16 @@ one its named differences do not account for, fails the run (exit 1).
 from __future__ import annotations
 
 from devtools.bench.arguments import ALLOW_AWS_HELP, count, int_list, levels, parser, positive_int, quick_sizes
-from devtools.bench.endpoint import REFUSAL, Target, connect, drop_tables, refused, unmetered
+from devtools.bench.endpoint import (
+    REFUSAL,
+    Target,
+    connect,
+    create_keyed_table,
+    drop_tables,
+    refused,
+    tables_named,
+    unmetered,
+)
 from devtools.bench.floors import (
     FLOOR_COLUMNS,
     FLOOR_LEGEND,
@@ -83,6 +92,7 @@ __all__ = [
     "connect",
     "contend",
     "count",
+    "create_keyed_table",
     "draw",
     "drop_tables",
     "failure_text",
@@ -104,6 +114,7 @@ __all__ = [
     "run",
     "show_table",
     "table",
+    "tables_named",
     "total",
     "unexpected_operations",
     "unmetered",

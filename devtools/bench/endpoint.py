@@ -8,9 +8,9 @@ import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from ddbmodels.core import connection
+from ddbmodels.core import connection, tables
 
 T = TypeVar("T")
 
@@ -57,20 +57,33 @@ def connect(script: str, *, allow_aws: bool, tag: str = "") -> Target | None:
     return Target(settings, prefix)
 
 
+def tables_named(prefix: str) -> list[str]:
+    """The names of the tables that start with ``prefix`` (ListTables, every page; free)."""
+    return [name for name in tables.list_table_names() if name.startswith(prefix)]
+
+
 def drop_tables(prefix: str) -> list[str]:
     """Delete every table whose name starts with ``prefix``; their names."""
+    names = tables_named(prefix)
     client = connection.client()
-    names: list[str] = []
-    request: dict[str, Any] = {}
-    while True:
-        page = client.list_tables(**request)
-        names += [name for name in page["TableNames"] if name.startswith(prefix)]
-        if "LastEvaluatedTableName" not in page:
-            break
-        request["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
     for name in names:
         client.delete_table(TableName=name)
     return names
+
+
+def create_keyed_table(name: str, *, sort_type: str) -> None:
+    """CreateTable on demand keyed ``pk`` (a string) and ``sk`` (``sort_type``: "S" or "N"), then ACTIVE."""
+    tables.create_table(
+        {
+            "TableName": name,
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": sort_type},
+            ],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        }
+    )
 
 
 def unmetered(fn: Callable[[], T]) -> T:
