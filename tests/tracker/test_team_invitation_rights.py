@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from tests.tracker.conftest import World
-from tests.tracker.helpers import text
+from tests.tracker.helpers import flash, text
 from tests.tracker.test_team import invite, membership, open_link, roles, team_url
 from tracker.log_filters import RedactInvitationTokens
 from tracker.models import Invitation, Membership, RetiredSlug
@@ -251,3 +251,18 @@ def test_the_team_page_says_how_long_a_link_works(world: World) -> None:
     client.post(team_url(world, "invitations/"), {"role": "viewer", "email": ""})
     page = text(client.get(team_url(world)))
     assert "It works once, for 7 days, while you are an owner of the team" in page
+
+
+def test_the_team_page_says_when_an_owners_links_stop_working(world: World) -> None:
+    member = second_owner(world)
+    mine = membership(world, world.owner)
+    response = member.post(team_url(world, f"{mine.pk}/role/"), {"role": "member"})
+    name = world.owner.username
+    assert flash(response) == [f"{name} is now member. The invitation links {name} made no longer work."]
+    response = member.post(team_url(world, f"{membership(world, world.viewer).pk}/remove/"))
+    assert flash(response)[-1] == f"{world.viewer.username} was removed from {world.tenant.name}."  # not an owner
+    response = member.post(team_url(world, f"{mine.pk}/role/"), {"role": "owner"})
+    response = member.post(team_url(world, f"{mine.pk}/remove/"))
+    assert flash(response)[-1] == (
+        f"{name} was removed from {world.tenant.name}. The invitation links {name} made no longer work."
+    )

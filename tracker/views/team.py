@@ -132,7 +132,8 @@ def member_role(request: HttpRequest, membership: Membership, member: int) -> Ht
         changed = team_services.team_role_change(membership=membership, target=target, role=form.cleaned_data["role"])
     except ValidationError as error:
         return _member_error(request, membership, member, _first_message(error))
-    return _done(request, membership, f"{changed.user.get_username()} is now {_role(changed)}.")
+    said = f"{changed.user.get_username()} is now {_role(changed)}."
+    return _done(request, membership, said + _links_stop(target, changed.user.get_username()))
 
 
 @_owner_post
@@ -143,9 +144,15 @@ def member_remove(request: HttpRequest, membership: Membership, member: int) -> 
     except ValidationError as error:
         return _member_error(request, membership, member, _first_message(error))
     if target.pk == membership.pk:
-        messages.success(request, f"You left {membership.tenant.name}.")
+        messages.success(request, f"You left {membership.tenant.name}." + _links_stop(target, "you"))
         return redirect("home")
-    return _done(request, membership, f"{target.user.get_username()} was removed from {membership.tenant.name}.")
+    said = f"{target.user.get_username()} was removed from {membership.tenant.name}."
+    return _done(request, membership, said + _links_stop(target, target.user.get_username()))
+
+
+def _links_stop(before: Membership, who: str) -> str:
+    """What an owner's stepping down or leaving did to their invitations (withdrawn: tracker.models' receivers)."""
+    return f" The invitation links {who} made no longer work." if before.role == Role.OWNER else ""
 
 
 @_owner_post
