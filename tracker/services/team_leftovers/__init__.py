@@ -4,6 +4,7 @@ Offboarding deletes the team's items (``ddbmodels.tenants``), its search documen
 uploads; what a team leaves elsewhere is here, one module per place:
 
     job checkpoints   shared jobs' checkpoints naming the team (``job_checkpoints``)
+    schedules         beat schedules of tasks for the team (``schedules``)
     job results       Celery's records: the team's tasks deleted, shared results without the team
                       (``celery_results``: TaskResult rows, or a Redis result backend's keys)
     admin log         the admin log's copies of the team's items edited by staff (``admin_log``)
@@ -13,7 +14,7 @@ uploads; what a team leaves elsewhere is here, one module per place:
 ``sweep`` removes and says per place what it removed (the offboarding report lists it); ``left``
 counts what is there without changing anything ("does this team still hold data?",
 ``Tenant.data_left``). Both read every place once: SCANs of Redis (every key visited once per pass,
-a few hundred a call), LIKE queries of three SQL tables, one listing per storage folder, one GetItem
+a few hundred a call), LIKE queries of four SQL tables, one listing per storage folder, one GetItem
 per shared job.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tracker.services.team_leftovers import admin_log, celery_results, files, job_checkpoints, redis_places
+from tracker.services.team_leftovers import admin_log, celery_results, files, job_checkpoints, redis_places, schedules
 from tracker.services.team_leftovers.names import Team
 
 __all__ = ["PLACES", "Team", "describe", "left", "sweep"]
@@ -30,6 +31,7 @@ __all__ = ["PLACES", "Team", "describe", "left", "sweep"]
 Place = Callable[..., Any]
 PLACES: dict[str, dict[str, Place]] = {
     "job checkpoints": {"shared jobs' checkpoints": job_checkpoints.shared_checkpoints},
+    "schedules": {"tasks scheduled for the team": schedules.team_schedules},
     "job results": {"task records": celery_results.task_results, "task records in Redis": celery_results.redis_results},
     "admin log": {"copies of edited items": admin_log.item_log_entries},
     "redis": {
