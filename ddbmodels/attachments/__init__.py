@@ -17,6 +17,7 @@ from ddbmodels.attachments.flow import (
     digest,
     log,
     reconcile,
+    remove_all,
     verify,
 )
 from ddbmodels.attachments.model import (
@@ -110,6 +111,7 @@ __all__ = [
     "log",
     "new_attachment_id",
     "reconcile",
+    "remove_all",
     "storage_name",
     "storage_safe",
     "team_folder",

@@ -12,7 +12,7 @@ from ddbmodels.comments.model import (
     sort_key_of,
     sort_key_time,
 )
-from ddbmodels.comments.reads import PAGE_SIZE_MAX, CommentPage, comment_get, comment_page
+from ddbmodels.comments.reads import PAGE_SIZE_MAX, CommentPage, comment_count, comment_get, comment_page
 from ddbmodels.comments.team import TEAM_DATA
 from ddbmodels.comments.writes import (
     Added,
@@ -20,6 +20,7 @@ from ddbmodels.comments.writes import (
     comment_add,
     comment_delete,
     comment_edit,
+    comments_delete_all,
     comments_put_many,
     idempotency_kind,
 )
@@ -36,11 +37,13 @@ __all__ = [
     "CommentPage",
     "check_body",
     "comment_add",
+    "comment_count",
     "comment_delete",
     "comment_edit",
     "comment_get",
     "comment_id",
     "comment_page",
+    "comments_delete_all",
     "comments_put_many",
     "idempotency_kind",
     "issue_stream",

@@ -28,9 +28,9 @@ from ddbmodels.events.model import (
     table_definition,
     to_attribute,
 )
-from ddbmodels.events.reads import stream_events, tenant_day_events
+from ddbmodels.events.reads import stream_events, stream_events_all, tenant_day_events
 from ddbmodels.events.team import TEAM_DATA
-from ddbmodels.events.writes import create_events_table, event_put, events_put_many
+from ddbmodels.events.writes import create_events_table, event_put, event_redact, events_delete_many, events_put_many
 
 __all__ = [
     "BASE",
@@ -51,6 +51,8 @@ __all__ = [
     "event_from_item",
     "event_item",
     "event_put",
+    "event_redact",
+    "events_delete_many",
     "events_put_many",
     "events_table_name",
     "from_attribute",
@@ -64,6 +66,7 @@ __all__ = [
     "shard_of",
     "sort_key_time",
     "stream_events",
+    "stream_events_all",
     "table_definition",
     "tenant_day_events",
     "to_attribute",

@@ -45,8 +45,13 @@ KINDS: dict[Kind, KindInfo] = {
     ),
     Kind.ISSUE_STATUS: KindInfo("the status moved", ("from", "to"), notifies=True),
     Kind.ISSUE_DELETED: KindInfo("the issue was deleted (a tombstone)", ("labels",), notifies=True),
-    Kind.COMMENT_ADDED: KindInfo("a comment was posted", ("comment", "mentions", "excerpt"), notifies=True),
-    Kind.COMMENT_EDITED: KindInfo("a comment was edited", ("comment", "mentions", "excerpt"), notifies=True),
+    # deleted_by: set when the comment is deleted, and the excerpt taken out (tracker.services.deleting)
+    Kind.COMMENT_ADDED: KindInfo(
+        "a comment was posted", ("comment", "mentions", "excerpt", "deleted_by"), notifies=True
+    ),
+    Kind.COMMENT_EDITED: KindInfo(
+        "a comment was edited", ("comment", "mentions", "excerpt", "deleted_by"), notifies=True
+    ),
     Kind.COMMENT_DELETED: KindInfo("a comment was deleted", ("comment", "mentions", "excerpt"), notifies=False),
     Kind.ATTACHMENT_ADDED: KindInfo("a file was attached", ("filename", "size"), notifies=True),
     Kind.ATTACHMENT_REMOVED: KindInfo("a file was detached", ("filename",), notifies=False),

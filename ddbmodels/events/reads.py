@@ -9,8 +9,9 @@ from typing import Any
 
 from ddbmodels.core import capacity
 from ddbmodels.core.items import query_pages
-from ddbmodels.core.keys import as_utc, utcnow
+from ddbmodels.core.keys import as_utc, parse_time_key, utcnow
 from ddbmodels.core.threads import map_in_threads
+from ddbmodels.events.lifecycle import list_event_tables
 from ddbmodels.events.model import BY_DAY_INDEX, DEFAULT_PERIOD, DEFAULT_SHARDS, EVENTS, Event, day_key, event_from_item
 from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_id, period_shift
 
@@ -99,3 +100,25 @@ def tenant_day_events(
     results = map_in_threads(shard, range(1, shards + 1), workers=min(shards, 8))
     merged = heapq.merge(*results, key=lambda e: e.t, reverse=newest_first)
     return list(merged)[:limit] if limit is not None else list(merged)
+
+
+@capacity.access_pattern("events.stream_all")
+def stream_events_all(*, stream: str, since: str = "") -> list[Event]:
+    """Query PK=stream (AND t >= ``since``), oldest first, every page, in each events table that still exists
+    and whose period ends after ``since`` — 0.5 RCU per started 4 KB read (an event is ~300 B: ~13 per 0.5 RCU).
+
+    For deleting (a comment's events, an issue's): bounded by that one stream's events since
+    ``since`` (a time-key prefix such as a comment's key), never a Scan. ListTables is free. Periods
+    already archived and dropped are out of reach (their archives are rewritten only by offboarding).
+    """
+    start = parse_time_key(since.partition("#")[0]) if since else None
+    condition, values = "s = :s", {":s": {"S": stream}}
+    if since:
+        condition, values = condition + " AND t >= :since", {**values, ":since": {"S": since}}
+    found: list[Event] = []
+    for table in list_event_tables():
+        if start is not None and table.end <= start:
+            continue
+        request = {"KeyConditionExpression": condition, "ExpressionAttributeValues": values, "ConsistentRead": True}
+        found.extend(event_from_item(item, table.name) for item in _query(table.name, request, None))
+    return found

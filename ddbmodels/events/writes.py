@@ -19,6 +19,7 @@ from ddbmodels.events.model import (
     PeriodClosed,
     event_from_item,
     event_item,
+    to_attribute,
 )
 from ddbmodels.patterns.time_series import PeriodKind, period_id, period_shift, period_start
 
@@ -80,3 +81,35 @@ def events_put_many(rows: Iterable[tuple[str, dict[str, Any]]]) -> int:
     each event + its ``by_day`` entry; the number written. The tables must exist (``create_events_table``).
     """
     return batch.batch_write(batch.put(table, item) for table, item in rows)
+
+
+@capacity.access_pattern("events.redact")
+def event_redact(*, table: str, stream: str, t: str, data: Mapping[str, Any]) -> bool:
+    """UpdateItem ``SET data = :data`` if the event exists — 1 WCU per started KB, plus as much for ``by_day``.
+
+    For deleting: what the event said is replaced by ``data`` (a comment's excerpt, an issue's
+    titles taken out); the event stays where it was. Idempotent; False when there is no such event.
+    """
+    try:
+        connection.client().update_item(
+            TableName=table,
+            Key={"s": {"S": stream}, "t": {"S": t}},
+            UpdateExpression="SET #data = :data",
+            ConditionExpression="attribute_exists(s)",
+            ExpressionAttributeNames={"#data": "data"},
+            ExpressionAttributeValues={":data": to_attribute(dict(data))},
+            ReturnConsumedCapacity="TOTAL",
+        )
+    except ClientError as error:
+        if error_code(error) in ("ConditionalCheckFailedException", "ResourceNotFoundException"):
+            return False
+        raise
+    return True
+
+
+@capacity.access_pattern("events.delete_many")
+def events_delete_many(rows: Iterable[tuple[str, str, str]]) -> int:
+    """BatchWriteItem of DeleteRequests for (events table, stream, t), 25 a request — 1 WCU each + 1 for its
+    ``by_day`` entry; deleting a missing event costs the same and is harmless. The number of requests sent.
+    """
+    return batch.batch_write(batch.delete(table, {"s": {"S": stream}, "t": {"S": t}}) for table, stream, t in rows)

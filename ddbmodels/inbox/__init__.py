@@ -12,7 +12,17 @@ from ddbmodels.inbox.reads import (
     watchers,
 )
 from ddbmodels.inbox.team import TEAM_DATA
-from ddbmodels.inbox.writes import Delivery, Note, deliver, mark_all_read, mark_read, unwatch, watch, watchers_add
+from ddbmodels.inbox.writes import (
+    Delivery,
+    Note,
+    deliver,
+    mark_all_read,
+    mark_read,
+    notifications_redact,
+    unwatch,
+    watch,
+    watchers_add,
+)
 
 __all__ = [
     "BY_TENANT_INDEX",
@@ -33,6 +43,7 @@ __all__ = [
     "notification_get",
     "notification_page",
     "notifications_of",
+    "notifications_redact",
     "parse_stream",
     "person_key",
     "unwatch",

@@ -13,6 +13,7 @@ from ddbmodels.core import batch, capacity, connection, retry
 from ddbmodels.core.errors import RETRYABLE_REASONS, Unavailable
 from ddbmodels.core.keys import as_utc, time_key, utcnow
 from ddbmodels.core.tables import error_code
+from ddbmodels.core.threads import map_in_threads
 from ddbmodels.inbox.model import (
     HEAD_SK,
     RETENTION,
@@ -262,3 +263,40 @@ def mark_read(*, tenant: str, username: str, event_key: str) -> bool:
             raise
         return False
     return True
+
+
+@capacity.access_pattern("inbox.redact")
+def notifications_redact(
+    *, tenant: str, event_key: str, usernames: Iterable[str], text: str, kind: str | None = None
+) -> list[str]:
+    """UpdateItem per person: ``SET tx = :text`` (and ``k``) on their notification of ``event_key`` if there is one
+    — 1 WCU per person asked, whether or not they had one (a failed condition is charged too).
+
+    For deleting: the words a notification quoted (a deleted comment's, a deleted issue's title) are
+    replaced; its read state and the unread count stay as they were. Who had one is not stored, so
+    the caller names the people who could have (the team's members and the issue's watchers: at
+    most the team), asked on up to 8 threads. Idempotent. Returns the people whose notification was rewritten.
+    """
+    client, table, sk = connection.client(), InboxItem.Meta.table_name, note_sk(event_key)
+    update, values = "SET tx = :tx", {":tx": {"S": text[:TEXT_MAX]}}
+    if kind is not None:
+        update, values = update + ", k = :k", {**values, ":k": {"S": kind}}
+
+    def one(name: str) -> str | None:
+        try:
+            client.update_item(
+                TableName=table,
+                Key={"pk": {"S": person_key(tenant, name)}, "sk": {"S": sk}},
+                UpdateExpression=update,
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues=values,
+                ReturnConsumedCapacity="TOTAL",
+            )
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise
+            return None
+        return name
+
+    asked = sorted(set(usernames))
+    return [name for name in map_in_threads(one, asked, workers=min(len(asked), 8)) if name is not None]

@@ -323,7 +323,7 @@ def test_an_owner_deletes_an_issue_which_then_is_404_everywhere(world: World) ->
     response = client.post(world.project_url("2/delete/"), {"version": version_of(world, 2)})
     assert response.status_code == 302
     assert response["Location"] == world.project_url()
-    assert flash(response) == ["Deleted WEB-2; its number stays taken."]
+    assert flash(response) == ["Deleted WEB-2 with its comments, files and history; its number stays taken."]
 
     for suffix in ("2/", "2/edit/"):
         assert client.get(world.project_url(suffix)).status_code == 404

@@ -122,9 +122,9 @@ def sentences(event: events.Event) -> list[str]:
     if kind == Kind.ATTACHMENT_REMOVED:
         return [f"detached {data.get('filename', 'a file')}"]
     if kind == Kind.COMMENT_ADDED:
-        return ["commented"]
+        return [f"commented (deleted by {data['deleted_by']})" if data.get("deleted_by") else "commented"]
     if kind == Kind.COMMENT_EDITED:
-        return ["edited a comment"]
+        return [f"edited a comment (deleted by {data['deleted_by']})" if data.get("deleted_by") else "edited a comment"]
     if kind == Kind.COMMENT_DELETED:
         return ["deleted a comment"]
     return ["changed the issue"]

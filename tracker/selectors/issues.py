@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from django.http import Http404
 
+from ddbmodels import attachments as ddb_attachments
+from ddbmodels import comments as ddb_comments
 from ddbmodels import issues as ddb_issues
 from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
 from tracker import cursors
@@ -105,3 +107,20 @@ def _status_page(*, project: ProjectItem, status: str, cursor: str | None, listi
     return IssueListPage(
         issues=page.issues, next_cursor=link(page.next_key, False), previous_cursor=link(page.prev_key, True)
     )
+
+
+@dataclass(frozen=True)
+class DeletePreview:
+    """What deleting an issue removes, for the page that asks first: its comments and its files by name."""
+
+    comments: int
+    files: list[str]
+
+
+def issue_delete_preview(*, issue: IssueItem) -> DeletePreview:
+    """Query COUNT of its comments + one Query of its attachments — 0.5 RCU per started 4 KB read each."""
+    stream = ddb_comments.issue_stream(issue.tenant, issue.project_key, int(issue.number))
+    listed = ddb_attachments.attachment_list(
+        tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
+    )
+    return DeletePreview(comments=ddb_comments.comment_count(stream=stream), files=[item.filename for item in listed])

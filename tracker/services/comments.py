@@ -5,7 +5,9 @@ The event (``activity.record``) has one shape for all three kinds, which the inb
 the excerpt in plain words (the markdown's formatting stripped: ``**only**`` is ``only``).
 ``mentions`` are the members the new text mentions: all of them for a new comment, only the
 newly mentioned ones for an edit (nobody is told twice), none for a deletion, whose excerpt is
-empty too (a deleted comment's words do not live on in the history).
+empty too. A deleted comment's words do not live on: deleting takes the excerpt out of its
+``comment.added``/``comment.edited`` events and out of the notifications that quoted it
+(``tracker.services.deleting``; issue 20, finding 9).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ddbmodels.issues import IssueItem
 from tracker.markdown import mentioned, plain_text
 from tracker.models import Membership
 from tracker.selectors.comments import team_mentions
-from tracker.services import activity
+from tracker.services import activity, deleting
 from tracker.services.permissions import require_role
 
 EXCERPT_CHARS = 140
@@ -88,10 +90,16 @@ def comment_edit(
 
 
 def comment_delete(*, membership: Membership, issue: IssueItem, comment: CommentItem, expected_version: int) -> None:
-    """Delete the author's comment as loaded at ``expected_version``; ChangedSinceRead when edited since."""
+    """Delete the author's comment as loaded at ``expected_version``; ChangedSinceRead when edited since.
+
+    Its text goes from the comments table, its events and its notifications (``deleting.comment_forget``).
+    """
     _require_author(membership, comment)
     if int(comment.version or 0) != expected_version:
         raise ChangedSinceRead("the comment changed since it was loaded", current=comment.body, key=comment.key)
+    # Its words leave its events and the notifications that quoted them first (tracker.services.deleting):
+    # a request cut short leaves the comment there, and deleting it again finishes the work.
+    deleting.comment_forget(issue=issue, comment=comment, by=membership.user.get_username())
     comments.comment_delete(comment, by=membership.user.get_username())
     activity.record(
         issue,

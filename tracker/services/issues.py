@@ -15,7 +15,7 @@ from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
 from tracker import enqueue
 from tracker.models import Membership, Role
-from tracker.services import activity, leaderboard
+from tracker.services import activity, deleting, leaderboard
 from tracker.services.permissions import require_role
 
 log = logging.getLogger(__name__)
@@ -172,9 +172,13 @@ def issue_change_status(
 
 
 def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int) -> IssueItem:
-    """Tombstone the issue (owners only): its content goes, its number stays taken."""
+    """Delete the issue (owners only): its comments, attachments and files, history and notifications' words go
+    (``deleting.issue_content_remove``, first, so a request cut short is finished by deleting again), then the
+    issue becomes a tombstone: its number stays taken (never given again), only "deleted by" remains.
+    """
     require_role(membership, "owner")
     _check_version(issue, expected_version)
+    deleting.issue_content_remove(issue=issue)
     labels_before = sorted(issue.labels or ())  # the change task removes their entries if this writer stops short
     issue = issues.issue_tombstone(issue, by=membership.user.get_username())
     _schedule_counts(project)

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from ddbmodels.core.errors import ChangedSinceRead, SequenceContention
 from ddbmodels.issues import IssueItem, ProjectItem
@@ -27,7 +27,7 @@ from tracker.forms.issues import (
     sign_base,
 )
 from tracker.models import Membership
-from tracker.selectors.issues import issue_access, project_issue_access
+from tracker.selectors.issues import issue_access, issue_delete_preview, project_issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
@@ -220,15 +220,26 @@ def issue_status(request: HttpRequest, membership: Membership, project: str, num
 
 
 @tenant_view
-@require_POST
+@require_http_methods(["GET", "POST"])
 def issue_delete(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    """GET: the page that says what deleting removes (it changes nothing); POST: ``issue_services.issue_delete``."""
     project_item, issue = project_issue_access(
         tenant=membership.tenant, project_key=project, number=number, consistent=True
     )
     if not membership.allows("owner"):
         raise PermissionDenied("Only owners delete issues.")
+    if request.method == "GET":
+        context = {
+            "membership": membership,
+            "project": project_item,
+            "issue": issue,
+            "preview": issue_delete_preview(issue=issue),
+        }
+        return render(request, "tracker/issue_delete.html", context)
     version = posted_version(request, DeleteForm)
     # A stale version is a 409 page (tracker.error_pages).
     issue_services.issue_delete(membership=membership, project=project_item, issue=issue, expected_version=version)
-    messages.success(request, f"Deleted {issue.reference}; its number stays taken.")
+    messages.success(
+        request, f"Deleted {issue.reference} with its comments, files and history; its number stays taken."
+    )
     return redirect("issue_list", tenant=membership.tenant.slug, project=project_item.project_key)

@@ -1,0 +1,99 @@
+"""In Chromium at 1280 and 390 px (issue 20, findings 9 and 14): opening a notification is a press on its row
+(a POST that marks it read; following its old address changes nothing), and deleting an issue asks on a page
+that says what goes. Screenshots in /tmp/shots/g6/."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, ViewportSize, expect
+
+from ddbmodels import comments, inbox
+from ddbmodels.core.keys import utcnow
+from ddbmodels.events.model import new_sort_key
+from tests.tracker.attachment_helpers import upload
+from tests.tracker.browser.helpers import site_login
+from tests.tracker.conftest import World
+from tests.tracker.helpers import load, new_issue
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(tempfile.gettempdir()) / "shots" / "g6"  # /tmp/shots/g6
+VIEWPORTS: list[ViewportSize] = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def fits(page: Page, viewport: ViewportSize) -> None:
+    assert int(page.evaluate("document.documentElement.scrollWidth")) <= viewport["width"]
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280", "390"])
+def test_opening_a_notification_marks_it_read_and_its_old_address_changes_nothing(
+    page: Page, world: World, viewport: ViewportSize
+) -> None:
+    new_issue(world, "Checkout times out for customers paying with a long card holder name")
+    key = new_sort_key(utcnow())
+    text = f"{world.owner.username} moved WEB-1 “Checkout times out” from Open to In progress"
+    note = inbox.Note(
+        username=world.member.username, project_key="WEB", number=1, actor=world.owner.username, kind="issue.status",
+        text=text,
+    )  # fmt: skip
+    inbox.deliver(tenant=world.slug, event_key=key, notes=[note])
+    page.set_viewport_size(viewport)
+    site_login(page, world.member.username)
+
+    page.goto(f"/t/{world.slug}/inbox/{key.replace('#', '~')}/")  # an old link (a bookmark, a prefetch)
+    expect(page).to_have_url(f"/t/{world.slug}/p/WEB/1/")
+    header = page.locator("header.top").get_by_role("link", name="Inbox")
+    expect(header).to_contain_text("1")  # still unread
+
+    header.click()
+    row = page.locator("ol.inbox li.unread button.note")
+    expect(row).to_have_text(text)
+    expect(row).to_have_css("font-weight", "600")
+    fits(page, viewport)
+    shot(page, f"inbox-unread-{viewport['width']}")
+
+    row.click()
+    expect(page).to_have_url(f"/t/{world.slug}/p/WEB/1/")
+    expect(header).to_have_text("Inbox")
+    page.goto(f"/t/{world.slug}/inbox/")
+    expect(page.locator("ol.inbox li.read button.note")).to_have_css("font-weight", "400")
+    shot(page, f"inbox-read-{viewport['width']}")
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280", "390"])
+def test_the_delete_page_says_what_goes_and_deleting_takes_it(
+    page: Page, world: World, media: Path, viewport: ViewportSize
+) -> None:
+    new_issue(world, "Quarterly payroll export fails for contractors with very long names")
+    for body in ("First look: the export stops at row 200.", "Same here."):
+        comments.comment_add(tenant=world.slug, project_key="WEB", number=1, author=world.member.username, body=body)
+    assert upload(world.client_for(world.member), world, b"a,b\n", "payroll-2026-Q3-contractors.csv").status_code == 302
+    page.set_viewport_size(viewport)
+    site_login(page, world.owner.username)
+    page.goto(f"/t/{world.slug}/p/WEB/1/")
+
+    page.get_by_role("link", name="Delete issue…").click()
+    expect(page.locator("h1")).to_have_text("Delete WEB-1?")
+    removed = page.locator("ul.removed")
+    expect(removed).to_contain_text("2 comments")
+    expect(removed).to_contain_text("1 attached file (payroll-2026-Q3-contractors.csv)")
+    expect(page.locator(".confirm")).to_contain_text("never given to another issue")
+    fits(page, viewport)
+    shot(page, f"delete-issue-{viewport['width']}")
+
+    page.get_by_role("button", name="Yes, delete WEB-1").click()
+    expect(page).to_have_url(f"/t/{world.slug}/p/WEB/")
+    expect(page.locator(".messages")).to_contain_text("Deleted WEB-1 with its comments, files and history")
+    shot(page, f"deleted-issue-{viewport['width']}")
+    assert list(media.rglob("*.csv")) == []
+    stored = load(world, 1)
+    assert stored is not None
+    assert stored.is_tombstone

@@ -1,0 +1,137 @@
+"""Deleted means deleted (issue 20, finding 9): a comment's words leave its events and notifications; an issue's
+comments, attachments, files, history and notifications' words go with it, its number stays taken."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ddbmodels import comments, events, inbox
+from ddbmodels.comments import CommentItem
+from ddbmodels.core.keys import issue_stream
+from tests.tracker.attachment_helpers import files_in, items_of, upload
+from tests.tracker.conftest import World
+from tests.tracker.helpers import load, text, version_of
+from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, digests, queued, run_queued)
+    addressed_fixture,
+    create_assigned,
+    digests_fixture,
+    queued_fixture,
+    run_queued_fixture,
+)
+
+SECRET = "the vault code is 4417-PLUM"
+EDITED = "the vault code is really 9903-FIG"
+
+
+def stored_comments(world: World, number: int) -> list[CommentItem]:
+    return list(CommentItem.query(comments.issue_stream(world.slug, "WEB", number), consistent_read=True))
+
+
+def stream_events(world: World, number: int) -> list[events.Event]:
+    return events.stream_events_all(stream=issue_stream(world.slug, "WEB", number))
+
+
+def everything_said(world: World, number: int, *people: str) -> str:
+    """Every event of the issue and every notification of these people, as one text to search."""
+    said = [json.dumps([e.kind, e.data], default=str) for e in stream_events(world, number)]
+    for name in people:
+        head = inbox.head_get(tenant=world.slug, username=name)
+        page = inbox.notification_page(tenant=world.slug, username=name, read_through=head.read_through)
+        said += [f"{n.kind} {n.text}" for n in page.items]
+    return "\n".join(said)
+
+
+def comment_url(world: World, comment: CommentItem, action: str, number: int = 1) -> str:
+    return world.project_url(f"{number}/comments/{comments.comment_id(comment.key)}/{action}/")
+
+
+def test_a_deleted_comments_words_leave_its_events_and_the_notifications_that_quoted_them(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, owner, member = addressed, addressed.owner.username, addressed.member.username
+    owner_client, member_client = world.client_for(world.owner), world.client_for(world.member)
+    create_assigned(world, owner_client, member, title="Rotate the keys")  # WEB-1: owner and member watch
+    create_assigned(world, owner_client, member, title="Another one")  # WEB-2: untouched
+    member_client.post(world.project_url("1/comments/"), {"body": SECRET})
+    member_client.post(world.project_url("2/comments/"), {"body": "kept on WEB-2: 1234-KEEP"})
+    run_queued()
+    (comment,) = stored_comments(world, 1)
+    member_client.post(comment_url(world, comment, "edit"), {"body": f"@{owner} {EDITED}", "version": 1})
+    run_queued()
+    before = everything_said(world, 1, owner)
+    assert "4417-PLUM" in before  # the events and the owner's notifications quote it
+    assert "9903-FIG" in before
+
+    gone = member_client.post(comment_url(world, comment, "delete"), {"version": 2})
+    run_queued()
+
+    assert gone.status_code == 302
+    assert stored_comments(world, 1) == []
+    after = everything_said(world, 1, owner, member)
+    assert "4417-PLUM" not in after
+    assert "9903-FIG" not in after
+    kinds = [e.kind for e in stream_events(world, 1)]
+    assert kinds.count("comment.added") == 1  # the events stay, wordless
+    assert kinds.count("comment.edited") == 1
+    assert f"{member} commented on WEB-1; the comment was deleted" in after
+    history = text(owner_client.get(world.project_url("1/")))
+    assert f"commented (deleted by {member})" in history
+    assert "1234-KEEP" in everything_said(world, 2, owner)  # another issue's comment keeps its words
+    assert [c.body for c in stored_comments(world, 2)] == ["kept on WEB-2: 1234-KEEP"]
+
+
+def test_deleting_an_issue_removes_its_comments_files_history_and_notifications_words_and_keeps_its_number(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]], media: Path
+) -> None:
+    world, owner, member = addressed, addressed.owner.username, addressed.member.username
+    owner_client, member_client = world.client_for(world.owner), world.client_for(world.member)
+    create_assigned(world, owner_client, member, title="Payroll PLUM-TITLE")  # WEB-1
+    create_assigned(world, owner_client, member, title="Stays GRAPE-TITLE")  # WEB-2
+    for number in (1, 2):
+        member_client.post(world.project_url(f"{number}/comments/"), {"body": f"words of WEB-{number}"})
+        assert upload(member_client, world, b"file body", f"plan-{number}.txt", number=number).status_code == 302
+    owner_client.post(
+        world.project_url("1/edit/"),
+        {"title": "Payroll PLUM-RENAMED", "priority": "high", "assignee": member, "version": version_of(world, 1)},
+    )
+    run_queued()
+    assert "PLUM-TITLE" in everything_said(world, 1, member)
+    assert len(files_in(media)) == 2
+
+    confirm = owner_client.get(world.project_url("1/delete/"))
+    assert confirm.status_code == 200
+    page = text(confirm)
+    for said in ("1 comment;", "1 attached file (plan-1.txt)", "stays taken and is never given to another issue"):
+        assert said in page
+    assert version_of(world, 1) == 2  # asking changed nothing
+    assert len(stored_comments(world, 1)) == 1
+
+    deleted = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+    run_queued()
+
+    assert deleted.status_code == 302
+    tombstone = load(world, 1)
+    assert tombstone is not None
+    assert tombstone.is_tombstone
+    assert stored_comments(world, 1) == []
+    assert items_of(world, 1) == []
+    (left,) = files_in(media)
+    assert "/WEB/2/" in left
+    assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
+    said = everything_said(world, 1, owner, member)
+    for words in ("PLUM", "words of WEB-1", "plan-1"):
+        assert words not in said
+    assert "WEB-1 was deleted" in said
+
+    created = owner_client.post(world.project_url("new/"), {"title": "Next", "priority": "low"})
+    assert created["Location"].startswith(world.project_url("3/"))  # 1 is never given again
+
+    assert [c.body for c in stored_comments(world, 2)] == ["words of WEB-2"]  # WEB-2 untouched
+    assert len(items_of(world, 2)) == 1
+    assert "GRAPE-TITLE" in everything_said(world, 2, member)
+    other = load(world, 2)
+    assert other is not None
+    assert not other.is_tombstone

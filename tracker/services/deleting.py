@@ -1,0 +1,107 @@
+"""What deleting removes (issue 20, finding 9): a deleted comment's words, a deleted issue's content.
+
+Deleting a **comment** removes its text from the comments table (``comments.comment_delete``),
+from its own events (``comment.added`` and each ``comment.edited``: the excerpt goes, the event
+stays and the history says "commented (deleted by alice)"), and from the notifications that quoted
+it (their text becomes "alice commented on WEB-3; the comment was deleted"); the search document
+follows the event. Done in the request, before the comment itself goes, so a request cut short
+leaves the comment in place and deleting it again finishes the work (every step is idempotent).
+
+Deleting an **issue** removes, before the issue becomes a tombstone (its number stays taken, so the
+project's numbers are never given again): every comment, every attachment and its stored file,
+every event of its history but the deletion itself (titles, title changes, file names, excerpts:
+the team's activity no longer lists them) and the words of every notification about it (each
+becomes "WEB-3 was deleted"; read state and unread counts stay as they were). Bounded batches in
+the request, in that order, each idempotent: a request cut short (a 503) leaves the issue in place
+and deleting it again goes on where it stopped. An attachment still uploading is waited for: the
+delete answers 503 until the upload ends.
+
+Out of reach of a per-issue delete: events of periods already archived and dropped (their
+archives are rewritten only when a whole team is offboarded), e-mails already sent, and the
+notifications of people no longer in the team (who had one is not stored: the team's members and
+the issue's watchers are asked).
+
+Costs (DynamoDB's): finding the events is one Query per events table since the comment (or the
+issue) was written, 0.5 RCU per started 4 KB (~13 events); each comment event rewritten 1 WCU per
+KB + 1 for its ``by_day`` entry; each notification asked 1 WCU per person (the team's members and
+watchers, on up to 8 threads); comments 0.5 RCU per 4 KB read + 1 WCU each; attachments 1 WCU each
+(+1 for an in-flight index entry) and a file delete; events 2 WCU each (item + ``by_day``). A
+comment with one event in a team of 6: ≈ 0.5 RCU + 2 + 6 WCU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ddbmodels import attachments, comments, events, inbox
+from ddbmodels.comments import CommentItem
+from ddbmodels.core.errors import Unavailable
+from ddbmodels.events import Kind
+from ddbmodels.issues import IssueItem
+from tracker.models import Membership
+from tracker.selectors.activity import issue_stream
+from tracker.services.attachments import DjangoBlobStore
+
+COMMENT_KINDS = (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED)
+
+
+def _people(issue: IssueItem) -> set[str]:
+    """Who could have been told of the issue: the team's members (one SQL query) and its watchers (one Query)."""
+    members = set(Membership.objects.filter(tenant__slug=issue.tenant).values_list("user__username", flat=True))
+    watching = inbox.watchers(tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number))
+    return members | set(watching)
+
+
+def comment_forget(*, issue: IssueItem, comment: CommentItem, by: str) -> int:
+    """Take a comment's words out of its events and the notifications that quoted them; how many events."""
+    stream = issue_stream(issue)
+    found = [
+        event
+        for event in events.stream_events_all(stream=stream, since=comment.key.partition("#")[0])
+        if event.kind in COMMENT_KINDS and (event.data or {}).get("comment") == comment.key
+    ]  # the issue's events since the comment was written, those about it kept (bounded by that stream)
+    if not found:
+        return 0
+    people = _people(issue)
+    for event in found:
+        data = {key: value for key, value in (event.data or {}).items() if key != "excerpt"}
+        events.event_redact(table=event.table, stream=stream, t=event.t, data={**data, "deleted_by": by})
+        text = f"{event.actor} commented on {issue.reference}; the comment was deleted"
+        inbox.notifications_redact(tenant=issue.tenant, event_key=event.t, usernames=people, text=text)
+    return len(found)
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What deleting an issue removed (for its message and the tests)."""
+
+    comments: int
+    attachments: int
+    events: int
+
+
+def issue_content_remove(*, issue: IssueItem) -> Removed:
+    """Remove a to-be-deleted issue's comments, attachments and files, events and notifications' words.
+
+    Unavailable (a 503: try again) while an attachment is still uploading; everything removed so far
+    stays removed, and the next run goes on from there.
+    """
+    stream = issue_stream(issue)
+    removed_comments = comments.comments_delete_all(stream=stream)
+    files, uploading = attachments.remove_all(
+        DjangoBlobStore(), tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
+    )
+    if uploading:
+        raise Unavailable("a file is still being attached to the issue; try again in a minute", issue=issue.pk)
+    history = [event for event in events.stream_events_all(stream=stream) if event.kind != Kind.ISSUE_DELETED]
+    people = _people(issue)
+    for event in history:  # the words first, then the event: a run cut short finds the event again
+        inbox.notifications_redact(
+            tenant=issue.tenant,
+            event_key=event.t,
+            usernames=people,
+            text=f"{issue.reference} was deleted",
+            kind=Kind.ISSUE_DELETED,
+        )
+    events.events_delete_many((event.table, stream, event.t) for event in history)
+    return Removed(comments=removed_comments, attachments=files, events=len(history))
