@@ -229,22 +229,34 @@ class Invitation(models.Model):
 def _withdraw_when_no_longer_owner(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
     if instance.role != Role.OWNER:
         Invitation.objects.filter(tenant_id=instance.tenant_id, created_by_id=instance.user_id).withdraw_open()
+        PersonalInvitation.objects.filter(tenant_id=instance.tenant_id, created_by_id=instance.user_id).withdraw_open()
 
 
 @receiver(post_delete, sender=Membership)
 def _withdraw_when_out_of_the_team(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
     Invitation.objects.filter(tenant_id=instance.tenant_id, created_by_id=instance.user_id).withdraw_open()
+    PersonalInvitation.objects.filter(tenant_id=instance.tenant_id, created_by_id=instance.user_id).withdraw_open()
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
 def _withdraw_when_deactivated(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
     if not instance.is_active:
         Invitation.objects.filter(created_by_id=instance.pk).withdraw_open()
+        PersonalInvitation.objects.filter(created_by_id=instance.pk).withdraw_open()
 
 
 @receiver(pre_delete, sender=settings.AUTH_USER_MODEL)
 def _withdraw_when_deleted(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
     Invitation.objects.filter(created_by_id=instance.pk).withdraw_open()  # before created_by becomes NULL
+    PersonalInvitation.objects.filter(created_by_id=instance.pk).withdraw_open()
+
+
+class PersonalInvitationQuerySet(models.QuerySet["PersonalInvitation"]):
+    def withdraw_open(self) -> int:
+        """Withdraw those of these requests not answered or withdrawn yet; how many (invitees no longer see them)."""
+        return self.filter(accepted_at__isnull=True, declined_at__isnull=True, withdrawn_at__isnull=True).update(
+            withdrawn_at=timezone.now()
+        )
 
 
 class PersonalInvitation(models.Model):
@@ -254,7 +266,8 @@ class PersonalInvitation(models.Model):
     it matched; ``invitee`` is the account it reached — an exact username or a confirmed address — or
     None (nobody, several, an unconfirmed address, already in the team or already invited). Only
     accepting makes a membership, with ``role``. ``request_key`` is the form's idempotency key: the
-    same submission twice makes one request.
+    same submission twice makes one request. Like a link, it is worth its inviter's right: the
+    receivers above withdraw it when the inviter stops being an owner, and accepting checks again.
     """
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="personal_invitations")
@@ -269,6 +282,8 @@ class PersonalInvitation(models.Model):
     accepted_at = models.DateTimeField(null=True, blank=True)
     declined_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    objects = PersonalInvitationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

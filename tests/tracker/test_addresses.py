@@ -17,6 +17,7 @@ from django.test import Client
 
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, text
+from tests.tracker.test_team import invite, open_link
 from tracker.models import ConfirmedEmail
 from tracker.services.addresses import CONFIRM_MAX_AGE, address_confirmed, address_mark_confirmed
 from tracker.services.inbox import team_addresses
@@ -63,6 +64,25 @@ def test_a_changed_address_is_confirmed_by_its_link_once(world: World, mailoutbo
     again = client.post("/accounts/email/confirm/", {"token": token_of(link)})
     assert again.status_code == 410
     assert "This confirmation link was already used." in text(again)
+
+
+def test_signing_up_through_an_invitation_link_sends_a_confirmation(world: World, mailoutbox: list[Any]) -> None:
+    link = invite(world, role="viewer", email="nia@example.org")
+    visitor = Client()
+    path = link.partition("#")[0]
+    assert open_link(visitor, link).status_code == 200
+    data = {
+        "username": "nia",
+        "email": "nia@example.org",
+        "password1": "a-long-pass-417",
+        "password2": "a-long-pass-417",
+    }
+    assert visitor.post(path, data).status_code == 302
+    nia = User.objects.get(username="nia")
+    assert address_confirmed(user=nia) == ""  # not until the link is followed
+    assert [m.to for m in mailoutbox] == [["nia@example.org"]]
+    visitor.post("/accounts/email/confirm/", {"token": token_of(link_in(mailoutbox[0]))})
+    assert address_confirmed(user=nia) == "nia@example.org"
 
 
 def test_a_confirmation_link_expires(world: World, mailoutbox: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:

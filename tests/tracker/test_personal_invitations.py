@@ -218,3 +218,13 @@ def test_nobody_joins_a_team_that_is_closing(world: World) -> None:
     response = world.client_for(zoe).post(f"/invitations/{invitation.pk}/", {"answer": "accept"})
     assert "nobody joins it any more" in flash(response)[0]
     assert "zoe" not in roles(world)
+
+
+def test_an_inviter_who_stops_being_an_owner_withdraws_their_requests(world: World) -> None:
+    zoe = account("zoe", "zoe@example.org", confirmed=True)
+    ask(world, "zoe")
+    inviter = Membership.objects.get(tenant=world.tenant, user=world.owner)
+    inviter.role = "member"
+    inviter.save()  # however it happens (the team page, the admin): the invitation is withdrawn with the right
+    assert "No invitations are waiting for you." in text(world.client_for(zoe).get("/invitations/"))
+    assert PersonalInvitation.objects.get(invitee=zoe).withdrawn_at is not None

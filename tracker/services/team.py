@@ -1,4 +1,6 @@
-"""Team writes: owners add people, change roles, remove members, and invite new people by link.
+"""Team writes: owners change roles, remove members, and invite new people by link.
+
+People who have an account are invited by name instead (tracker.services.personal_invitations).
 
 Two rules hold whatever the order of concurrent requests: a team always keeps at least one owner
 (checked inside a transaction that locks the team's owner rows), and an invitation link is used
@@ -23,8 +25,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.core import signing
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db import transaction
 from django.utils import timezone
 
 from tracker.models import Invitation, Membership, RetiredSlug, Role, Tenant
@@ -44,31 +45,6 @@ class InvitationUnusable(Exception):
 
 
 # ------------------------------------------------------------------- members
-
-
-def team_member_add(*, membership: Membership, who: str, role: str) -> Membership:
-    """Give an existing account (by username or e-mail) a role in the owner's team.
-
-    ValidationError when nobody (or several accounts) match, or the person is already in the team.
-    """
-    require_role(membership, Role.OWNER)
-    who = who.strip()
-    users = list(get_user_model().objects.filter(Q(username__iexact=who) | Q(email__iexact=who), is_active=True)[:2])
-    exact = [u for u in users if u.get_username() == who]
-    if len(users) > 1 and len(exact) == 1:
-        users = exact
-    if not users:
-        raise ValidationError(
-            f"Nobody has the username or e-mail “{who}”. To bring in someone new, create an invitation link below."
-        )
-    if len(users) > 1:
-        raise ValidationError(f"Several accounts match “{who}”; give the username instead.")
-    user = users[0]
-    try:
-        with transaction.atomic():
-            return Membership.objects.create(user=user, tenant=membership.tenant, role=role)
-    except IntegrityError:
-        raise ValidationError(f"{user.get_username()} is already in {membership.tenant.name}.") from None
 
 
 def team_role_change(*, membership: Membership, target: Membership, role: str) -> Membership:
