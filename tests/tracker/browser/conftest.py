@@ -13,7 +13,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Error, Page, ViewportSize, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, ViewportSize, expect, sync_playwright
 from pytest_django.live_server_helper import LiveServer
 
 from tests.tracker.browser.helpers import SCREENSHOTS, shot
@@ -90,3 +90,18 @@ def page(browser: Browser, live_server: LiveServer, request: pytest.FixtureReque
     context.close()
     if errors:
         pytest.fail("JavaScript errors in the pages:\n" + "\n".join(errors), pytrace=False)
+
+
+@pytest.fixture
+def violations(page: Page) -> Iterator[list[str]]:
+    """Chromium's console reports of anything the Content-Security-Policy refused, on every page of the
+    test ("Executing inline script violates…", "Applying inline style violates…"): the test fails on any."""
+    found: list[str] = []
+
+    def note(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            found.append(f"{page.url}: {message.text}")
+
+    page.on("console", note)
+    yield found
+    assert found == [], "\n".join(found)

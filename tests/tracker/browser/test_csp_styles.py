@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Page, ViewportSize, expect
+from playwright.sync_api import Page, ViewportSize, expect
 from pytest_django.live_server_helper import LiveServer
 
 from ddbmodels import comments, orders
@@ -33,19 +33,6 @@ SKIP = re.compile(
 )
 ADMIN_QUERY_OK = re.compile(r"^/admin/ddb/")  # the DynamoDB pages take their keys in the query
 MOST_PAGES = 150
-
-
-@pytest.fixture
-def violations(page: Page) -> list[str]:
-    """Chromium's console reports of anything the policy refused (``Refused to apply inline style…``)."""
-    found: list[str] = []
-
-    def note(message: ConsoleMessage) -> None:
-        if "Content Security Policy" in message.text:
-            found.append(f"{page.url}: {message.text}")
-
-    page.on("console", note)
-    return found
 
 
 def filled(world: World) -> None:
