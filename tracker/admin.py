@@ -37,16 +37,19 @@ class TenantAdmin(admin.ModelAdmin):
         actions.pop("delete_selected", None)
         return actions
 
-    def has_destructive_permission(self, request: HttpRequest) -> bool:
-        """Offboarding deletes a team's data: audit.run_destructive_jobs (renaming needs only change_tenant)."""
-        return staff_can_run_destructive_jobs(request.user)
+    def has_offboard_permission(self, request: HttpRequest) -> bool:
+        """Offboarding deletes a team's data: tracker.delete_tenant and audit.run_destructive_jobs.
+
+        (Django's action permissions are any-of, so both are checked here; renaming needs only change_tenant.)
+        """
+        return self.has_delete_permission(request) and staff_can_run_destructive_jobs(request.user)
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
         # Django drops an action the user may not run with a "No action selected" redirect; a forged
         # Offboard is a 403 that changes nothing instead.
-        if request.method == "POST" and request.POST.get("action") == "offboard":
-            if not (self.has_delete_permission(request) and self.has_destructive_permission(request)):
-                raise PermissionDenied(NO_DESTRUCTIVE_JOBS)
+        forged = request.method == "POST" and request.POST.get("action") == "offboard"
+        if forged and not self.has_offboard_permission(request):
+            raise PermissionDenied(NO_DESTRUCTIVE_JOBS)
         return super().changelist_view(request, extra_context)
 
     def delete_view(self, request: HttpRequest, object_id: str, extra_context: Any = None) -> HttpResponse:
@@ -59,7 +62,7 @@ class TenantAdmin(admin.ModelAdmin):
 
     @admin.action(
         description="Offboard: export, verify, then delete all DynamoDB data and files",
-        permissions=["delete", "destructive"],
+        permissions=["offboard"],
     )
     def offboard(self, request: HttpRequest, queryset: QuerySet[Tenant]) -> HttpResponse | None:
         """Asks first; once confirmed, queues one offboarding job per tenant (progress on the job page).

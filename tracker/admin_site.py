@@ -17,7 +17,12 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import NoReverseMatch, URLPattern, URLResolver, include, path, reverse
 
-from tracker.services.permissions import staff_can_change, staff_can_view
+from tracker.services.permissions import (
+    staff_can_change,
+    staff_can_edit_raw_items,
+    staff_can_run_destructive_jobs,
+    staff_can_view,
+)
 
 NO_VIEW = "Seeing DynamoDB data needs the tracker.view_tenant permission (or tracker.change_tenant)."
 # The DynamoDB pages in the admin's sidebar, in this order (a page whose URL is not there is left out).
@@ -88,4 +93,10 @@ class TrackerAdminSite(admin.AdminSite):
         if can_view:  # the sidebar (available_apps) only: the index lists these pages in its own section
             context["available_apps"] = [*context["available_apps"], self.ddb_sidebar_app()]
         # what the index advertises: read-only staff are offered what they can do (browse, watch), not edits or starts
-        return {**context, "ddb_can_view": can_view, "ddb_can_change": can_view and staff_can_change(request.user)}
+        return {
+            **context,
+            "ddb_can_view": can_view,
+            "ddb_can_change": can_view and staff_can_change(request.user),  # read-only jobs, orders
+            "ddb_can_edit_items": can_view and staff_can_edit_raw_items(request.user),
+            "ddb_can_run_destructive": can_view and staff_can_run_destructive_jobs(request.user),
+        }

@@ -124,16 +124,23 @@ def wait_for_job(client: Client, task_id: str, timeout: float = 120) -> dict[str
     return status
 
 
-def staff_user(username: str, *, may_change: bool = False) -> User:
-    """A staff user who may see DynamoDB data (tracker.view_tenant); ``may_change`` adds tracker.change_tenant."""
+STAFF_WRITES = ("tracker.change_tenant", "audit.edit_raw_items", "audit.run_destructive_jobs")
+
+
+def staff_user(username: str, *, may_change: bool = False, perms: tuple[str, ...] = ()) -> User:
+    """A staff user who may see DynamoDB data (tracker.view_tenant), with ``perms`` ("app.codename") too.
+
+    ``may_change`` adds every staff write: tracker.change_tenant, raw item edits and jobs that write or delete.
+    """
     user = User.objects.create_user(username, password="pw-for-tests", is_staff=True)
-    for codename in ("view_tenant", "change_tenant") if may_change else ("view_tenant",):
-        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label="tracker"))
+    for permission in ("tracker.view_tenant", *(STAFF_WRITES if may_change else ()), *perms):
+        app_label, codename = permission.split(".")
+        user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label=app_label))
     return user
 
 
-def staff_client(username: str, *, may_change: bool = False) -> Client:
+def staff_client(username: str, *, may_change: bool = False, perms: tuple[str, ...] = ()) -> Client:
     """A client logged in as a new ``staff_user``."""
     client = Client()
-    client.force_login(staff_user(username, may_change=may_change))
+    client.force_login(staff_user(username, may_change=may_change, perms=perms))
     return client

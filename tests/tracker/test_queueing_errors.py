@@ -30,6 +30,13 @@ from tracker.services.admin import jobs
 from tracker.services.inbox import delivery, digests
 
 
+def superuser() -> Any:
+    """The admin who starts the jobs (each start is audited under their name)."""
+    from django.contrib.auth.models import User
+
+    return User.objects.get_or_create(username="queue-root", defaults={"is_superuser": True, "is_staff": True})[0]
+
+
 @pytest.fixture
 def issue(world: World) -> IssueItem:
     return new_issue(world, "Walrus", assignee=world.member.username)
@@ -163,10 +170,11 @@ def test_a_broker_that_is_down_is_logged_and_the_request_goes_on(
     "start",
     [
         lambda: offboarding.offboarding_start(slug="acme"),
-        lambda: jobs.job_start(task=enqueue.DISTINCT_KEYS, params={}),
-        jobs.reconcile_attachments_start,
+        lambda: jobs.job_start(task=enqueue.DISTINCT_KEYS, params={}, by=superuser()),
+        lambda: jobs.reconcile_attachments_start(by=superuser()),
+        lambda: jobs.offboarding_queue(slug="acme", by=superuser()),
     ],
-    ids=["offboarding", "job", "reconcile"],
+    ids=["offboarding", "job", "reconcile", "offboard-action"],
 )
 def test_jobs_an_admin_starts_raise_a_missing_task_and_say_a_down_broker(
     start: Callable[[], str], monkeypatch: pytest.MonkeyPatch

@@ -5,17 +5,17 @@ model has one, else by every attribute. Before that, the fingerprint the page wa
 is compared with the item just read, so a change made in between is caught without a write.
 Either way a stale page raises ChangedSinceRead and nothing is written.
 
-Every edit and delete that is written is recorded in Django's admin log (``LogEntry``): who,
-when, the table and key, and the item before and after (as the item browser's JSON), so the
-admin's "Recent actions" and the log itself say what staff changed in DynamoDB.
+Both need the ``audit.edit_raw_items`` permission (superusers have it; ``tracker.change_tenant``
+does not give it). Every edit and delete is in the staff audit (``tracker.audit``), written
+before the write: who, when, the table and key, and the attributes changed (old and new values,
+or names and sizes) — not a copy of the item. It is then marked done, or failed with the error.
 """
 
 from __future__ import annotations
 
-import json
+from decimal import Decimal
 from typing import Any
 
-from django.contrib.admin.models import CHANGE, DELETION, LogEntry
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 
@@ -24,6 +24,8 @@ from ddbmodels.core.errors import ChangedSinceRead
 from tracker import item_json
 from tracker.selectors.admin.items import LoadedItem
 from tracker.selectors.admin.tables import base_name
+from tracker.services.admin.audit import audited, item_audit_begin
+from tracker.services.permissions import NO_RAW_EDITS, staff_can_edit_raw_items
 
 # Base table → (may items be deleted here, why). Anything not listed may not be deleted.
 DELETE_POLICY: dict[str, tuple[bool, str]] = {
@@ -51,46 +53,44 @@ def _check_unchanged(loaded: LoadedItem, fingerprint: str) -> None:
         raise ChangedSinceRead("changed since the page was loaded", table=loaded.table)
 
 
-def _log(by: AbstractBaseUser, loaded: LoadedItem, action: int, after: dict[str, Any] | None) -> LogEntry:
-    """The admin log's record of a staff write: the table, the key, the item before and after."""
-    key = item_json.dumps(loaded.key, pretty=False)
-    record = {
-        "table": loaded.table,
-        "key": item_json.to_json(loaded.key),
-        "before": item_json.to_json(loaded.item),
-        "after": item_json.to_json(after) if after is not None else None,
-    }
-    verb = "Changed" if action == CHANGE else "Deleted"
-    return LogEntry.objects.create(
-        user_id=by.pk,
-        content_type=None,  # a DynamoDB item, not a Django model
-        object_id=f"{loaded.table} {key}",
-        object_repr=f"{verb} {loaded.table} item {key}"[:200],
-        action_flag=action,
-        change_message=json.dumps(record, sort_keys=True, ensure_ascii=False),
-    )
+def _as_written(loaded: LoadedItem, new: dict[str, Any]) -> dict[str, Any]:
+    """``new`` as ``items.item_put_unchanged`` writes it: with the loaded version + 1 when the table has one."""
+    if loaded.version and loaded.version in loaded.item:
+        return {**new, loaded.version: {"N": str(int(Decimal(loaded.item[loaded.version]["N"])) + 1)}}
+    return new
+
+
+def _require_permission(by: AbstractBaseUser) -> None:
+    if not staff_can_edit_raw_items(by):
+        raise PermissionDenied(NO_RAW_EDITS)
 
 
 def item_save(*, loaded: LoadedItem, fingerprint: str, new: dict[str, Any], by: AbstractBaseUser) -> bool:
-    """PutItem ``new`` if the item is still the one the page showed — 1 WCU per KB; logged as ``by``'s change.
+    """PutItem ``new`` if the item is still the one the page showed — 1 WCU per KB; audited as ``by``'s change.
 
-    False, and nothing written or logged, when ``new`` is the item as loaded (its version is not
-    bumped: the app's open edit forms stay current). ChangedSinceRead when it changed; InvalidInput
-    when DynamoDB refuses the item.
+    PermissionDenied without audit.edit_raw_items. False, and nothing written or audited, when ``new``
+    is the item as loaded (its version is not bumped: the app's open edit forms stay current).
+    ChangedSinceRead when it changed; InvalidInput when DynamoDB refuses the item (the entry: failed).
     """
+    _require_permission(by)
     _check_unchanged(loaded, fingerprint)
     if item_json.fingerprint(new) == loaded.fingerprint:
         return False
-    items.item_put_unchanged(loaded.table, new, loaded.item, version=loaded.version)
-    _log(by, loaded, CHANGE, new)
+    entry = item_audit_begin(
+        by=by, table=loaded.table, key=loaded.key, before=loaded.item, after=_as_written(loaded, new)
+    )
+    with audited(entry):
+        items.item_put_unchanged(loaded.table, new, loaded.item, version=loaded.version)
     return True
 
 
 def item_delete(*, loaded: LoadedItem, fingerprint: str, by: AbstractBaseUser) -> None:
-    """DeleteItem if its table allows it and it is still the one the page showed — 1 WCU per KB; logged."""
+    """DeleteItem if its table allows it and it is still the one the page showed — 1 WCU per KB; audited."""
+    _require_permission(by)
     allowed, why = delete_policy(loaded.table)
     if not allowed:
         raise PermissionDenied(why)
     _check_unchanged(loaded, fingerprint)
-    items.item_delete_unchanged(loaded.table, loaded.key, loaded.item, version=loaded.version)
-    _log(by, loaded, DELETION, None)
+    entry = item_audit_begin(by=by, table=loaded.table, key=loaded.key, before=loaded.item, after=None)
+    with audited(entry):
+        items.item_delete_unchanged(loaded.table, loaded.key, loaded.item, version=loaded.version)

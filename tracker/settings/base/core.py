@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "csp",  # Content-Security-Policy header (below)
     "tracker",
     "tracker.search",  # full-text search documents (FTS5 / PostgreSQL full text) in this database
+    "tracker.audit",  # the staff audit (raw item edits, job starts, offboarding) and its two permissions
 ]
 
 MIDDLEWARE = [

@@ -16,11 +16,11 @@ from tracker.error_pages import ITEM_STALE
 from tracker.forms.admin.items import BrowseForm, DeleteItemForm, ItemJsonForm
 from tracker.selectors.admin.items import LoadedItem, browsable, browse_page, field_names, item_load
 from tracker.services.admin.items import delete_policy, item_delete, item_save
-from tracker.services.permissions import staff_can_change
+from tracker.services.permissions import NO_RAW_EDITS, staff_can_edit_raw_items
 from tracker.views.admin.pages import admin_page, item_url
 
 STALE = ITEM_STALE  # on the edit form; a stale delete is the same words on a 409 page
-NO_CHANGE = "Changing DynamoDB data needs the tracker.change_tenant permission."
+NO_CHANGE = NO_RAW_EDITS  # tracker.change_tenant (renaming teams) does not give raw edits
 
 
 def field_rows(item: dict[str, Any], names: dict[str, str] | None = None) -> list[dict[str, str]]:
@@ -107,7 +107,7 @@ def _item_context(loaded: LoadedItem) -> dict[str, Any]:
 
 def item_view(request: HttpRequest, table: str) -> HttpResponse:
     loaded = item_load(table=table, token=request.GET.get("key"))
-    can_change = staff_can_change(request.user)
+    can_change = staff_can_edit_raw_items(request.user)
     if request.method == "POST" and not can_change:
         raise PermissionDenied(NO_CHANGE)
     initial = {"item_json": item_json.dumps(loaded.item), "loaded": loaded.fingerprint}
@@ -141,7 +141,7 @@ def item_view(request: HttpRequest, table: str) -> HttpResponse:
 def item_delete_view(request: HttpRequest, table: str) -> HttpResponse:
     """GET: confirm. POST (permitted staff, allowed tables): delete if unchanged; a stale page is a 409."""
     loaded = item_load(table=table, token=request.GET.get("key"))
-    can_change = staff_can_change(request.user)
+    can_change = staff_can_edit_raw_items(request.user)
     if request.method == "POST":
         if not can_change:
             raise PermissionDenied(NO_CHANGE)

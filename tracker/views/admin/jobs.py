@@ -6,7 +6,6 @@ import json
 import uuid
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_http_methods
@@ -16,34 +15,41 @@ from tracker.forms.admin.jobs import JOB_FORMS, JobForm
 from tracker.jobs import RUNS_KEPT
 from tracker.selectors.admin.job_results import job_answer
 from tracker.selectors.admin.jobs import job_history, job_status, job_task_name
-from tracker.services.admin.jobs import job_start
-from tracker.services.permissions import staff_can_change
+from tracker.services.admin.jobs import job_may_start, job_require, job_start
 from tracker.views.admin.pages import admin_page
 
 
 @require_http_methods(["GET", "POST"])
 def jobs_view(request: HttpRequest) -> HttpResponse:
-    """GET: a form per job and the history. POST (permitted staff only): queue one job."""
-    can_change = staff_can_change(request.user)
+    """GET: a form per job the user may start, and the history. POST: queue one job (audited), if permitted.
+
+    Jobs that only read need tracker.change_tenant; jobs that write or delete need audit.run_destructive_jobs.
+    """
     bound: tuple[str, JobForm] | None = None
     if request.method == "POST":
-        if not can_change:
-            raise PermissionDenied("Starting jobs needs the tracker.change_tenant permission.")
         key = request.POST.get("job", "")
         if key not in JOB_FORMS:
             raise BadRequest("Unknown job.")
+        job_require(request.user, JOB_FORMS[key].task)  # a 403 before the form is read: nothing queued
         form = JOB_FORMS[key](request.POST, prefix=key)
         if form.is_valid():
-            task_id = job_start(task=form.task, params=form.kwargs())
+            task_id = job_start(task=form.task, params=form.kwargs(), by=request.user, title=form.title)  # type: ignore[arg-type]
             messages.success(request, f"{form.title}: queued as {task_id}.")
             return redirect("admin:ddb_job", task_id=task_id)
         bound = (key, form)
-    forms = [  # read-only staff are shown the runs only, not forms they cannot submit
+    startable = {key for key, form_class in JOB_FORMS.items() if job_may_start(request.user, form_class.task)}
+    forms = [  # staff are shown the forms of the jobs they may start, and the runs
         (key, bound[1] if bound and bound[0] == key else form_class(prefix=key))
         for key, form_class in JOB_FORMS.items()
-        if can_change
+        if key in startable
     ]
-    context = {"can_change": can_change, "forms": forms, "history": job_history(), "runs_kept": RUNS_KEPT}
+    context = {
+        "can_change": bool(startable),
+        "all_jobs": len(startable) == len(JOB_FORMS),
+        "forms": forms,
+        "history": job_history(),
+        "runs_kept": RUNS_KEPT,
+    }
     return admin_page(request, "admin/ddb/jobs.html", "Maintenance jobs", context, status=400 if bound else 200)
 
 

@@ -3,7 +3,7 @@
 Pages over the existing selectors: the same reads the tenants' own pages make, at the same cost
 (each selector's docstring says how many RCU; the footer shows what the page used). Data is
 changed in the item browser — every row links to its item — or, for attachments, by the
-reconcile job, which only permitted staff may start.
+reconcile job, which only staff with audit.run_destructive_jobs may start.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ from tracker.selectors.projects import project_access, project_list
 from tracker.selectors.tenants import staff_tenant_access, staff_tenants
 from tracker.services import orders as order_services
 from tracker.services.admin.jobs import reconcile_attachments_start
-from tracker.services.permissions import staff_can_change
+from tracker.services.permissions import NO_DESTRUCTIVE_JOBS, staff_can_change, staff_can_run_destructive_jobs
 from tracker.views.admin.pages import admin_page, item_browser_url
 
-NO_PERMISSION = "Reconciling attachments needs superuser status or the tracker.change_tenant permission."
+NO_PERMISSION = NO_DESTRUCTIVE_JOBS  # the reconcile job deletes items and files: not tracker.change_tenant
 
 
 def _page(request: HttpRequest, template: str, title: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
@@ -240,12 +240,12 @@ def order_status_view(request: HttpRequest, number: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def attachments_view(request: HttpRequest) -> HttpResponse:
-    """GET: the attachments in Attaching or Detaching, with their age. POST (permitted staff): reconcile now."""
-    may_change = staff_can_change(request.user)
+    """GET: the attachments in Attaching or Detaching, with their age. POST (audit.run_destructive_jobs): reconcile."""
+    may_change = staff_can_run_destructive_jobs(request.user)
     if request.method == "POST":
         if not may_change:
             raise PermissionDenied(NO_PERMISSION)
-        task_id = reconcile_attachments_start()
+        task_id = reconcile_attachments_start(by=request.user)  # type: ignore[arg-type]  # audited
         messages.success(request, f"Reconcile attachments: queued as {task_id}.")
         return redirect("admin:ddb_job", task_id=task_id)
     slug = request.GET.get("tenant") or None
