@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
 
 from tracker.models import Membership, RetiredSlug, Tenant
 from tracker.services import offboarding_exports, team_leftovers
@@ -123,7 +123,7 @@ class RetiredSlugAdmin(admin.ModelAdmin):
         """Per place (job checkpoints and results, admin log, Redis, files), what the last run removed."""
         places = (retired.report or {}).get("places") or {}
         lines = team_leftovers.describe(places)
-        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}: {}</li>", lines)) if lines else "—"
+        return format_html_join("", '<div class="removed-place">{}: {}</div>', lines) if lines else "—"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
