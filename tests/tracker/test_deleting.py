@@ -135,3 +135,21 @@ def test_deleting_an_issue_removes_its_comments_files_history_and_notifications_
     other = load(world, 2)
     assert other is not None
     assert not other.is_tombstone
+
+
+def test_a_comment_deleted_before_its_notifications_went_out_is_not_quoted_by_them(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    world, owner, member = addressed, addressed.owner.username, addressed.member.username
+    member_client = world.client_for(world.member)
+    create_assigned(world, world.client_for(world.owner), member, title="Rotate the keys")
+    run_queued()
+    member_client.post(world.project_url("1/comments/"), {"body": SECRET})  # its fan-out waits in the queue
+    (comment,) = stored_comments(world, 1)
+    member_client.post(comment_url(world, comment, "delete"), {"version": 1})
+
+    run_queued()  # the worker gets to it only now
+
+    said = everything_said(world, 1, owner)
+    assert "4417-PLUM" not in said
+    assert f"{member} commented on WEB-1" in said

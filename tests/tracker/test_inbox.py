@@ -12,7 +12,7 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from ddbmodels import inbox, issues
+from ddbmodels import comments, inbox, issues
 from ddbmodels.core import capacity
 from ddbmodels.inbox import InboxItem
 from ddbmodels.inbox import mail as inbox_mail
@@ -207,11 +207,14 @@ def test_comments_and_mentions_make_watchers_and_say_so(
     world: World, run_queued: Callable[[], list[dict[str, Any]]]
 ) -> None:
     issue = new_issue(world, "Slow page", reporter=world.owner.username)
+    said = comments.comment_add(  # a comment that exists: the fan-out quotes no deleted one
+        tenant=world.slug, project_key="WEB", number=1, author=world.member.username, body="Look at this now"
+    ).comment
     activity.record(
         issue,
         kind="comment.added",
         actor=world.member.username,
-        data={"comment": "c#1", "mentions": [world.viewer.username, "stranger"], "excerpt": "Look at this now"},
+        data={"comment": said.key, "mentions": [world.viewer.username, "stranger"], "excerpt": "Look at this now"},
     )
     (report,) = run_queued()
     assert report["watchers_added"] == sorted([world.member.username, world.viewer.username])  # not the stranger

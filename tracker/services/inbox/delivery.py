@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import DatabaseError
 
-from ddbmodels import inbox
+from ddbmodels import comments, inbox
 from ddbmodels.core import errors
 from ddbmodels.core.keys import issue_stream, parse_time_key, time_key, utcnow
 from ddbmodels.events import NOTIFY_KINDS, Kind, new_sort_key
@@ -123,6 +123,17 @@ def implied_watchers(*, kind: str, actor: str, data: dict[str, Any], reporter: s
     return set()
 
 
+def _quotes_a_deleted_comment(stream: str, kind: str, data: dict[str, Any]) -> bool:
+    """A comment deleted before its notifications went out is not quoted by them (issue 20, finding 9).
+
+    GetItem of the comment, consistent — 1 RCU per started 4 KB, for a comment's fan-out only.
+    (Deleting rewrites the notifications already delivered: ``tracker.services.deleting``.)
+    """
+    if kind not in (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED) or not data.get("excerpt") or not data.get("comment"):
+        return False
+    return comments.comment_get(stream=stream, key=str(data["comment"]), consistent=True) is None
+
+
 def fan_out(
     *,
     stream: str,
@@ -145,6 +156,8 @@ def fan_out(
     this run go into their mail windows (``mail_later``), and a window is e-mailed once.
     """
     tenant, project_key, number = inbox.parse_stream(stream)
+    if _quotes_a_deleted_comment(stream, kind, data):
+        data = {**data, "excerpt": ""}
     members = team_addresses(tenant) if team is None else team
     implied = implied_watchers(kind=kind, actor=actor, data=data, reporter=reporter, assignee=assignee) & set(members)
     if implied and not watchers_added:  # the request could not add them (``watch_now``)
