@@ -299,3 +299,19 @@ def test_tasks_scheduled_for_the_team_are_unscheduled(world: World, other_world:
         f"repair points of {other_world.slug}"
     ]
     assert report["places"]["schedules"] == {"tasks scheduled for the team": 1}
+
+
+def test_tasks_waiting_in_the_queue_about_the_team_are_taken_out(
+    world: World, other_world: World, archive_dir: Path
+) -> None:
+    """A fan-out queued before offboarding would write the team's notifications again after it."""
+    for tenant in (world.slug, other_world.slug):  # no worker runs here: they wait in the broker's queue
+        event = {"stream": f"{tenant}#WEB#1", "kind": "comment.added", "title": "Secret plans", "team": {}}
+        tasks.fan_out_event.apply_async(kwargs={"event": event})
+    assert found(world, team_scan.redis_hits(settings.CELERY_BROKER_URL, needles(world)))
+
+    report = offboard(world.slug)
+
+    assert found(world, team_scan.redis_hits(settings.CELERY_BROKER_URL, needles(world))) == []
+    assert team_scan.redis_hits(settings.CELERY_BROKER_URL, [f"{other_world.slug}#WEB#1"])
+    assert report["places"]["redis"]["queued tasks"] == 1

@@ -8,7 +8,8 @@ uploads; what a team leaves elsewhere is here, one module per place:
     job results       Celery's records: the team's tasks deleted, shared results without the team
                       (``celery_results``: TaskResult rows, or a Redis result backend's keys)
     admin log         the admin log's copies of the team's items edited by staff (``admin_log``)
-    redis             cached pages and counts, hot-key and capacity statistics, job history (``redis_places``)
+    redis             cached pages and counts, hot-key and capacity statistics, job history, tasks waiting in
+                      the broker's queues (``redis_places``)
     files             the team's folders in file storage, orphans and empty folders included (``files``)
 
 ``sweep`` removes and says per place what it removed (the offboarding report lists it); ``left``
@@ -39,6 +40,7 @@ PLACES: dict[str, dict[str, Place]] = {
         "hot-key statistics": redis_places.hot_keys_entries,
         "capacity statistics": redis_places.capacity_entries,
         "job history": redis_places.job_history,
+        "queued tasks": redis_places.queued_tasks,
     },
     "files": {"team folders": files.team_folders},
 }

@@ -13,6 +13,10 @@ between calls; what a pass costs is one visit of every key of the database (Redi
                  job of the team (``import_issues:<team>:…``, ``leaderboard_repair:<team>``) — HDEL
     job history  LRANGE of the ``RUNS_KEPT`` newest runs: a run of the team's job, or whose error names the
                  team — LREM
+    queued tasks the broker's queues (``CELERY_BROKER_URL`` on Redis: SCAN MATCH ``<default queue>*``, its
+                 priority lists too): each waiting message about the team (its arguments name it) — LREM.
+                 Left there, a fan-out queued before offboarding would write the team's notifications
+                 again after it. A message a worker already took (Redis' ``unacked``) is not reached.
 
 The offboarding job's own lock, run record and capacity label name the slug only and stay
 (``names.Team.is_offboarding_job``). Before the hot keys are read, this process's counted keys are
@@ -21,6 +25,8 @@ shipped (``hot_keys.flush``), so the team keys its own offboarding touched are a
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Iterator
 
@@ -29,6 +35,7 @@ from django.conf import settings
 
 from ddbmodels.core import hot_keys
 from tracker import capacity_stats, hot_key_stats, optional_redis
+from tracker.celery import app
 from tracker.jobs import RUNS_KEY
 from tracker.services.team_leftovers.names import Team
 
@@ -120,4 +127,40 @@ def job_history(team: Team, *, apply: bool) -> int:
         found += 1
         if apply:
             client.lrem(RUNS_KEY, 1, raw)
+    return found
+
+
+def _message_text(raw: bytes) -> tuple[str, str]:
+    """(task name, what names its work: argsrepr, kwargsrepr and the decoded body) of a queued message."""
+    try:
+        message = json.loads(raw)
+        headers = message.get("headers") or {}
+        body = message.get("body") or ""
+        if (message.get("properties") or {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body).decode("utf-8", "replace")
+    except (ValueError, AttributeError, binascii.Error):
+        return "", raw.decode("utf-8", "replace")
+    words = f"{headers.get('argsrepr', '')} {headers.get('kwargsrepr', '')} {body}"
+    return str(headers.get("task") or ""), words
+
+
+def queued_tasks(team: Team, *, apply: bool) -> int:
+    """Messages waiting in the broker's queues whose task is about the team: how many (removed when ``apply``)."""
+    url = str(settings.CELERY_BROKER_URL or "")
+    if not url.startswith(("redis://", "rediss://")):
+        return 0
+    client = optional_redis.client(url)
+    found = 0
+    for queue in _scan(client, f"{app.conf.task_default_queue}*"):
+        if client.type(queue) not in (b"list", "list"):
+            continue
+        for raw in client.lrange(queue, 0, -1):  # type: ignore[union-attr]
+            task, words = _message_text(raw)
+            if not team.names(words):
+                continue
+            if task.rpartition(".")[2] == "offboard_tenant":
+                continue  # an offboarding queued again: its argument is the slug
+            found += 1
+            if apply:
+                client.lrem(queue, 1, raw)
     return found
