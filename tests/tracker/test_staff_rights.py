@@ -8,13 +8,16 @@ what changed (not a copy of the item).
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 import uuid
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
 from ddbmodels.core import connection
@@ -356,3 +359,19 @@ def test_offboarding_finds_the_teams_item_entries_by_their_team_column(world: Wo
     assert not AuditEntry.objects.filter(tenant=world.slug).exists()
     assert AuditEntry.objects.filter(tenant=other_world.slug).count() == 1  # another team's stays
     assert AuditEntry.objects.filter(action="job_start").count() == 1  # job starts hold no team content
+
+
+def test_offboarding_removes_the_audits_edits_of_the_teams_items(
+    world: World, other_world: World, archive_dir: Path
+) -> None:
+    for team in (world, other_world):
+        issue = new_issue(team, f"Edited in {team.slug}")
+        client = login(f"editor-{team.slug}", RAW)
+        before = stored_issue(team, issue.number)
+        edit(client, issue_url(client, team, issue.number), {**before, "t": {"S": "Secret plans"}}, before)
+    out = io.StringIO()
+    call_command("offboard_tenant", world.slug, "--yes", "--json", stdout=out)
+    report = json.loads(out.getvalue())["result"]
+    assert report["places"]["staff audit"] == {"edits of the team's items": 1}
+    assert not AuditEntry.objects.filter(tenant=world.slug).exists()
+    assert AuditEntry.objects.filter(tenant=other_world.slug).count() == 1

@@ -8,6 +8,7 @@ uploads; what a team leaves elsewhere is here, one module per place:
     job results       Celery's records: the team's tasks deleted, shared results without the team
                       (``celery_results``: TaskResult rows, or a Redis result backend's keys)
     admin log         the admin log's copies of the team's items edited by staff (``admin_log``)
+    staff audit       the staff audit's entries of raw edits of the team's items (``tracker.services.admin.audit``)
     redis             cached pages and counts, hot-key and capacity statistics, job history, tasks waiting in
                       the broker's queues (``redis_places``)
     files             the team's folders in file storage, orphans and empty folders included (``files``)
@@ -24,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tracker.services.admin import audit as staff_audit
 from tracker.services.team_leftovers import admin_log, celery_results, files, job_checkpoints, redis_places, schedules
 from tracker.services.team_leftovers.names import Team
 
@@ -35,6 +37,9 @@ PLACES: dict[str, dict[str, Place]] = {
     "schedules": {"tasks scheduled for the team": schedules.team_schedules},
     "job results": {"task records": celery_results.task_results, "task records in Redis": celery_results.redis_results},
     "admin log": {"copies of edited items": admin_log.item_log_entries},
+    "staff audit": {
+        "edits of the team's items": lambda team, apply: staff_audit.team_item_entries(team.slug, apply=apply)
+    },
     "redis": {
         "keys (cache, locks)": redis_places.keys,
         "hot-key statistics": redis_places.hot_keys_entries,
