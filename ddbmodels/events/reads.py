@@ -105,7 +105,8 @@ def tenant_day_events(
 @capacity.access_pattern("events.stream_all")
 def stream_events_all(*, stream: str, since: str = "") -> list[Event]:
     """Query PK=stream (AND t >= ``since``), oldest first, every page, in each events table that still exists
-    and whose period ends after ``since`` — 0.5 RCU per started 4 KB read (an event is ~300 B: ~13 per 0.5 RCU).
+    and whose period ends after ``since`` — consistent (what was just written is seen): 1 RCU per started 4 KB
+    read, at least 1 per table (an event is ~300 B: ~13 per RCU).
 
     For deleting (a comment's events, an issue's): bounded by that one stream's events since
     ``since`` (a time-key prefix such as a comment's key), never a Scan. ListTables is free. Periods

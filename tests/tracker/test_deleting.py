@@ -10,6 +10,7 @@ from typing import Any
 
 from ddbmodels import comments, events, inbox
 from ddbmodels.comments import CommentItem
+from ddbmodels.core import capacity
 from ddbmodels.core.keys import issue_stream
 from tests.tracker.attachment_helpers import files_in, items_of, upload
 from tests.tracker.conftest import World
@@ -153,3 +154,24 @@ def test_a_comment_deleted_before_its_notifications_went_out_is_not_quoted_by_th
     said = everything_said(world, 1, owner)
     assert "4417-PLUM" not in said
     assert f"{member} commented on WEB-1" in said
+
+
+def test_what_forgetting_a_comment_costs_is_what_the_docstring_says(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """tracker/services/deleting.py's measured figure: a comment with one event in a team of 3."""
+    world = addressed
+    member_client = world.client_for(world.member)
+    create_assigned(world, world.client_for(world.owner), world.member.username)
+    member_client.post(world.project_url("1/comments/"), {"body": "x" * 200})
+    run_queued()
+    (comment,) = stored_comments(world, 1)
+    tables = len(events.list_event_tables())
+    with capacity.measure() as meter:
+        member_client.post(comment_url(world, comment, "delete"), {"version": 1})
+    found, redacted, asked = (meter.by_pattern[p] for p in ("events.stream_all", "events.redact", "inbox.redact"))
+    assert (found.rcu, found.requests) == (tables, 1 + tables)  # ListTables, one consistent Query per table
+    assert (redacted.wcu, redacted.requests) == (2, 1)  # the event + its by_day entry
+    assert asked.requests == 3  # each member asked once (the owner had one: Local reports only that one)
+    assert asked.wcu == 1
+    assert meter.by_pattern["inbox.watchers"].rcu == 0.5
