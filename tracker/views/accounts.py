@@ -1,8 +1,8 @@
 """A person's own account: their e-mail address (confirmed by a link) and the invitations they received.
 
-Following a confirmation link shows a page with one button (a GET changes nothing); confirming
-needs the session of the account the link was sent for. Accepting or declining an invitation is
-a POST; another person's invitation, or one no longer open, is a 404.
+Following a confirmation link shows a page with one button (a GET changes nothing; the token moves
+into the session, off the address bar); confirming needs the session of the account it was sent for.
+Accepting or declining an invitation is a POST; another person's invitation, or one no longer open, is a 404.
 """
 
 from __future__ import annotations
@@ -54,23 +54,30 @@ def address(request: HttpRequest) -> HttpResponse:
     return render(request, "tracker/accounts/address.html", context, status=400 if form.errors else 200)
 
 
+CONFIRM_HELD = "address_confirm_token"  # session key: the token of the confirmation link being used
+
+
 @login_required
 def address_confirm(request: HttpRequest) -> HttpResponse:
-    """A confirmation link: a button on GET; POST confirms (ConfirmationUnusable: a 410 page saying why)."""
+    """A confirmation link: its token moves into the session and the page is the clean URL (no token in
+    a Referer or the history); a button POSTs; ConfirmationUnusable is a 410 page saying why."""
     user = _user(request)
-    form = ConfirmForm(request.POST if request.method == "POST" else {"token": request.GET.get("token", "")})
-    if request.method == "POST" and form.is_valid():
+    if request.method == "GET" and "token" in request.GET:
+        request.session[CONFIRM_HELD] = request.GET["token"]
+        return redirect("address_confirm")
+    held = str(request.session.get(CONFIRM_HELD) or "")
+    form = ConfirmForm(request.POST if "token" in request.POST else {"token": held})
+    if not form.is_valid():
+        return render(request, "tracker/accounts/confirm.html", {"reason": "This link is not complete."}, status=410)
+    if request.method == "POST":
+        request.session.pop(CONFIRM_HELD, None)
         try:
             email = addresses.address_confirm(user=user, token=form.cleaned_data["token"])
         except addresses.ConfirmationUnusable as unusable:
             return render(request, "tracker/accounts/confirm.html", {"reason": unusable.reason}, status=410)
         messages.success(request, f"Thank you: {email} is confirmed.")
         return redirect("address")
-    if not form.is_valid():
-        return render(request, "tracker/accounts/confirm.html", {"reason": "This link is not complete."}, status=410)
-    response = render(request, "tracker/accounts/confirm.html", {"form": form, "email": user.email})
-    response["Referrer-Policy"] = "no-referrer"
-    return response
+    return render(request, "tracker/accounts/confirm.html", {"email": user.email})
 
 
 @login_required
