@@ -1,7 +1,7 @@
 // The site's few behaviours, as event listeners (the Content-Security-Policy allows no inline script).
 //
-// - A <form data-confirm="…"> asks before it is sent (deleting an issue, detaching a file,
-//   removing someone from the team).
+// - A <form data-confirm="…"> asks before it is sent (deleting a comment, detaching a file,
+//   removing someone from the team; deleting an issue asks on a page of its own).
 // - Keyboard shortcuts, ignored while typing in a field or with Ctrl/Alt/Meta held:
 //     /      focus the element marked data-search (the list pages' query box); on a page without
 //            one, go to <body data-search-url> (the project's or the team's list) and focus it there

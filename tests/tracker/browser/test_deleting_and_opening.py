@@ -97,3 +97,20 @@ def test_the_delete_page_says_what_goes_and_deleting_takes_it(
     stored = load(world, 1)
     assert stored is not None
     assert stored.is_tombstone
+
+
+def test_deleting_a_comment_asks_saying_its_words_leave_the_history_too(page: Page, world: World) -> None:
+    new_issue(world, "Rotate the keys")
+    world.client_for(world.member).post(world.project_url("1/comments/"), {"body": "the code is 4417"})  # + event
+    site_login(page, world.member.username)
+    page.goto(f"/t/{world.slug}/p/WEB/1/")
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.locator("li.comment").get_by_role("button", name="Delete").click()
+    expect(page.locator(".messages")).to_contain_text("Comment deleted.")
+    assert asked == [
+        "Delete this comment? Its words also leave the issue's history and the notifications that quoted it."
+    ]
+    expect(page.locator("li.comment")).to_have_count(0)
+    expect(page.locator("#history")).to_contain_text(f"commented (deleted by {world.member.username})")
+    expect(page.locator("main")).not_to_contain_text("4417")
