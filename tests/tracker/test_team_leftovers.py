@@ -29,12 +29,12 @@ from tests.support import team_scan
 from tests.tracker.conftest import World
 from tracker import capacity_stats, hot_key_stats, optional_redis, tasks
 from tracker.celery import app
-from tracker.jobs import record_run
+from tracker.jobs import RUNS_KEY, record_run
 from tracker.models import RetiredSlug, Tenant
 from tracker.selectors.inbox import unread_cache_key
 from tracker.selectors.projects import project_list_cache_key
 from tracker.services import team_leftovers
-from tracker.services.team_leftovers import job_checkpoints
+from tracker.services.team_leftovers import job_checkpoints, redis_places
 
 pytestmark = pytest.mark.ddblocal
 
@@ -315,3 +315,23 @@ def test_tasks_waiting_in_the_queue_about_the_team_are_taken_out(
     assert found(world, team_scan.redis_hits(settings.CELERY_BROKER_URL, needles(world))) == []
     assert team_scan.redis_hits(settings.CELERY_BROKER_URL, [f"{other_world.slug}#WEB#1"])
     assert report["places"]["redis"]["queued tasks"] == 1
+
+
+def test_a_slug_that_is_a_word_of_other_keys_names_reaches_only_the_teams_keys() -> None:
+    """A team called ``celery`` or ``tracker`` never takes the broker's queue, the job history or others' locks."""
+    client = optional_redis.client(settings.REDIS_URL)
+    record_run({"job": "backfill_project_counts", "status": "done"})
+    client.set("tracker:job-lock:backfill_project_counts", "token")
+    tasks.distinct_keys.apply_async(args=["tracker-celery"])  # waits in the queue ``celery``: no worker here
+    cache.set(project_list_cache_key("celery"), [])
+    try:
+        for slug in ("celery", "tracker"):
+            team = team_leftovers.Team(slug, offboarding_job=f"offboard_tenant:{slug}")
+            assert redis_places.keys(team, apply=True) == (1 if slug == "celery" else 0)
+            assert redis_places.job_history(team, apply=False) == 0
+            assert redis_places.queued_tasks(team, apply=True) == 0
+        assert client.llen("celery") >= 1
+        assert client.exists("tracker:job-lock:backfill_project_counts", RUNS_KEY) == 2
+        assert cache.get(project_list_cache_key("celery")) is None  # the team's own key went
+    finally:
+        client.delete("tracker:job-lock:backfill_project_counts")

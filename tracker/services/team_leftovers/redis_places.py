@@ -3,9 +3,9 @@
 Every read is SCAN with a MATCH (never KEYS), ``SCAN_COUNT`` keys a call, so Redis answers others
 between calls; what a pass costs is one visit of every key of the database (Redis filters server side).
 
-    keys         SCAN MATCH ``*<slug>*``: every key whose name holds the slug as a word — Django's cache
+    keys         SCAN MATCH ``<cache prefix>*<slug>*`` and ``tracker:job-lock:*<slug>*``: the cache's keys
                  (``ddb:projects:<team>``, ``inbox-unread:<team>#<name>``, ``counts-pending:<team>#<P>``, …)
-                 and job locks of the team's jobs (``tracker:job-lock:import_issues:<team>:…``) — DEL
+                 and the team's jobs' locks (``tracker:job-lock:import_issues:<team>:…``) — DEL
     hot keys     SCAN MATCH ``tracker:hotkeys:*`` (≤ 4 keys a minute of the window): each sorted set's
                  members ``<table>\\t<index>\\t<key>`` whose key is the team's (``<team>#…``, the team, a
                  job of the team) — ZREM (≤ ``KEEP_PER_MINUTE`` members read a set)
@@ -14,7 +14,8 @@ between calls; what a pass costs is one visit of every key of the database (Redi
     job history  LRANGE of the ``RUNS_KEPT`` newest runs: a run of the team's job, or whose error names the
                  team — LREM
     queued tasks the broker's queues (``CELERY_BROKER_URL`` on Redis: SCAN MATCH ``<default queue>*``, its
-                 priority lists too): each waiting message about the team (its arguments name it) — LREM.
+                 priority lists too): each waiting message of a task about one team (``TEAM_TASKS``) whose
+                 arguments name this one — LREM.
                  Left there, a fan-out queued before offboarding would write the team's notifications
                  again after it. A message a worker already took (Redis' ``unacked``) is not reached.
 
@@ -32,6 +33,7 @@ from collections.abc import Iterator
 
 import redis
 from django.conf import settings
+from django.core.cache import cache
 
 from ddbmodels.core import hot_keys
 from tracker import capacity_stats, hot_key_stats, optional_redis
@@ -41,6 +43,16 @@ from tracker.services.team_leftovers.names import Team
 
 SCAN_COUNT = 500
 LOCK_PREFIX = "tracker:job-lock:"
+# The tasks whose arguments are one team's (``tracker.tasks``): only their queued messages are taken out.
+TEAM_TASKS = frozenset(
+    {
+        "fan_out_event",
+        "send_notification_digest",
+        "search_index_change",
+        "refresh_project_counts",
+        "import_github_export",
+    }
+)
 
 
 def _client() -> redis.Redis:
@@ -52,15 +64,24 @@ def _scan(client: redis.Redis, match: str) -> Iterator[str]:
         yield raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
+def _team_keys(client: redis.Redis, team: Team, prefix: str) -> Iterator[str]:
+    """Keys under ``prefix`` whose rest (never the prefix: a slug may be ``tracker``) holds the slug."""
+    for key in _scan(client, f"{prefix}*{team.slug}*"):
+        if team.names(key[len(prefix) :]):
+            yield key
+
+
 def keys(team: Team, *, apply: bool) -> int:
-    """Keys whose name holds the slug (the cache's, job locks): how many (deleted when ``apply``)."""
+    """The team's keys in Django's cache and its jobs' locks: how many (deleted when ``apply``).
+
+    Only those two namespaces: the cache's (``cache.make_key``) and ``tracker:job-lock:<job>``, so a
+    slug that is also a word of another key's name (``celery``, ``tracker``) never reaches it.
+    """
     client = _client()
     found = 0
-    for key in _scan(client, f"*{team.slug}*"):
-        if not team.names(key) or key.removeprefix(LOCK_PREFIX) == team.offboarding_job:
-            continue
-        if key.startswith((hot_key_stats.KEY_PREFIX, capacity_stats.KEY_PREFIX)):
-            continue  # their names hold a date, never a team (a slug that looks like one): below
+    team_keys = [*_team_keys(client, team, cache.make_key(""))]
+    team_keys += [k for k in _team_keys(client, team, LOCK_PREFIX) if k[len(LOCK_PREFIX) :] != team.offboarding_job]
+    for key in team_keys:
         found += 1
         if apply:
             client.delete(key)
@@ -156,10 +177,8 @@ def queued_tasks(team: Team, *, apply: bool) -> int:
             continue
         for raw in client.lrange(queue, 0, -1):  # type: ignore[union-attr]
             task, words = _message_text(raw)
-            if not team.names(words):
-                continue
-            if task.rpartition(".")[2] == "offboard_tenant":
-                continue  # an offboarding queued again: its argument is the slug
+            if task.rpartition(".")[2] not in TEAM_TASKS or not team.names(words):
+                continue  # another task's message is never taken out, whatever word it holds
             found += 1
             if apply:
                 client.lrem(queue, 1, raw)
