@@ -76,7 +76,7 @@ def scrub_archives(
 
             def before_swap(plan: dict[str, Any], table: str = table) -> None:
                 rewrites = plan["manifest"]["rewrites"]
-                summary = {"action": "rewritten", "removed": rewrites[-1]["removed"]}
+                summary = {"action": "rewritten", "ok": True, "removed": rewrites[-1]["removed"]}
                 state["swap"] = {**plan, "summary": {**summary, "kept": plan["manifest"]["item_count"]}}
                 save_checkpoint(json.dumps(state))  # the fence: a superseded run stops before the swap
 
@@ -86,7 +86,18 @@ def scrub_archives(
             entry = report.as_dict()
             done[table] = {
                 key: entry[key]
-                for key in ("action", "ok", "items_before", "removed", "kept", "removed_by", "data", "detail")
+                for key in (
+                    "action",
+                    "ok",
+                    "items_before",
+                    "removed",
+                    "kept",
+                    "removed_by",
+                    "data",
+                    "bytes_read",
+                    "bytes_written",
+                    "detail",
+                )
             } | {"items_digest_before": report.items_digest_before, "items_digest_after": report.items_digest_after}
             save_checkpoint(json.dumps(state))
     return done

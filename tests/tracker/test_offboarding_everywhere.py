@@ -27,6 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from django.conf import settings
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -41,6 +42,7 @@ from ddbmodels.core import connection, tables
 from ddbmodels.core.connection import table_name
 from ddbmodels.core.keys import utcnow
 from ddbmodels.patterns import time_series
+from ddbmodels.patterns.time_series import rewriting
 from devtools.services import Service
 from tests.tracker.conftest import World
 from tests.tracker.test_offboarding import files_of, populate, stored
@@ -142,10 +144,12 @@ def shared_checkpoints(gone: World, stays: World) -> None:
     jobs.checkpoint_save("upgrade_search", token, json.dumps(state))
 
 
-def old_period_table() -> str:
-    """An events table of a period long past retention (created here, filled below, then archived)."""
+def old_period_table(days_ago: int) -> str:
+    """An events table of a period long past retention (created here, filled below, then archived); each test
+    its own period (a table restored by one test stays in DynamoDB Local for the rest of the session)."""
     kind = settings.EVENTS_PERIOD
-    name = events.events_table_name(kind, utcnow() - timedelta(days=400))
+    name = events.events_table_name(kind, utcnow() - timedelta(days=days_ago))
+    assert tables.describe_table(name) is None
     events.create_events_table(name)
     return name
 
@@ -345,7 +349,7 @@ def test_after_offboarding_an_independent_scan_of_everything_finds_nothing_of_th
         fill(world, words)
         traces(world, words)
     shared_checkpoints(gone, stays)
-    old = old_period_table()
+    old = old_period_table(400)
     put_all(old, old_events(old, gone, needles) + old_events(old, stays, other_needles))
     others_old_events = lines_of(old, stays.slug)
     assert len(others_old_events) == 40
@@ -387,3 +391,43 @@ def test_after_offboarding_an_independent_scan_of_everything_finds_nothing_of_th
     assert files_of(media, stays.slug) == others_files
     others_after = everywhere(other_needles, media, archive_dir, redis_server)
     assert places(others_after) >= PLACES, PLACES - places(others_after)  # the other team's traces all stay
+
+
+def test_offboarding_killed_inside_an_archive_swap_finishes_it_on_the_next_run(
+    world: World, other_world: World, media: Path, archive_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = old_period_table(480)
+    words = {"title": ["Plan A", "Plan B"]}
+    put_all(old, old_events(old, world, words) + old_events(old, other_world, words))
+    others = lines_of(old, other_world.slug)
+    call_command("archive_event_tables", stdout=io.StringIO())
+    assert tables.describe_table(old) is None
+    store = DjangoArchiveStore()
+
+    def killed(*args: Any, **kwargs: Any) -> bool:
+        raise RuntimeError("worker killed")  # after the checkpoint that holds the swap's plan, before the swap
+
+    monkeypatch.setattr(rewriting, "finish_swap", killed)
+    with pytest.raises(RuntimeError, match="worker killed"):
+        call_command("offboard_tenant", world.slug, "--yes", "--json", stdout=io.StringIO())
+    halfway = time_series.verify_archive(store, old)
+    assert halfway.ok  # the period keeps a valid archive: the old one
+    assert halfway.items == 80
+    monkeypatch.undo()
+
+    out = io.StringIO()
+    call_command("offboard_tenant", world.slug, "--yes", "--json", stdout=out)
+    result = json.loads(out.getvalue())["result"]
+
+    assert result["resumed_from"]["stage"] == "archives"
+    entry = result["archives_rewritten"][old]
+    assert entry["finished_after_a_restart"]
+    assert (entry["removed"], entry["kept"]) == (40, 40)
+    assert result["finished"]
+    after = time_series.verify_archive(store, old)
+    assert after.ok
+    assert after.items == 40
+    assert [n for n in store.list(f"events/{old}/") if "/data" in n] == [after.manifest["data"]["name"]]  # type: ignore[index]
+    time_series.restore(store, old)
+    assert lines_of(old, world.slug) == set()
+    assert lines_of(old, other_world.slug) == others

@@ -64,6 +64,8 @@ class RewriteReport:
     items_digest_before: str = ""
     items_digest_after: str = ""
     data: str = ""
+    bytes_read: int = 0  # archive storage read: the old data file once, the new one once more
+    bytes_written: int = 0  # the new data file and manifest
     detail: str = ""
 
     @property
@@ -164,6 +166,7 @@ def rewrite_archive(
                 raise _NothingToRemove
     except _NothingToRemove:
         report.action, report.kept, report.data = "clean", old.items, old_name
+        report.bytes_read = old.bytes
         report.items_digest_after = report.items_digest_before
         return report
     except FileNotFoundError:
@@ -177,6 +180,7 @@ def rewrite_archive(
     report.items_digest_after = kept.items_digest
     # Read back what was stored, against what was written and against the old archive.
     back = _digest_of(store, new_name)
+    report.bytes_read, report.bytes_written = old.bytes + back.bytes, kept.bytes
     adds_up = kept.items + removed.items == report.items_before and (
         kept.digest + removed.digest
     ) % DIGEST_MODULUS == int(report.items_digest_before or "0", 16)
@@ -202,6 +206,7 @@ def rewrite_archive(
     before_swap(plan)
     finish_swap(store, plan)
     report.action, report.data = "rewritten", new_name
+    report.bytes_written += len(json.dumps(new_manifest, indent=2, sort_keys=True).encode()) + 1
     return report
 
 
