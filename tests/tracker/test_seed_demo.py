@@ -21,6 +21,7 @@ from ddbmodels import comments, events, inbox, issues, orders
 from ddbmodels.core import connection, tables
 from tracker.management.commands.seed_demo import DEMO_PASSWORD, TENANTS, USERS
 from tracker.models import Membership
+from tracker.services.addresses import address_confirmed
 
 
 @pytest.fixture
@@ -47,6 +48,7 @@ def test_the_demo_has_its_logins_teams_and_weeks_of_work(demo_tables: str, db: N
         assert user is not None, username
         assert user.is_staff is staff
         assert {m.tenant.slug: m.role for m in Membership.objects.filter(user=user)} == roles
+        assert address_confirmed(user=user) == f"{username}@example.com"  # the demo's e-mails reach them
 
     for slug, (_, projects) in TENANTS.items():
         assert sorted(issues.project_keys(tenant=slug)) == sorted(projects)
