@@ -79,6 +79,7 @@ def test_the_delete_page_says_what_goes_and_deleting_takes_it(
     page.set_viewport_size(viewport)
     site_login(page, world.owner.username)
     page.goto(f"/t/{world.slug}/p/WEB/1/")
+    shot(page, f"issue-with-delete-link-{viewport['width']}")
 
     page.get_by_role("link", name="Delete issue…").click()
     expect(page.locator("h1")).to_have_text("Delete WEB-1?")
