@@ -67,7 +67,7 @@ def test_everyone_in_the_team_sees_its_members_with_their_roles(world: World, ro
 def test_members_and_viewers_get_no_forms_on_the_team_page(world: World, role: str) -> None:
     page = text(world.client_for(getattr(world, role)).get(team_url(world)))
     assert f'action="/t/{world.slug}/team/' not in page
-    for words in ("Add to the team", "Set role", "Remove", "Create an invitation link", "Invite someone new"):
+    for words in ("Invite to the team", "Set role", "Remove", "Create an invitation link", "Invite someone new"):
         assert words not in page
 
 
