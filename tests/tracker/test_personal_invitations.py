@@ -18,6 +18,7 @@ from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, text
 from tracker.models import Membership, PersonalInvitation, RetiredSlug
 from tracker.services.addresses import address_mark_confirmed
+from tracker.services.personal_invitations import ASKED_PER_HOUR, TOO_MANY
 
 TOKENS = re.compile(r'(name="(?:csrfmiddlewaretoken|idempotency_key)" value=")[^"]*"')
 WHEN = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
@@ -228,3 +229,17 @@ def test_an_inviter_who_stops_being_an_owner_withdraws_their_requests(world: Wor
     inviter.save()  # however it happens (the team page, the admin): the invitation is withdrawn with the right
     assert "No invitations are waiting for you." in text(world.client_for(zoe).get("/invitations/"))
     assert PersonalInvitation.objects.get(invitee=zoe).withdrawn_at is not None
+
+
+def test_a_team_asks_at_most_so_many_people_an_hour_and_is_told_the_same_whoever_it_names(
+    world: World, mailoutbox: list[Any]
+) -> None:
+    account("zoe", "zoe@example.org", confirmed=True)
+    for n in range(ASKED_PER_HOUR):
+        ask(world, f"someone-{n}")
+    answers = [ask(world, who) for who in ("zoe", "nobody-here")]
+    for response in answers:
+        assert response.status_code == 200
+        assert TOO_MANY.format(team=world.tenant.name, count=ASKED_PER_HOUR) in text(response)
+    assert PersonalInvitation.objects.filter(tenant=world.tenant).count() == ASKED_PER_HOUR
+    assert mailoutbox == []

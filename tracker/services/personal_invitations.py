@@ -11,7 +11,7 @@ it, and accepting also needs the team to exist still and its inviter to be an ow
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -28,6 +28,10 @@ from tracker.services.permissions import require_role
 from tracker.services.team import INVITATION_MAX_AGE
 
 log = logging.getLogger(__name__)
+
+ASKED_PER_HOUR = 20  # requests a team may make in an hour: each may e-mail someone, so owners cannot mail-bomb
+ASKED_SHOWN = 50  # the owners' list shows the newest this many open requests
+TOO_MANY = "{team} asked {count} people to join in the last hour; ask again later."
 
 ASKED = (
     "If that person has an account with a confirmed e-mail address, they have been invited to join "
@@ -69,6 +73,8 @@ def personal_invitation_create(
 ) -> PersonalInvitation | None:
     """Record the owner's request and invite the account it reaches, if any; None when nothing changed.
 
+    ValidationError (whatever the name) past ASKED_PER_HOUR requests of the team in the last hour.
+
     Nothing changes when the same form was submitted before (``request_key``), or the same words
     are already asked and open. The account is invited (and e-mailed once) only when it is not in
     the team and has no open invitation of it.
@@ -79,6 +85,11 @@ def personal_invitation_create(
     if request_key and PersonalInvitation.objects.filter(request_key=request_key).exists():
         return None
     tenant = membership.tenant
+    if (
+        PersonalInvitation.objects.filter(tenant=tenant, created_at__gt=now - timedelta(hours=1)).count()
+        >= ASKED_PER_HOUR
+    ):
+        raise ValidationError(TOO_MANY.format(team=tenant.name, count=ASKED_PER_HOUR))  # the same for any name
     if PersonalInvitation.objects.filter(tenant=tenant, asked_for__iexact=who, **_open(now)).exists():
         return None
     user = _account_for(who)
@@ -123,7 +134,7 @@ def _mail_invitee(invitation: PersonalInvitation) -> None:
 
 
 def personal_invitations_asked(*, membership: Membership) -> list[PersonalInvitation]:
-    """The team's open requests as the owners made them (what was typed, never whom it reached)."""
+    """The team's newest ASKED_SHOWN open requests as the owners made them (what was typed, never whom it reached)."""
     now = timezone.now()
     return list(
         PersonalInvitation.objects.select_related("created_by").filter(
@@ -131,7 +142,7 @@ def personal_invitations_asked(*, membership: Membership) -> list[PersonalInvita
             withdrawn_at__isnull=True,
             accepted_at__isnull=True,
             created_at__gt=now - INVITATION_MAX_AGE,
-        )
+        )[:ASKED_SHOWN]
     )
 
 

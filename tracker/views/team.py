@@ -108,10 +108,15 @@ def member_add(request: HttpRequest, membership: Membership) -> HttpResponse:
     form = MemberAddForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        personal_invitations.personal_invitation_create(
-            membership=membership, who=data["who"], role=data["role"], request_key=data["idempotency_key"]
-        )
-        return _done(request, membership, personal_invitations.asked_message(membership=membership, role=data["role"]))
+        try:
+            personal_invitations.personal_invitation_create(
+                membership=membership, who=data["who"], role=data["role"], request_key=data["idempotency_key"]
+            )
+        except ValidationError as error:  # too many requests this hour: the same refusal whatever the name
+            form.add_error("who", _first_message(error))
+        else:
+            message = personal_invitations.asked_message(membership=membership, role=data["role"])
+            return _done(request, membership, message)
     return _page(request, membership, add_form=form)
 
 
