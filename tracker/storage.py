@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
 from django.core.files import File
 from django.core.files.storage import Storage, storages
+
+TEMP_PREFIX = ".tmp-"  # a write in progress on a folder storage: never listed
 
 
 class DjangoArchiveStore:
@@ -24,15 +28,49 @@ class DjangoArchiveStore:
 
     @contextlib.contextmanager
     def open_write(self, name: str) -> Iterator[IO[bytes]]:
+        """The object appears whole, or not at all (an older version stays), as ``ArchiveStore`` promises.
+
+        On a folder (FileSystemStorage) the spool goes to a temporary file beside the target, fsynced, then
+        ``os.replace``: readers see the old object or the new one, never none (an archive's manifest is
+        swapped this way when offboarding rewrites it). An object store that overwrites (S3's PUT,
+        ``file_overwrite``) replaces in one request; any other storage deletes, then saves.
+        """
         with tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024) as spool:
             yield spool  # type: ignore[misc]
             spool.seek(0)
+            target = self._local_path(name)
+            if target is not None:
+                self._replace_file(target, spool)
+                return
             # Replace, never rename: the archive's names are fixed (the manifest points at them).
-            if self.storage.exists(name):
+            if not getattr(self.storage, "file_overwrite", False) and self.storage.exists(name):
                 self.storage.delete(name)
             saved = self.storage.save(name, File(spool, name=name))
             if saved != name:
                 raise OSError(f"storage saved {name} as {saved}")
+
+    def _local_path(self, name: str) -> str | None:
+        try:
+            return str(self.storage.path(name))  # SuspiciousFileOperation for a name outside the folder
+        except NotImplementedError:
+            return None  # not a filesystem storage
+
+    def _replace_file(self, target: str, spool: IO[bytes]) -> None:
+        folder = os.path.dirname(target)
+        os.makedirs(folder, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                shutil.copyfileobj(spool, file)
+                file.flush()
+                os.fsync(file.fileno())
+            mode = getattr(self.storage, "file_permissions_mode", None)
+            os.chmod(temp, mode if mode is not None else 0o644)  # mkstemp's 0600 is not what save() gives
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+            raise
 
     @contextlib.contextmanager
     def open_read(self, name: str) -> Iterator[IO[bytes]]:
@@ -56,7 +94,7 @@ class DjangoArchiveStore:
             dirs, files = self.storage.listdir(folder)
         except FileNotFoundError:
             return
-        found.extend(f"{folder}/{name}" if folder else name for name in files)
+        found.extend(f"{folder}/{name}" if folder else name for name in files if not name.startswith(TEMP_PREFIX))
         for sub in dirs:
             self._walk(f"{folder}/{sub}" if folder else sub, found)
 
