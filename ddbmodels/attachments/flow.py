@@ -263,14 +263,15 @@ def _repair_attaching(store: BlobStore, item: AttachmentItem, report: ReconcileR
 def remove_all(store: BlobStore, *, tenant: str, project_key: str, number: int) -> tuple[int, int]:
     """Every attachment of a deleted issue: its stored file deleted, then its item (DeleteItem) — (removed, left).
 
-    Query pk = issue, every state (0.5 RCU per started 4 KB: ~13 items of ~300 B), then per
+    Query pk = issue, every state, consistent (1 RCU per started 4 KB: ~13 items of ~300 B), then per
     attachment a file delete and a DeleteItem (1 WCU, + 1 for its in_flight entry when it has one).
     The file goes first, so an item is never removed while its file stays (a run cut short is
     resumed by running it again). An upload still Attaching is left (``left``): its request or
     the repair job ends it, and the caller runs this again later.
     """
     removed = left = 0
-    for item in ops.attachment_list(tenant=tenant, project_key=project_key, number=number, states=STATES):
+    listed = ops.attachment_list(tenant=tenant, project_key=project_key, number=number, states=STATES, consistent=True)
+    for item in listed:
         if item.state == ATTACHING:
             left += 1
             continue

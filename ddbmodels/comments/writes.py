@@ -189,15 +189,17 @@ def comments_put_many(comments: Iterable[CommentItem]) -> int:
 
 @capacity.access_pattern("comments.delete_all")
 def comments_delete_all(*, stream: str) -> int:
-    """Query PK = issue (every page, keys only asked but whole items charged: 0.5 RCU per started 4 KB), then
+    """Query PK = issue, consistent (keys only asked but whole items charged: 1 RCU per started 4 KB), then
     BatchWriteItem DeleteRequests, 25 a request — 1 WCU per started KB of each comment. How many were deleted.
 
-    For deleting an issue: its whole collection goes, page by page (a page deleted before the next is
-    read), so a run cut short is resumed by running it again; comments added meanwhile go too.
+    For deleting an issue: its whole collection goes, 100 at a time (deleted before the next hundred is
+    read: a consistent read never returns them again), so a run cut short is resumed by running it
+    again; comments added meanwhile go too.
     """
     deleted = 0
     while True:
-        keys = [item.key for item in CommentItem.query(stream, attributes_to_get=["s", "t"], limit=100)]
+        found = CommentItem.query(stream, attributes_to_get=["s", "t"], limit=100, consistent_read=True)
+        keys = [item.key for item in found]
         if not keys:
             return deleted
         table = CommentItem.Meta.table_name

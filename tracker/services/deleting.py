@@ -25,7 +25,7 @@ Costs (DynamoDB's): finding the events is one consistent Query per events table 
 (or the issue) was written, 1 RCU per started 4 KB (~13 events); each comment event rewritten 1 WCU
 per KB + 1 for its ``by_day`` entry; each notification asked 1 WCU per person (the team's members
 and watchers, on up to 8 threads; DynamoDB charges a refused condition too, DynamoDB Local reports
-only the rewritten ones); the watchers 0.5 RCU; comments 0.5 RCU per 4 KB read + 1 WCU each;
+only the rewritten ones); the watchers 0.5 RCU; comments 1 RCU per 4 KB read (consistent) + 1 WCU each;
 attachments 1 WCU each (+1 for an in-flight index entry) and a file delete; events 2 WCU each (item
 + ``by_day``). Measured on DynamoDB Local, a comment with one event in a team of 3, one events
 table: 1 RCU (ListTables + one Query) + 0.5 RCU (watchers) + 2 WCU (the event) + 3 UpdateItems (3 WCU on

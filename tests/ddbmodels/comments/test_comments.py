@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
 from pynamodb.exceptions import PynamoDBException
@@ -13,6 +14,7 @@ from ddbmodels.attachments import new_attachment_id
 from ddbmodels.comments import CommentItem
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, DomainError, InvalidInput
+from ddbmodels.core.keys import utcnow
 from tests import dynamodb_faults
 
 pytestmark = pytest.mark.ddblocal
@@ -215,3 +217,23 @@ def test_a_sort_key_collision_is_never_silent(tenant: str, monkeypatch: pytest.M
     with pytest.raises(AlreadyExists):
         add(tenant, "two")
     assert [c.body for c in stored(tenant)] == ["one"]
+
+
+def test_deleting_all_of_an_issues_comments_goes_a_hundred_at_a_time_and_leaves_other_issues(tenant: str) -> None:
+    """``comments_delete_all`` (deleting an issue, issue 20 finding 9): more than one batch, counted, others kept."""
+    stream = comments.issue_stream(tenant, "WEB", 1)
+    now = utcnow()
+    many = [
+        CommentItem(stream, comments.new_sort_key(now + timedelta(milliseconds=i)), author=ALICE, body=f"c{i}")
+        for i in range(130)
+    ]
+    comments.comments_put_many(many)
+    add(tenant, "on WEB-2", number=2)
+    assert comments.comment_count(stream=stream) == 130
+
+    with capacity.measure() as meter:
+        assert comments.comments_delete_all(stream=stream) == 130
+    assert stored(tenant) == []
+    assert [c.body for c in stored(tenant, number=2)] == ["on WEB-2"]
+    assert meter.by_pattern["comments.delete_all"].requests == 3 + 6  # 3 Queries (100, 30, none), 6 batches of ≤ 25
+    assert comments.comments_delete_all(stream=stream) == 0  # again: nothing left, nothing done
