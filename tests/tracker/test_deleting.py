@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ddbmodels import comments, events, inbox
+from ddbmodels import attachments, comments, events, inbox
 from ddbmodels.comments import CommentItem
 from ddbmodels.core import capacity
 from ddbmodels.core.keys import issue_stream
-from tests.tracker.attachment_helpers import files_in, items_of, upload
+from tests.tracker.attachment_helpers import begin_attach, files_in, items_of, upload
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, text, version_of
 from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, digests, queued, run_queued)
@@ -175,3 +175,31 @@ def test_what_forgetting_a_comment_costs_is_what_the_docstring_says(
     assert asked.requests == 3  # each member asked once (the owner had one: Local reports only that one)
     assert asked.wcu == 1
     assert meter.by_pattern["inbox.watchers"].rcu == 0.5
+
+
+def test_a_delete_cut_short_by_an_upload_in_flight_is_a_503_that_keeps_the_issue_and_deleting_again_finishes(
+    world: World, media: Path
+) -> None:
+    owner_client = world.client_for(world.owner)
+    owner_client.post(world.project_url("new/"), {"title": "Half way", "priority": "low"})
+    world.client_for(world.member).post(world.project_url("1/comments/"), {"body": "gone in the first try"})
+    uploading = begin_attach(world, "still-coming.txt")  # an upload not finished yet
+
+    first = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+
+    assert first.status_code == 503
+    assert first.has_header("Retry-After")
+    issue = load(world, 1)
+    assert issue is not None
+    assert not issue.is_tombstone  # the issue stands: deleting it again goes on
+    assert stored_comments(world, 1) == []  # what was done stays done
+    attachments.attachment_fail(uploading, reason="the upload ended")
+
+    again = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+
+    assert again.status_code == 302
+    issue = load(world, 1)
+    assert issue is not None
+    assert issue.is_tombstone
+    assert items_of(world, 1) == []
+    assert files_in(media) == []
