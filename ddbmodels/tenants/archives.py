@@ -6,15 +6,18 @@ team's events (``tenant`` = the team, or a stream or ``by_day`` key under ``<tea
 without them (``time_series.rewrite_archive``: verified, new manifest, swapped). A restore of any
 archive afterwards brings none of the team's events back. The stage runs after the deletes, so an
 archive written later (a live table exported after its team's events were deleted) holds none;
-the store is listed again until no archive is left unread.
+the store is listed again until no archive is left unread. The removed events go into the export
+handed to the team (``<export folder>/archived-events/<table>.jsonl.gz``, the archive's line format),
+which expires with it.
 
 Checkpoint (in the offboarding's): ``archives`` — per table what was done (removed and kept counts,
 per event kind; digests before and after; never the team's content), and ``swap`` — the plan of a
 rewrite between its checkpoint and the end of its swap, which a rerun finishes (``finish_swap``).
 
 Cost: no DynamoDB call. Every archive in the store is read once (its data file, whole); one that
-holds the team's events is written once more without them and read back once: store reads ≈ 2 ×
-its size, one write. An archive without the team is read once and nothing is written.
+holds the team's events is written once more without them and read back once, and the team's events
+are written into its export: store reads ≈ 2 × its size, writes ≈ its size. An archive without the
+team is read once and nothing is written.
 """
 
 from __future__ import annotations
@@ -81,7 +84,10 @@ def scrub_archives(
                 save_checkpoint(json.dumps(state))  # the fence: a superseded run stops before the swap
 
             token = utcnow().strftime("%Y%m%dT%H%M%S%fZ")
-            report = rewrite_archive(store, table, predicate, token=token, before_swap=before_swap, reason=REASON)
+            aside = f"{state['folder']}/archived-events/{table}.jsonl.gz" if state.get("folder") else None
+            report = rewrite_archive(
+                store, table, predicate, token=token, before_swap=before_swap, reason=REASON, removed_to=aside
+            )
             state.pop("swap", None)
             entry = report.as_dict()
             done[table] = {
@@ -99,5 +105,7 @@ def scrub_archives(
                     "detail",
                 )
             } | {"items_digest_before": report.items_digest_before, "items_digest_after": report.items_digest_after}
+            if report.removed and aside:
+                done[table]["exported_to"] = aside  # the team's own events of that period, in its export
             save_checkpoint(json.dumps(state))
     return done

@@ -376,6 +376,11 @@ def test_after_offboarding_an_independent_scan_of_everything_finds_nothing_of_th
         "comment.added": 10,
     }
     assert RetiredSlug.objects.get(slug=gone.slug).report["archives_rewritten"][old]["removed"] == 40
+    with DjangoArchiveStore().open_read(rewritten["exported_to"]) as raw:  # the team's events go to its export
+        handed = gzip.decompress(raw.read()).splitlines()
+    assert len(handed) == 40
+    assert all(f'"tenant":{{"S":"{gone.slug}"}}'.encode() in line for line in handed)
+    assert rewritten["exported_to"].startswith(f"{result['archive']}/")
     Tenant.objects.get(slug=gone.slug).delete()  # staff delete the row once nothing is left (refused before)
     settings.OFFBOARDING_EXPORT_DAYS = 0
     assert gone.slug in offboarding_exports.delete_expired_exports()["deleted"]  # the team's export expires

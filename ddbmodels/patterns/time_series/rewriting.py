@@ -25,6 +25,7 @@ a clean archive is read once and nothing is written.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import zlib
@@ -113,8 +114,12 @@ def rewrite_archive(
     token: str,
     before_swap: Callable[[Plan], None],
     reason: str,
+    removed_to: str | None = None,
 ) -> RewriteReport:
     """Rewrite ``events/<table>/`` without the items for which ``remove(item)`` names a kind (None keeps it).
+
+    ``removed_to`` (a store name) receives the removed items in the same line format (offboarding puts
+    them in the export handed to the team): one more write, as big as what was removed.
 
     ``reason`` goes into the manifest's ``rewrites`` list (say why, never whose: the archive must not
     name what it no longer holds). See the module's docstring for the steps and their cost.
@@ -141,12 +146,20 @@ def rewrite_archive(
     new_name = f"{ARCHIVE_ROOT}/{table}/data-{token}.jsonl.gz"
     old, kept, removed = ItemsDigest(), ItemsDigest(), ItemsDigest()
     try:
-        with (
-            store.open_write(new_name) as target,
-            store.open_read(old_name) as raw,
-            gzip.GzipFile(fileobj=HashingReader(raw, old), mode="rb") as lines,
-        ):
-            with gzip.GzipFile(fileobj=HashingWriter(target, kept), mode="wb", compresslevel=6, mtime=0) as out:
+        with contextlib.ExitStack() as stack:
+            target = stack.enter_context(store.open_write(new_name))
+            aside = stack.enter_context(store.open_write(removed_to)) if removed_to else None
+            raw = stack.enter_context(store.open_read(old_name))
+            lines = stack.enter_context(gzip.GzipFile(fileobj=HashingReader(raw, old), mode="rb"))
+            with contextlib.ExitStack() as outputs:
+                out = outputs.enter_context(
+                    gzip.GzipFile(fileobj=HashingWriter(target, kept), mode="wb", compresslevel=6, mtime=0)
+                )
+                out_removed = (
+                    outputs.enter_context(gzip.GzipFile(fileobj=aside, mode="wb", compresslevel=6, mtime=0))
+                    if aside is not None
+                    else None
+                )
                 for line in lines:
                     item = line_item(line)
                     canonical = item_line(item)
@@ -158,6 +171,8 @@ def rewrite_archive(
                     else:
                         removed.add_line(canonical)
                         report.removed_by[kind] = report.removed_by.get(kind, 0) + 1
+                        if out_removed is not None:
+                            out_removed.write(canonical)
             if not _matches(old, {"sha256": old_data.get("sha256")}, report.items_before, report.items_digest_before):
                 raise ArchiveInvalid(
                     f"{old.items} items read, the manifest says {report.items_before} (or a digest differs)"
