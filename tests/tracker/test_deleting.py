@@ -203,3 +203,15 @@ def test_a_delete_cut_short_by_an_upload_in_flight_is_a_503_that_keeps_the_issue
     assert issue.is_tombstone
     assert items_of(world, 1) == []
     assert files_in(media) == []
+
+
+def test_only_owners_see_the_delete_page_and_asking_changes_nothing(world: World) -> None:
+    world.client_for(world.owner).post(world.project_url("new/"), {"title": "Mine to keep", "priority": "low"})
+    for user in (world.member, world.viewer):
+        client = world.client_for(user)
+        assert "Delete issue…" not in text(client.get(world.project_url("1/")))
+        assert client.get(world.project_url("1/delete/")).status_code == 403
+    assert world.client_for(world.owner).get(world.project_url("1/delete/")).status_code == 200
+    issue = load(world, 1)
+    assert issue is not None
+    assert (issue.title, int(issue.version), issue.is_tombstone) == ("Mine to keep", 1, False)
