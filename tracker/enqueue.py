@@ -38,6 +38,7 @@ FAN_OUT_EVENT = PREFIX + "fan_out_event"
 SEND_NOTIFICATION_DIGEST = PREFIX + "send_notification_digest"
 SEARCH_INDEX_CHANGE = PREFIX + "search_index_change"
 IMPORT_GITHUB_EXPORT = PREFIX + "import_github_export"
+SEND_INVITATION_EMAIL = PREFIX + "send_invitation_email"
 
 NAMES = frozenset(
     {
@@ -55,6 +56,7 @@ NAMES = frozenset(
         SEND_NOTIFICATION_DIGEST,
         SEARCH_INDEX_CHANGE,
         IMPORT_GITHUB_EXPORT,
+        SEND_INVITATION_EMAIL,
     }
 )
 

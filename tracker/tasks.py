@@ -26,7 +26,15 @@ from ddbmodels.jobs import FencedOut
 from tracker.jobs import JobRun, run_job
 from tracker.search import indexing
 from tracker.selectors.imports import import_get, import_job_name
-from tracker.services import attachments, imports, inbox, maintenance, offboarding, offboarding_exports
+from tracker.services import (
+    attachments,
+    imports,
+    inbox,
+    maintenance,
+    offboarding,
+    offboarding_exports,
+    personal_invitations,
+)
 from tracker.services.projects import project_counts_refresh
 
 TRANSIENT_CODES = errors.UNAVAILABLE_CODES  # DynamoDB's retryable answers: the one list is ddbmodels'
@@ -186,6 +194,12 @@ def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
 def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
     """One person's e-mail about one issue when its mail window closes (queued by the fan-out); sent once."""
     return _retrying(self, lambda: inbox.send_digest(**window))
+
+
+@shared_task(acks_late=True, **TEAM_TASK)
+def send_invitation_email(invitation_id: int) -> bool:
+    """The one e-mail of an invitation by name, if it reached a confirmed address (queued for every request)."""
+    return personal_invitations.personal_invitation_mail(invitation_id=invitation_id)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)

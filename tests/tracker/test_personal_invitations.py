@@ -16,6 +16,7 @@ from django.test import Client
 
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, text
+from tracker import tasks
 from tracker.models import Membership, PersonalInvitation, RetiredSlug
 from tracker.services.addresses import address_mark_confirmed
 from tracker.services.personal_invitations import ASKED_PER_HOUR, TOO_MANY
@@ -23,6 +24,16 @@ from tracker.services.personal_invitations import ASKED_PER_HOUR, TOO_MANY
 TOKENS = re.compile(r'(name="(?:csrfmiddlewaretoken|idempotency_key)" value=")[^"]*"')
 WHEN = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
 ASKED_ID = re.compile(r"/team/asked/\d+/")
+
+
+@pytest.fixture(autouse=True)
+def _mail_task_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The invitation e-mail task runs in this process as the worker would (``.apply()``), when queued."""
+
+    def run(*args: Any, kwargs: dict[str, Any], **options: Any) -> None:
+        tasks.send_invitation_email.apply(kwargs=kwargs).get()
+
+    monkeypatch.setattr(tasks.send_invitation_email, "apply_async", run)
 
 
 def account(username: str, email: str = "", *, confirmed: bool = False) -> User:

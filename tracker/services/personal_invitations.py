@@ -3,7 +3,8 @@
 Whatever the owner types, the answer is the same (``ASKED``), so the team page tells nobody who
 has an account. A request reaches an account only by its exact username or its confirmed e-mail
 address, and only when that account is not in the team and holds no open invitation of it;
-the account is told once (on its Invitations page, and one e-mail to its confirmed address).
+the account is told once (on its Invitations page, and one e-mail to its confirmed address, sent
+by a task queued for every request so that the answer takes as long whoever it reached).
 A request is open for INVITATION_MAX_AGE; it stops when the person answers or an owner withdraws
 it, and accepting also needs the team to exist still and its inviter to be an owner still.
 """
@@ -22,6 +23,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from tracker import enqueue
 from tracker.models import Membership, PersonalInvitation, RetiredSlug, Role, Tenant
 from tracker.services.addresses import address_confirmed, confirmed_users
 from tracker.services.permissions import require_role
@@ -109,17 +111,30 @@ def personal_invitation_create(
             )
     except IntegrityError:  # the same form, submitted twice at once
         return None
-    if user is not None:
-        _mail_invitee(invitation)  # after the row is saved (requests are not one transaction here)
+    _queue_mail(invitation)
     return invitation
 
 
-def _mail_invitee(invitation: PersonalInvitation) -> None:
-    """One e-mail to the invitee's confirmed address (only confirmed addresses are ever matched)."""
-    user = invitation.invitee
+def _queue_mail(invitation: PersonalInvitation) -> None:
+    """Queue the e-mail task for every request, whomever it reached: the answer takes as long either way."""
+    send = enqueue.task(enqueue.SEND_INVITATION_EMAIL)
+    try:
+        send.apply_async(kwargs={"invitation_id": invitation.pk}, retry=False)
+    except enqueue.BROKER_ERRORS:  # the invitation is on the person's Invitations page all the same
+        log.warning("could not queue the e-mail of invitation %s", invitation.pk, exc_info=True)
+
+
+def personal_invitation_mail(*, invitation_id: int) -> bool:
+    """One e-mail to the invitee's confirmed address, if the request reached one and is still open; sent?"""
+    invitation = (
+        PersonalInvitation.objects.select_related("tenant", "invitee", "created_by")
+        .filter(pk=invitation_id, **_open(timezone.now()))
+        .first()
+    )
+    user = invitation.invitee if invitation is not None else None
     address = address_confirmed(user=user) if user is not None else ""
-    if user is None or not address:  # reached by its username: told on its Invitations page only
-        return
+    if invitation is None or user is None or not address:  # nobody, or reached by username: the page tells them
+        return False
     link = f"{settings.SITE_URL.rstrip('/')}{reverse('invitations')}"
     inviter = invitation.created_by.get_username() if invitation.created_by else "An owner"
     body = (
@@ -131,6 +146,8 @@ def _mail_invitee(invitation: PersonalInvitation) -> None:
         send_mail(f"Invitation to join {invitation.tenant.name} on Tracker", body, None, [address])
     except Exception:  # noqa: BLE001  (the invitation is on the person's Invitations page all the same)
         log.warning("could not e-mail invitation %s", invitation.pk, exc_info=True)
+        return False
+    return True
 
 
 def personal_invitations_asked(*, membership: Membership) -> list[PersonalInvitation]:
