@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from ddbmodels.tenants.offboarding import ROOT
+from ddbmodels.tenants import EXPORT_ROOT
 from tracker.jobs import JobRun
 from tracker.models import RetiredSlug
 from tracker.storage import DjangoArchiveStore
@@ -61,7 +61,7 @@ def delete_expired_exports(*, now: datetime | None = None) -> dict[str, Any]:
     )
     deleted: dict[str, int] = {}
     for retired in expired:
-        folder = f"{ROOT}/{retired.slug}"
+        folder = f"{EXPORT_ROOT}/{retired.slug}"
         names = store.list(f"{folder}/")
         for name in names:
             store.delete(name)
