@@ -31,9 +31,10 @@ class DjangoArchiveStore:
         """The object appears whole, or not at all (an older version stays), as ``ArchiveStore`` promises.
 
         On a folder (FileSystemStorage) the spool goes to a temporary file beside the target, fsynced, then
-        ``os.replace``: readers see the old object or the new one, never none (an archive's manifest is
-        swapped this way when offboarding rewrites it). An object store that overwrites (S3's PUT,
-        ``file_overwrite``) replaces in one request; any other storage deletes, then saves.
+        ``os.replace``, then the folder fsynced (so the rename survives a power loss): readers see the old
+        object or the new one, never none (an archive's manifest is swapped this way when offboarding
+        rewrites it). An object store that overwrites (S3's PUT, ``file_overwrite``) replaces in one request;
+        any other storage deletes, then saves.
         """
         with tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024) as spool:
             yield spool  # type: ignore[misc]
@@ -71,6 +72,18 @@ class DjangoArchiveStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
             raise
+        self._fsync_folder(folder)
+
+    @staticmethod
+    def _fsync_folder(folder: str) -> None:
+        """Make a rename in ``folder`` durable: its entry is on disk once this returns (the file's own fsync is not
+        enough). A rewrite deletes the old data file right after swapping the manifest; without this, a power
+        loss could bring back the old manifest naming a data file already deleted."""
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     @contextlib.contextmanager
     def open_read(self, name: str) -> Iterator[IO[bytes]]:

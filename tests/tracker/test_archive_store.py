@@ -3,6 +3,7 @@ at all, the older version staying (an archive's manifest is swapped this way whe
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,31 @@ def test_a_write_replaces_the_object_and_lists_no_temporary_file(store: DjangoAr
     assert (tmp_path / "events" / "t" / "manifest.json").stat().st_mode & 0o777 == 0o644
     (tmp_path / "events" / "t" / ".tmp-crashed").write_bytes(b"half")  # a write killed with the process
     assert store.list("events") == ["events/t/manifest.json"]
+
+
+def test_a_replace_is_made_durable_in_its_folder_before_the_write_returns(
+    store: DjangoArchiveStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After ``os.replace`` the folder itself is fsynced: otherwise a power loss could bring the old manifest back
+    while the data file it names is already deleted (a rewrite deletes the old data file right after the swap)."""
+    events: list[tuple[str, object]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append(("fsync", os.path.realpath(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(source: str, target: str) -> None:
+        real_replace(source, target)
+        events.append(("replace", target))
+
+    monkeypatch.setattr(archive_storage.os, "fsync", fsync)
+    monkeypatch.setattr(archive_storage.os, "replace", replace)
+
+    _write(store, "events/t/manifest.json", b"version 2")
+
+    folder = str((tmp_path / "events" / "t").resolve())
+    target = str(tmp_path / "events" / "t" / "manifest.json")
+    assert ("replace", target) in events
+    after_replace = events[events.index(("replace", target)) + 1 :]
+    assert ("fsync", folder) in after_replace  # the folder's entry for the new file is on disk
