@@ -120,6 +120,7 @@ REFUSALS: dict[str, Refusal] = {
         back=_issue_page,
         back_label="Back to {reference}",
         changed=CHANGED_ISSUE.format(outcome="it was not deleted"),
+        unavailable="{why}",  # a file still uploading, or the history's rest (tracker.services.deleting)
         labels=STATUS_LABELS,
     ),
     "order_transition": Refusal(

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ddbmodels import attachments, comments, events, inbox
 from ddbmodels.comments import CommentItem
 from ddbmodels.core import capacity
-from ddbmodels.core.keys import issue_stream
+from ddbmodels.core.keys import issue_stream, utcnow
 from tests.tracker.attachment_helpers import begin_attach, files_in, items_of, upload
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, text, version_of
@@ -22,6 +25,7 @@ from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, d
     queued_fixture,
     run_queued_fixture,
 )
+from tracker.services import deleting
 
 SECRET = "the vault code is 4417-PLUM"
 EDITED = "the vault code is really 9903-FIG"
@@ -189,6 +193,7 @@ def test_a_delete_cut_short_by_an_upload_in_flight_is_a_503_that_keeps_the_issue
 
     assert first.status_code == 503
     assert first.has_header("Retry-After")
+    assert "A file is still being attached to WEB-1" in text(first)
     issue = load(world, 1)
     assert issue is not None
     assert not issue.is_tombstone  # the issue stands: deleting it again goes on
@@ -215,3 +220,93 @@ def test_only_owners_see_the_delete_page_and_asking_changes_nothing(world: World
     issue = load(world, 1)
     assert issue is not None
     assert (issue.title, int(issue.version), issue.is_tombstone) == ("Mine to keep", 1, False)
+
+
+def long_history(world: World, count: int) -> None:
+    """WEB-1 (created by the owner) and ``count`` more events of its history, each with words of its own."""
+    world.client_for(world.owner).post(world.project_url("new/"), {"title": "Long story", "priority": "low"})
+    start, stream = utcnow(), issue_stream(world.slug, "WEB", 1)
+    rows = []
+    for n in range(count):
+        when = start + timedelta(milliseconds=n + 1)
+        item = events.event_item(
+            stream=stream,
+            kind="issue.edited",
+            actor=world.owner.username,
+            tenant=world.slug,
+            data={"title": {"from": f"PLUM-{n}", "to": f"PLUM-{n + 1}"}},
+            when=when,
+            shards=events.DEFAULT_SHARDS,
+        )
+        rows.append((events.EVENTS.table_name(events.DEFAULT_PERIOD, when), item))
+    events.events_put_many(rows)
+
+
+def redact_requests(meter: capacity.CapacityMeter) -> int:
+    return meter.by_pattern["inbox.redact"].requests if "inbox.redact" in meter.by_pattern else 0
+
+
+def test_an_issue_delete_killed_mid_way_keeps_its_batches_and_the_next_one_goes_on_from_there(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SHOULD 4 of the review: a big issue's history goes batch by batch, so a run cut short is never redone."""
+    long_history(world, 60)  # 61 events with the creation: batches of 25, 25, 11
+    owner_client, real_redact, calls = world.client_for(world.owner), inbox.notifications_redact, [0]
+
+    def dies_at_the_40th_event(**kwargs: Any) -> list[str]:
+        calls[0] += 1
+        if calls[0] == 40:  # the worker is killed in the second batch
+            raise RuntimeError("worker killed")
+        return real_redact(**kwargs)
+
+    monkeypatch.setattr(inbox, "notifications_redact", dies_at_the_40th_event)
+    with capacity.measure() as first, pytest.raises(RuntimeError):
+        owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+    assert len(stream_events(world, 1)) == 61 - deleting.BATCH_EVENTS  # the first batch is done for good
+    issue = load(world, 1)
+    assert issue is not None
+    assert not issue.is_tombstone
+
+    with capacity.measure() as again:
+        finished = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+
+    assert finished.status_code == 302
+    assert 0 < redact_requests(again) < redact_requests(first)  # 36 events' notifications, not all 61 again
+    issue = load(world, 1)
+    assert issue is not None
+    assert issue.is_tombstone
+    assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
+    assert "PLUM" not in everything_said(world, 1, world.owner.username)
+
+
+def test_a_request_does_its_share_of_a_long_history_and_says_that_deleting_again_goes_on(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_history(world, 60)
+    monkeypatch.setattr(deleting, "REQUEST_UPDATES", 1)  # one batch a request
+    owner_client = world.client_for(world.owner)
+    with capacity.measure() as meter:
+        answers = [owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})]
+    answers.append(owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)}))
+
+    people = 3  # the team's owner, member and viewer (the owner, watching, among them)
+    deleted = meter.by_pattern["events.delete_many"]
+    assert redact_requests(meter) == 25 * people  # a batch's cost, as the docstring says
+    assert (deleted.requests, deleted.wcu) == (1, 50)
+
+    for answer, left in zip(answers, (36, 11), strict=True):
+        assert answer.status_code == 503
+        assert answer.has_header("Retry-After")
+        assert f"this try removed 25 events of its history and {left} are left" in text(answer)
+    assert len(stream_events(world, 1)) == 11
+    issue = load(world, 1)
+    assert issue is not None
+    assert not issue.is_tombstone  # the issue stands until its last batch
+
+    last = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+
+    assert last.status_code == 302
+    issue = load(world, 1)
+    assert issue is not None
+    assert issue.is_tombstone
+    assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]

@@ -12,9 +12,13 @@ project's numbers are never given again): every comment, every attachment and it
 every event of its history but the deletion itself (titles, title changes, file names, excerpts:
 the team's activity no longer lists them) and the words of every notification about it (each
 becomes "WEB-3 was deleted"; read state and unread counts stay as they were). Bounded batches in
-the request, in that order, each idempotent: a request cut short (a 503) leaves the issue in place
-and deleting it again goes on where it stopped. An attachment still uploading is waited for: the
-delete answers 503 until the upload ends.
+the request, in that order, each idempotent; the history goes ``BATCH_EVENTS`` events at a time,
+their notifications rewritten and then the events deleted, so a batch done is never redone. One
+request does at most ``REQUEST_UPDATES`` notification UpdateItems or ``REQUEST_SECONDS`` of
+batches (at least one batch): past that it answers 503 saying how much of the history is left,
+and deleting again goes on where it stopped, as after a request cut short (a timeout, a lost
+worker): the issue stays in place until the last batch, then becomes the tombstone. An attachment
+still uploading is waited for: the delete answers 503 until the upload ends.
 
 Out of reach of a per-issue delete: events of periods already archived and dropped (their
 archives are rewritten only when a whole team is offboarded), e-mails already sent, and the
@@ -27,13 +31,18 @@ per KB + 1 for its ``by_day`` entry; each notification asked 1 WCU per person (t
 and watchers, on up to 8 threads; DynamoDB charges a refused condition too, DynamoDB Local reports
 only the rewritten ones); the watchers 0.5 RCU; comments 1 RCU per 4 KB read (consistent) + 1 WCU each;
 attachments 1 WCU each (+1 for an in-flight index entry) and a file delete; events 2 WCU each (item
-+ ``by_day``). Measured on DynamoDB Local, a comment with one event in a team of 3, one events
-table: 1 RCU (ListTables + one Query) + 0.5 RCU (watchers) + 2 WCU (the event) + 3 UpdateItems (3 WCU on
-DynamoDB, 1 reported by Local) on top of the delete itself (tests/tracker/test_deleting.py).
++ ``by_day``). An issue's history, per batch of ``BATCH_EVENTS`` (25) events in a team of P people:
+25 × P UpdateItems (25 × P WCU, on 8 threads) and one BatchWriteItem of 25 deletes (50 WCU); its
+events are read once per request (1 RCU per ~13 events, one Query per events table). Measured on
+DynamoDB Local, a comment with one event in a team of 3, one events table: 1 RCU (ListTables + one
+Query) + 0.5 RCU (watchers) + 2 WCU (the event) + 3 UpdateItems (3 WCU on DynamoDB, 1 reported by
+Local) on top of the delete itself; a batch of an issue's history in a team of 3: 75 UpdateItems
+and one BatchWriteItem of 50 WCU (tests/tracker/test_deleting.py).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from ddbmodels import attachments, comments, events, inbox
@@ -46,6 +55,9 @@ from tracker.selectors.activity import issue_stream
 from tracker.services.attachments import DjangoBlobStore
 
 COMMENT_KINDS = (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED)
+BATCH_EVENTS = 25  # events whose notifications are rewritten, then deleted (one BatchWriteItem), as one step
+REQUEST_UPDATES = 20_000  # notification UpdateItems one request may send (~10-20 s on DynamoDB, 8 threads)
+REQUEST_SECONDS = 15.0  # no new batch is started past this: the rest waits for the next delete
 
 
 def _people(issue: IssueItem) -> set[str]:
@@ -86,8 +98,9 @@ class Removed:
 def issue_content_remove(*, issue: IssueItem) -> Removed:
     """Remove a to-be-deleted issue's comments, attachments and files, events and notifications' words.
 
-    Unavailable (a 503: try again) while an attachment is still uploading; everything removed so far
-    stays removed, and the next run goes on from there.
+    Unavailable (a 503: try again) while an attachment is still uploading, or when this request's
+    share of the history (``REQUEST_UPDATES``, ``REQUEST_SECONDS``) is used up; everything removed
+    so far stays removed, and the next run goes on from there.
     """
     stream = issue_stream(issue)
     removed_comments = comments.comments_delete_all(stream=stream)
@@ -95,16 +108,33 @@ def issue_content_remove(*, issue: IssueItem) -> Removed:
         DjangoBlobStore(), tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
     )
     if uploading:
-        raise Unavailable("a file is still being attached to the issue; try again in a minute", issue=issue.pk)
+        raise Unavailable(
+            "a file is still being attached to the issue; try again in a minute",
+            issue=issue.pk,
+            why=f"A file is still being attached to {issue.reference}; nothing more was removed. "
+            "Delete it again in a minute to go on; what was removed stays removed.",
+        )
     history = [event for event in events.stream_events_all(stream=stream) if event.kind != Kind.ISSUE_DELETED]
     people = _people(issue)
-    for event in history:  # the words first, then the event: a run cut short finds the event again
-        inbox.notifications_redact(
-            tenant=issue.tenant,
-            event_key=event.t,
-            usernames=people,
-            text=f"{issue.reference} was deleted",
-            kind=Kind.ISSUE_DELETED,
-        )
-    events.events_delete_many((event.table, stream, event.t) for event in history)
+    deadline, sent = time.monotonic() + REQUEST_SECONDS, 0
+    for start in range(0, len(history), BATCH_EVENTS):
+        batch = history[start : start + BATCH_EVENTS]
+        over = sent + len(batch) * len(people) > REQUEST_UPDATES or time.monotonic() > deadline
+        if start and over:  # at least one batch a request, so every delete advances
+            raise Unavailable(
+                "deleting the issue goes on",
+                issue=issue.pk,
+                why=f"Deleting {issue.reference} goes on: this try removed {start} events of its history and "
+                f"{len(history) - start} are left. Delete it again to go on; what was removed stays removed.",
+            )
+        for event in batch:  # the words first, then the events: a batch cut short is found again
+            inbox.notifications_redact(
+                tenant=issue.tenant,
+                event_key=event.t,
+                usernames=people,
+                text=f"{issue.reference} was deleted",
+                kind=Kind.ISSUE_DELETED,
+            )
+        events.events_delete_many((event.table, stream, event.t) for event in batch)
+        sent += len(batch) * len(people)
     return Removed(comments=removed_comments, attachments=files, events=len(history))
