@@ -7,11 +7,16 @@ accepting makes a membership, with the role the owner chose.
 
 from __future__ import annotations
 
+import io
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
 from django.test import Client
 
 from tests.tracker.conftest import World
@@ -19,7 +24,7 @@ from tests.tracker.helpers import flash, hidden_value, text
 from tracker import tasks
 from tracker.models import Membership, PersonalInvitation, RetiredSlug
 from tracker.services.addresses import address_mark_confirmed
-from tracker.services.personal_invitations import ASKED_PER_HOUR, TOO_MANY
+from tracker.services.personal_invitations import ASKED_PER_HOUR, TOO_MANY, personal_invitation_accept
 
 TOKENS = re.compile(r'(name="(?:csrfmiddlewaretoken|idempotency_key)" value=")[^"]*"')
 WHEN = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
@@ -112,6 +117,24 @@ def test_only_an_exact_username_or_a_confirmed_address_reaches_an_account(world:
 
 
 # ------------------------------------------------------------------- exactly once, changes nothing
+
+
+def test_the_owners_see_the_same_for_a_members_address_and_nobodys(world: World, mailoutbox: list[Any]) -> None:
+    world.member.email = "in-the-team@example.org"
+    world.member.save()
+    address_mark_confirmed(user=world.member)  # a member's confirmed address: the owners may not learn that
+    client = world.client_for(world.owner)
+    pages = {}
+    for who in ("in-the-team@example.org", "nobody-at-all@example.org"):
+        PersonalInvitation.objects.filter(tenant=world.tenant).delete()  # each starts from the same team page
+        response = ask(world, who, client=client)
+        page = client.get(response["Location"]).content.decode()
+        assert who in page  # listed as asked, whatever it reached
+        pages[who] = (response.status_code, response["Location"], flash(response), normalised(page, who))
+        assert PersonalInvitation.objects.get(tenant=world.tenant, asked_for=who).invitee is None
+    assert pages["in-the-team@example.org"] == pages["nobody-at-all@example.org"]
+    assert mailoutbox == []  # the member is in the team already, the stranger has no account: nobody is told
+    assert Membership.objects.filter(tenant=world.tenant).count() == 3
 
 
 def test_the_same_form_twice_asks_once(world: World, mailoutbox: list[Any]) -> None:
@@ -227,9 +250,37 @@ def test_nobody_joins_a_team_that_is_closing(world: World) -> None:
     ask(world, "zoe")
     RetiredSlug.objects.create(slug=world.slug, reason=RetiredSlug.Reason.OFFBOARDING)
     invitation = PersonalInvitation.objects.get(invitee=zoe)
-    response = world.client_for(zoe).post(f"/invitations/{invitation.pk}/", {"answer": "accept"})
-    assert "nobody joins it any more" in flash(response)[0]
+    client = world.client_for(zoe)
+    page = text(client.get("/invitations/"))  # a closing team's request is no longer shown, nor counted
+    assert world.tenant.name not in page
+    assert "No invitations are waiting for you." in page
+    assert client.post(f"/invitations/{invitation.pk}/", {"answer": "accept"}).status_code == 404
+    with pytest.raises(ValidationError, match="nobody joins it any more"):  # a page opened before: refused
+        personal_invitation_accept(invitation=invitation, user=zoe)
     assert "zoe" not in roles(world)
+
+
+def test_offboarding_deletes_the_teams_requests_and_the_invitee_no_longer_sees_them(
+    world: World, other_world: World, media: Path, archive_dir: Path
+) -> None:
+    zoe = account("zoe", "zoe@example.org", confirmed=True)
+    for who in ("zoe", "someone@example.org", world.member.username):
+        ask(world, who)
+    ask(other_world, "zoe")
+    client = world.client_for(zoe)
+    page = text(client.get("/invitations/"))
+    assert world.tenant.name in page
+    assert 'id="invitations-link">Invitations <strong>2</strong>' in page
+    out = io.StringIO()
+    call_command("offboard_tenant", world.slug, "--yes", "--json", stdout=out)
+    result = json.loads(out.getvalue())["result"]
+    assert (result["requests_withdrawn"], result["invitations_deleted"]) == (3, 3)
+    assert not PersonalInvitation.objects.filter(tenant=world.tenant).exists()  # what the owners typed is gone
+    page = text(client.get("/invitations/"))
+    assert world.tenant.name not in page
+    assert other_world.tenant.name in page  # another team's request: untouched
+    assert 'id="invitations-link">Invitations <strong>1</strong>' in page
+    assert PersonalInvitation.objects.get(tenant=other_world.tenant).withdrawn_at is None
 
 
 def test_an_inviter_who_stops_being_an_owner_withdraws_their_requests(world: World) -> None:

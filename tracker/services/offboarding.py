@@ -3,10 +3,11 @@
 The work is ``ddbmodels.tenants.offboard`` (every item of the team, its import records and load
 checkpoints in the ``jobs`` table among them; this job's own item is not the team's and stays);
 this module gives it Django's archive and file storage, the job's fenced checkpoint, and the
-relational side: the slug is retired the moment offboarding begins (``RetiredSlug``, which
-outlives the Tenant row), the tenant's memberships are removed so nobody writes while its data
-is exported, and the record keeps the archive's place and the last run's report. Uploaded
-exports still waiting for an import (the ``imports`` storage) are deleted, and so are the
+relational side: the moment offboarding begins, one transaction that locks the Tenant row retires
+the slug (``RetiredSlug``, which outlives the Tenant row), withdraws and deletes the team's
+invitations of both kinds and removes its memberships, so nobody joins or writes while its data
+is exported (``offboarding_begin``); and the record keeps the archive's place and the last run's
+report. Uploaded exports still waiting for an import (the ``imports`` storage) are deleted, and so are the
 team's search documents (derived from the items, so not archived: a restore rebuilds them). The Tenant row
 itself is deleted by staff afterwards; deleting it is refused while any data is left
 (``Tenant.data_left``).
@@ -17,13 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import Unavailable
 from tracker import enqueue
 from tracker.jobs import JobRun
-from tracker.models import Invitation, Membership, RetiredSlug
+from tracker.models import Invitation, Membership, PersonalInvitation, RetiredSlug, Tenant
 from tracker.search import indexing as search_indexing
 from tracker.services import imports, team_leftovers
 from tracker.services.attachments import DjangoBlobStore
@@ -37,17 +39,32 @@ def offboarding_job_name(slug: str) -> str:
     return f"offboard_tenant:{slug}"
 
 
+def offboarding_begin(slug: str) -> tuple[RetiredSlug, dict[str, int]]:
+    """Close the team, in one transaction: nobody joins it or stays in it once this commits.
+
+    Locks the team's row first (both accepts, a link's and a request's by name, lock it too and check
+    the retired slug under it: an accept that got there first commits before this goes on, and its
+    membership is among those removed; one that comes later is refused), retires the slug, withdraws
+    the open invitations of both kinds and deletes them all (what the owners typed: usernames,
+    e-mail addresses), then removes the memberships. Counts for the report. Runs again harmlessly.
+    """
+    with transaction.atomic():
+        Tenant.objects.select_for_update().filter(slug=slug).first()  # none once staff deleted the row: a rerun
+        retired, _ = RetiredSlug.objects.get_or_create(slug=slug, defaults={"reason": RetiredSlug.Reason.OFFBOARDING})
+        if retired.reason != RetiredSlug.Reason.OFFBOARDING:
+            retired.reason = RetiredSlug.Reason.OFFBOARDING
+            retired.save(update_fields=["reason"])
+        links = Invitation.objects.filter(tenant__slug=slug)
+        asked = PersonalInvitation.objects.filter(tenant__slug=slug)
+        closed = {"invitations_withdrawn": links.withdraw_open(), "requests_withdrawn": asked.withdraw_open()}
+        closed["invitations_deleted"] = links.delete()[0] + asked.delete()[0]
+        closed["memberships_removed"] = Membership.objects.filter(tenant__slug=slug).delete()[0]
+    return retired, closed
+
+
 def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
-    """Retire the slug, remove the memberships, then export, verify and delete (resuming any checkpoint)."""
-    retired, _ = RetiredSlug.objects.get_or_create(slug=slug, defaults={"reason": RetiredSlug.Reason.OFFBOARDING})
-    if retired.reason != RetiredSlug.Reason.OFFBOARDING:
-        retired.reason = RetiredSlug.Reason.OFFBOARDING
-        retired.save(update_fields=["reason"])
-    # Nobody joins once offboarding begins: the retired slug refuses every link, and its open invitations
-    # are withdrawn before the memberships go (an accept that claimed one first commits before this UPDATE
-    # returns, so its membership is among those removed next; tracker.services.team).
-    withdrawn = Invitation.objects.filter(tenant__slug=slug).withdraw_open()
-    removed, _ = Membership.objects.filter(tenant__slug=slug).delete()
+    """Close the team (``offboarding_begin``), then export, verify and delete (resuming any checkpoint)."""
+    retired, closed = offboarding_begin(slug)
     report = ddb_tenants.offboard(
         slug,
         store=DjangoArchiveStore(),
@@ -57,8 +74,7 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
         save_checkpoint=run.save_checkpoint,
         progress=run.progress,
     )
-    report["memberships_removed"] = removed
-    report["invitations_withdrawn"] = withdrawn
+    report.update(closed)
     report["uploads_deleted"] = imports.uploads_delete(tenant=slug)  # exports waiting for an import
     report["search_documents_deleted"] = search_indexing.remove_tenant(slug)  # derived: not archived
     # Job checkpoints and results, the admin log's copies, Redis, orphan files: removed, then counted again.

@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -59,6 +60,13 @@ def _open(now: datetime) -> dict[str, object]:
     }
 
 
+def _open_to(user_id: int, now: datetime) -> QuerySet[PersonalInvitation]:
+    """The open invitations of an account, from teams still open (offboarding deletes a team's requests in the
+    transaction that retires its slug; this also hides one made alongside it, or before that was so)."""
+    retired = RetiredSlug.objects.values("slug")
+    return PersonalInvitation.objects.filter(invitee_id=user_id, **_open(now)).exclude(tenant__slug__in=retired)
+
+
 def _account_for(who: str) -> User | None:
     """The one active account with exactly this username, else the one whose confirmed address it is."""
     user = get_user_model().objects.filter(username=who, is_active=True).first()
@@ -78,8 +86,10 @@ def personal_invitation_create(
     ValidationError (whatever the name) past ASKED_PER_HOUR requests of the team in the last hour.
 
     Nothing changes when the same form was submitted before (``request_key``), or the same words
-    are already asked and open. The account is invited (and e-mailed once) only when it is not in
-    the team and has no open invitation of it.
+    are already asked and open. Otherwise the request is recorded whatever it reached (the owners'
+    list shows what they typed, so it tells them nothing about who exists or is in the team); the
+    account is invited (and e-mailed once) only when it is not in the team and has no open
+    invitation of it.
     """
     require_role(membership, Role.OWNER)
     who = who.strip()
@@ -96,7 +106,7 @@ def personal_invitation_create(
         return None
     user = _account_for(who)
     if user is not None and Membership.objects.filter(tenant=tenant, user=user).exists():
-        return None
+        user = None  # in the team already: recorded all the same, so the owners' list looks as for a stranger
     if user is not None and PersonalInvitation.objects.filter(tenant=tenant, invitee=user, **_open(now)).exists():
         user = None  # already invited: the owners' list shows this request too, the person hears once
     try:
@@ -129,6 +139,7 @@ def personal_invitation_mail(*, invitation_id: int) -> bool:
     invitation = (
         PersonalInvitation.objects.select_related("tenant", "invitee", "created_by")
         .filter(pk=invitation_id, **_open(timezone.now()))
+        .exclude(tenant__slug__in=RetiredSlug.objects.values("slug"))
         .first()
     )
     user = invitation.invitee if invitation is not None else None
@@ -164,31 +175,25 @@ def personal_invitations_asked(*, membership: Membership) -> list[PersonalInvita
 
 
 def personal_invitations_received(*, user: User) -> list[PersonalInvitation]:
-    """The account's open invitations, newest first (an index on invitee, created_at)."""
+    """The account's open invitations from teams still open, newest first (an index on invitee, created_at)."""
     if not user.is_authenticated:
         return []
-    return list(
-        PersonalInvitation.objects.select_related("tenant", "created_by").filter(
-            invitee_id=user.pk, **_open(timezone.now())
-        )
-    )
+    return list(_open_to(user.pk, timezone.now()).select_related("tenant", "created_by"))
 
 
 def personal_invitation_received_access(*, user: User, invitation_id: int) -> PersonalInvitation | None:
-    """One open invitation of this account, or None (another's, answered, withdrawn or expired)."""
-    return (
-        PersonalInvitation.objects.select_related("tenant", "created_by")
-        .filter(pk=invitation_id, invitee_id=user.pk, **_open(timezone.now()))
-        .first()
-    )
+    """One open invitation of this account, or None (another's, answered, withdrawn, expired, or its team closed)."""
+    return _open_to(user.pk, timezone.now()).select_related("tenant", "created_by").filter(pk=invitation_id).first()
 
 
 def personal_invitation_accept(*, invitation: PersonalInvitation, user: User) -> Membership:
     """The person joins with the invitation's role; ValidationError (nothing changed) when it no longer may.
 
-    Inside one transaction that locks the team's row (offboarding locks it before retiring the
-    slug) and the inviter's owner membership (a role change or removal locks it), so neither a
-    demotion nor an offboarding racing the accept lets someone in after it.
+    Inside one transaction that locks the team's row (offboarding's first transaction locks it too,
+    and retires the slug, deletes the requests and removes the memberships under it:
+    tracker.services.offboarding.offboarding_begin) and then the inviter's owner membership (a role
+    change or removal locks it), so neither a demotion nor an offboarding racing the accept lets
+    someone in after it.
     """
     with transaction.atomic():
         team = Tenant.objects.select_for_update().filter(pk=invitation.tenant_id).first()
@@ -236,5 +241,5 @@ def personal_invitation_withdraw(*, membership: Membership, invitation_id: int) 
 
 
 def personal_invitations_waiting(*, user: User) -> int:
-    """How many open invitations the account has (one COUNT on the invitee index), for the header."""
-    return PersonalInvitation.objects.filter(invitee_id=user.pk, **_open(timezone.now())).count()
+    """How many open invitations the account has from teams still open (one COUNT on the invitee index)."""
+    return _open_to(user.pk, timezone.now()).count()

@@ -9,9 +9,10 @@ An invitation is worth its creator's right and its team's life: a link whose cre
 an owner of the team, or whose team is being (or was) offboarded, is refused — when it is opened,
 and again when it is accepted, inside the transaction that creates the membership, after locking
 the creator's owner membership (a role change or removal locks it too, and withdraws the creator's
-invitations in its own transaction). Offboarding retires the slug, then withdraws the team's open
-invitations, then removes the memberships: an accept that claimed its invitation first holds that
-row until it commits, so its membership is among those removed; one that comes later is refused.
+invitations in its own transaction). Offboarding locks the team's row, retires the slug, withdraws
+and deletes the team's invitations and removes the memberships in one transaction; an accept locks
+the team's row first too: one that got there first commits before offboarding goes on, so its
+membership is among those removed; one that comes later sees the retired slug and is refused.
 Every write is the acting owner's own team: the views look targets up through
 ``team_membership_access`` / ``invitation_access``, which answer 404 for another team's rows.
 """
@@ -34,6 +35,7 @@ from tracker.services.permissions import require_role
 INVITATION_MAX_AGE = timedelta(days=7)
 _SALT = "tracker.team.invitation"
 LAST_OWNER = "{team} needs at least one owner: make someone else an owner first."
+CLOSED = "{team} has closed its space on Tracker: nobody can join it any more."
 
 
 class InvitationUnusable(Exception):
@@ -105,6 +107,9 @@ def invitation_open(*, tenant_slug: str, token: str) -> Invitation:
     except ValueError:
         raise InvitationUnusable("This invitation link is not valid. Check that it was copied whole.") from None
     invitation = Invitation.objects.select_related("tenant").filter(key=uuid, tenant__slug=tenant_slug).first()
+    if invitation is None and RetiredSlug.objects.filter(slug=tenant_slug).exists():  # offboarding deleted it
+        name = Tenant.objects.filter(slug=tenant_slug).values_list("name", flat=True).first()
+        raise InvitationUnusable(CLOSED.format(team=name or "This team"))
     if invitation is None:
         raise InvitationUnusable("This invitation link is not valid. Check that it was copied whole.")
     _refuse_closed(invitation)  # first: a closed team is the reason, whatever became of the invitation
@@ -120,16 +125,19 @@ def _refuse_closed(invitation: Invitation) -> Tenant:
     """The invitation's team, unless its slug is retired (offboarding began or ended): InvitationUnusable."""
     team = invitation.tenant
     if RetiredSlug.objects.filter(slug=team.slug).exists():
-        raise InvitationUnusable(f"{team.name} has closed its space on Tracker: nobody can join it any more.")
+        raise InvitationUnusable(CLOSED.format(team=team.name))
     return team
 
 
 def _refuse_without_right(invitation: Invitation, *, lock: bool) -> None:
     """InvitationUnusable when the team is closing or closed, or the creator is no longer its owner.
 
-    ``lock``: inside the accepting transaction, lock the creator's owner membership (a role change or
-    removal locks it too: whichever comes second sees what the first did).
+    ``lock``: inside the accepting transaction, lock the team's row first (offboarding locks it before
+    retiring the slug, so the slug is checked under it), then the creator's owner membership (a role
+    change or removal locks it too): whichever comes second sees what the first did.
     """
+    if lock and Tenant.objects.select_for_update().filter(pk=invitation.tenant_id).first() is None:
+        raise InvitationUnusable(CLOSED.format(team=invitation.tenant.name))  # the row was deleted meanwhile
     team = _refuse_closed(invitation)
     creator = invitation.created_by_id
     creators = Membership.objects.filter(
