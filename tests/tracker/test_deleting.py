@@ -310,3 +310,16 @@ def test_a_request_does_its_share_of_a_long_history_and_says_that_deleting_again
     assert issue is not None
     assert issue.is_tombstone
     assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
+
+
+def test_a_big_team_makes_a_batch_fewer_events(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch stays within BATCH_UPDATES notification UpdateItems: here 30, so 10 events for 3 people."""
+    long_history(world, 20)
+    monkeypatch.setattr(deleting, "BATCH_UPDATES", 30)
+    monkeypatch.setattr(deleting, "REQUEST_UPDATES", 1)
+    owner_client = world.client_for(world.owner)
+    with capacity.measure() as meter:
+        first = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+    assert first.status_code == 503
+    assert "this try removed 10 events of its history and 11 are left" in text(first)
+    assert redact_requests(meter) == 30

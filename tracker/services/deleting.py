@@ -31,8 +31,9 @@ per KB + 1 for its ``by_day`` entry; each notification asked 1 WCU per person (t
 and watchers, on up to 8 threads; DynamoDB charges a refused condition too, DynamoDB Local reports
 only the rewritten ones); the watchers 0.5 RCU; comments 1 RCU per 4 KB read (consistent) + 1 WCU each;
 attachments 1 WCU each (+1 for an in-flight index entry) and a file delete; events 2 WCU each (item
-+ ``by_day``). An issue's history, per batch of ``BATCH_EVENTS`` (25) events in a team of P people:
-25 × P UpdateItems (25 × P WCU, on 8 threads) and one BatchWriteItem of 25 deletes (50 WCU); its
++ ``by_day``). An issue's history, per batch of ``BATCH_EVENTS`` (25) events in a team of P people
+(fewer events past 40 people: at most ``BATCH_UPDATES``, 1,000 UpdateItems a batch): 25 × P
+UpdateItems (25 × P WCU, on 8 threads) and one BatchWriteItem of 25 deletes (50 WCU); its
 events are read once per request (1 RCU per ~13 events, one Query per events table). Measured on
 DynamoDB Local, a comment with one event in a team of 3, one events table: 1 RCU (ListTables + one
 Query) + 0.5 RCU (watchers) + 2 WCU (the event) + 3 UpdateItems (3 WCU on DynamoDB, 1 reported by
@@ -56,6 +57,7 @@ from tracker.services.attachments import DjangoBlobStore
 
 COMMENT_KINDS = (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED)
 BATCH_EVENTS = 25  # events whose notifications are rewritten, then deleted (one BatchWriteItem), as one step
+BATCH_UPDATES = 1_000  # fewer events a batch in a team of over 40 people (~1 s of UpdateItems on 8 threads)
 REQUEST_UPDATES = 20_000  # notification UpdateItems one request may send (~10-20 s on DynamoDB, 8 threads)
 REQUEST_SECONDS = 15.0  # no new batch is started past this: the rest waits for the next delete
 
@@ -102,7 +104,7 @@ def issue_content_remove(*, issue: IssueItem) -> Removed:
     share of the history (``REQUEST_UPDATES``, ``REQUEST_SECONDS``) is used up; everything removed
     so far stays removed, and the next run goes on from there.
     """
-    stream = issue_stream(issue)
+    stream, deadline = issue_stream(issue), time.monotonic() + REQUEST_SECONDS
     removed_comments = comments.comments_delete_all(stream=stream)
     files, uploading = attachments.remove_all(
         DjangoBlobStore(), tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
@@ -116,9 +118,9 @@ def issue_content_remove(*, issue: IssueItem) -> Removed:
         )
     history = [event for event in events.stream_events_all(stream=stream) if event.kind != Kind.ISSUE_DELETED]
     people = _people(issue)
-    deadline, sent = time.monotonic() + REQUEST_SECONDS, 0
-    for start in range(0, len(history), BATCH_EVENTS):
-        batch = history[start : start + BATCH_EVENTS]
+    size, sent = max(1, min(BATCH_EVENTS, BATCH_UPDATES // max(len(people), 1))), 0
+    for start in range(0, len(history), size):
+        batch = history[start : start + size]
         over = sent + len(batch) * len(people) > REQUEST_UPDATES or time.monotonic() > deadline
         if start and over:  # at least one batch a request, so every delete advances
             raise Unavailable(
