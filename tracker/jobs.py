@@ -8,6 +8,13 @@ the result reports the capacity it consumed (also added to the Redis figures of
 ``tracker.capacity_stats``, by job and by access pattern, whether the run succeeded or not).
 The same function serves Celery tasks and management commands; only the progress callback
 differs.
+
+Some jobs must not run alongside *each other* either: they share a lock (``SHARED_LOCKS``), taken
+after their own, and a run that finds it held is skipped too, its reason naming the job that holds
+it. Archiving, restoring and offboarding share the events archives' lock: offboarding rewrites
+every archive without the team's events and deletes what an export left half done, so an archive
+job exporting or a restore writing a period back meanwhile would keep the team's events where its
+lists do not look.
 """
 
 from __future__ import annotations
@@ -32,6 +39,28 @@ from tracker.capacity_stats import redis_client
 log = logging.getLogger(__name__)
 Progress = Callable[[dict[str, Any]], None]
 
+EVENTS_ARCHIVES = "events_archives"
+SHARED_LOCKS = {  # a job's kind (its name before ':') → the lock it shares with other kinds
+    "archive_event_tables": EVENTS_ARCHIVES,
+    "restore_event_table": EVENTS_ARCHIVES,
+    "offboard_tenant": EVENTS_ARCHIVES,
+}
+SHARED_WHY = {
+    EVENTS_ARCHIVES: "archiving, restoring an events table and offboarding a team use the events archives one at a "
+    "time; start this one again once it has finished",
+}
+HOLDER_WORDS = {  # what the skipped run's reason calls the job holding the shared lock (never which team)
+    "archive_event_tables": "Archiving events tables",
+    "restore_event_table": "A restore of an events table",
+    "offboard_tenant": "A team's offboarding",
+}
+
+
+def shared_lock_name(job: str) -> str | None:
+    """The lock ``job`` shares with other kinds of job, if any (``SHARED_LOCKS``)."""
+    shared = SHARED_LOCKS.get(job.split(":", 1)[0])
+    return f"tracker:job-lock:shared:{shared}" if shared else None
+
 
 def _no_progress(_: dict[str, Any]) -> None:
     return None
@@ -47,6 +76,7 @@ class JobRun:
     lock: Any
     ttl: int
     on_progress: Progress = _no_progress
+    shared_lock: Any = None  # the lock shared with other kinds of job (``SHARED_LOCKS``), kept alive with ``lock``
     _last_extend: float = field(default_factory=time.monotonic)
 
     def fence(self) -> None:
@@ -63,10 +93,13 @@ class JobRun:
     def progress(self, **meta: Any) -> None:
         """Report progress, and keep the lock alive while the job is visibly working."""
         if time.monotonic() - self._last_extend > self.ttl / 3:
-            try:
-                self.lock.extend(self.ttl, replace_ttl=True)
-            except redis.exceptions.LockError:
-                log.warning("job %s lost its lock; the fencing token still guards it", self.name)
+            for lock in (self.lock, self.shared_lock):
+                if lock is None:
+                    continue
+                try:
+                    lock.extend(self.ttl, replace_ttl=True)
+                except redis.exceptions.LockError:
+                    log.warning("job %s lost a lock; the fencing token still guards it", self.name)
             self._last_extend = time.monotonic()
         self.on_progress(meta)
 
@@ -137,13 +170,21 @@ def run_job(
         log.info("job %s is already running elsewhere; skipped", name)
         record_run({**summary, "status": "skipped", "seconds": 0.0})
         return {"job": name, "run_id": run_id, "status": "skipped", "reason": "another run holds the lock"}
+    shared = _take_shared(name, run_id, ttl)
+    if isinstance(shared, str):
+        _release(lock, name)
+        log.info("job %s skipped: %s", name, shared)
+        record_run({**summary, "status": "skipped", "reason": shared, "seconds": 0.0})
+        return {"job": name, "run_id": run_id, "status": "skipped", "reason": shared}
     started = time.monotonic()
     meter = capacity.CapacityMeter()
     status, error_text = "failed", ""
     try:
         with capacity.measure() as meter:
             token = jobs.fence_acquire(name, run_id, tenant=tenant)
-            run = JobRun(name=name, run_id=run_id, token=token, lock=lock, ttl=ttl, on_progress=on_progress)
+            run = JobRun(
+                name=name, run_id=run_id, token=token, lock=lock, ttl=ttl, on_progress=on_progress, shared_lock=shared
+            )
             result = work(run)
         status = "done"
         return {
@@ -172,7 +213,29 @@ def run_job(
                 "capacity": {k: v for k, v in meter.as_dict().items() if k in ("rcu", "wcu", "requests")},
             }
         )
-        try:
-            lock.release()
-        except redis.exceptions.LockError:
-            log.warning("job %s: lock had expired before release", name)
+        _release(lock, name)
+        if shared is not None:
+            _release(shared, name)
+
+
+def _take_shared(name: str, run_id: str, ttl: int) -> Any:
+    """The shared lock (``SHARED_LOCKS``), taken; None when the job shares none; when another job holds it, the
+    reason this run is skipped, saying which kind of job holds it (the lock's token is the holder's kind and run
+    id: never a team's slug, which would outlive its offboarding in the run history)."""
+    key = shared_lock_name(name)
+    if key is None:
+        return None
+    kind = name.split(":", 1)[0]
+    shared = redis_client().lock(key, timeout=ttl, blocking=False, thread_local=False)
+    if shared.acquire(blocking=False, token=f"{kind} {run_id}"):
+        return shared
+    holder = redis_client().get(key)
+    holder_kind = holder.decode(errors="replace").split(" ", 1)[0] if isinstance(holder, bytes) else ""
+    return f"{HOLDER_WORDS.get(holder_kind, 'Another job')} is running ({SHARED_WHY[SHARED_LOCKS[kind]]})"
+
+
+def _release(lock: Any, name: str) -> None:
+    try:
+        lock.release()
+    except redis.exceptions.LockError:
+        log.warning("job %s: lock had expired before release", name)

@@ -6,7 +6,9 @@ team's events (``tenant`` = the team, or a stream or ``by_day`` key under ``<tea
 without them (``time_series.rewrite_archive``: verified, new manifest, swapped). A restore of any
 archive afterwards brings none of the team's events back. The stage runs after the deletes, so an
 archive written later (a live table exported after its team's events were deleted) holds none;
-the store is listed again until no archive is left unread. The removed events go into the export
+the store is listed again until no archive is left unread. A data file in a folder with no manifest (an
+export cut short, or refused by the archive job's count check) is no archive and is deleted
+(``delete_orphans``: the table it came from is still in DynamoDB). The removed events go into the export
 handed to the team (``<export folder>/archived-events/<table>.jsonl.gz``, the archive's line format),
 which expires with it.
 
@@ -47,14 +49,51 @@ def team_event(tenant: str) -> Callable[[Mapping[str, Any]], str | None]:
     return kind_if_team
 
 
+ORPHAN = "data file(s) with no manifest (an export cut short or refused): not an archive, deleted"
+
+
 def archived_tables(store: ArchiveStore) -> list[str]:
     """Tables with an archive in the store (a manifest under ``events/<table>/``): one listing of ``events/``."""
-    found = set()
+    return sorted(_listing(store)[0])
+
+
+def orphan_data_files(store: ArchiveStore) -> dict[str, list[str]]:
+    """Data files in a table's folder that holds no manifest, by table: one listing of ``events/``."""
+    manifests, data = _listing(store)
+    return {table: names for table, names in sorted(data.items()) if table not in manifests}
+
+
+def _listing(store: ArchiveStore) -> tuple[set[str], dict[str, list[str]]]:
+    manifests: set[str] = set()
+    data: dict[str, list[str]] = {}
     for name in store.list(f"{ARCHIVE_ROOT}/"):
         parts = name.split("/")
         if len(parts) == 3 and parts[2] == MANIFEST_FILE:
-            found.add(parts[1])
-    return sorted(found)
+            manifests.add(parts[1])
+        elif len(parts) == 3 and parts[2].startswith("data"):
+            data.setdefault(parts[1], []).append(name)
+    return manifests, data
+
+
+def delete_orphans(store: ArchiveStore, done: dict[str, dict[str, Any]]) -> bool:
+    """Delete every data file that no manifest names in its folder; each table's entry in ``done`` says so.
+
+    Such a file is no archive: no restore or verification reads it (both start from the manifest), and the
+    table it was exported from is still in DynamoDB — a table is dropped only once its manifest is written
+    and verified, and a manifest is only deleted while its table is kept (the archive job's failure paths,
+    which delete the data files too; killed between the two deletes, one is left). The next archive run
+    exports that table again. Offboarding holds the events archives' lock (``tracker.jobs``), so no export
+    is writing one meanwhile. True when anything was deleted.
+    """
+    orphans = orphan_data_files(store)
+    for table, names in orphans.items():
+        for name in names:
+            store.delete(name)
+        entry = done.get(table)
+        if entry is None or entry.get("action") != "orphan_deleted":
+            entry = done[table] = {"action": "orphan_deleted", "ok": True, "files_deleted": 0, "detail": ORPHAN}
+        entry["files_deleted"] += len(names)
+    return bool(orphans)
 
 
 def scrub_archives(
@@ -73,7 +112,14 @@ def scrub_archives(
             done[plan["table"]] = {**plan["summary"], "finished_after_a_restart": True}
         save_checkpoint(json.dumps(state))
     predicate = team_event(tenant)
-    while todo := [table for table in archived_tables(store) if table not in done]:
+
+    def todo_now() -> list[str]:
+        if delete_orphans(store, done):  # an export cut short holds the team's events too
+            save_checkpoint(json.dumps(state))
+        # A table whose orphan was deleted and that has an archive now is read like any other.
+        return [t for t in archived_tables(store) if t not in done or done[t]["action"] == "orphan_deleted"]
+
+    while todo := todo_now():
         for index, table in enumerate(todo):
             progress(stage="archives", archive=table, done=len(done), total=len(done) + len(todo) - index)
 

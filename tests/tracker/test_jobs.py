@@ -122,3 +122,84 @@ def test_the_history_keeps_only_the_newest_runs(monkeypatch: pytest.MonkeyPatch)
     for name in names:
         run_job(name, lambda run: {})
     assert [run["job"] for run in recent_runs(100)] == names[:-4:-1]  # the last three, newest first
+
+
+# Archiving, restoring and offboarding share the events archives' lock (review, should 6): an offboarding
+# rewrites every archive without the team's events, so an export or a restore meanwhile would keep them.
+ARCHIVE, RESTORE = "archive_event_tables", "restore_event_table:tracker-events-2026-07"
+
+
+def offboarding_job() -> str:
+    return f"offboard_tenant:{unique_job()}"
+
+
+def test_an_archive_job_and_an_offboarding_never_hold_their_locks_at_once() -> None:
+    inside: dict[str, Any] = {}
+
+    def archiving(run: JobRun) -> dict[str, Any]:
+        inside["offboarding"] = run_job(offboarding_job(), lambda _: {"ran": True})
+        return {}
+
+    assert run_job(ARCHIVE, archiving)["status"] == "done"
+    skipped = inside["offboarding"]
+    assert skipped["status"] == "skipped"
+    assert "result" not in skipped  # the offboarding's work never ran
+    assert skipped["reason"].startswith("Archiving events tables is running (")
+    assert "start this one again once it has finished" in skipped["reason"]
+    assert runs_of(skipped["job"])[0]["reason"] == skipped["reason"]  # the history says why, too
+    assert run_job(offboarding_job(), lambda _: {})["status"] == "done"  # free again once the archive job ended
+
+
+def test_archive_and_restore_jobs_are_refused_while_an_offboarding_runs() -> None:
+    inside: dict[str, Any] = {}
+    offboarding = offboarding_job()
+
+    def offboard(run: JobRun) -> dict[str, Any]:
+        inside["archive"] = run_job(ARCHIVE, lambda _: {"ran": True})
+        inside["restore"] = run_job(RESTORE, lambda _: {"ran": True})
+        inside["other team"] = run_job(offboarding_job(), lambda _: {"ran": True})
+        inside["unrelated"] = run_job(unique_job(), lambda _: {"ran": True})
+        return {}
+
+    assert run_job(offboarding, offboard)["status"] == "done"
+    for job in ("archive", "restore", "other team"):
+        assert inside[job]["status"] == "skipped", job
+        assert inside[job]["reason"].startswith("A team's offboarding is running ("), job
+        assert offboarding.split(":", 1)[1] not in inside[job]["reason"]  # never which team
+    assert inside["unrelated"]["result"] == {"ran": True}  # other jobs share nothing with it
+    assert run_job(RESTORE, lambda _: {})["status"] == "done"
+
+
+def test_the_shared_lock_is_kept_alive_with_the_job_s_own_lock() -> None:
+    import time
+
+    from tracker.jobs import shared_lock_name
+
+    key = shared_lock_name(ARCHIVE)
+    assert key is not None
+    seen: dict[str, int] = {}
+
+    def slow(run: JobRun) -> dict[str, Any]:
+        time.sleep(0.5)
+        run.progress(stage="export")  # past a third of the lock's time: both locks extended
+        time.sleep(0.7)
+        seen["pttl"] = int(redis_client().pttl(key))  # type: ignore[arg-type]
+        return {}
+
+    run_job(ARCHIVE, slow, ttl=1)
+    assert seen["pttl"] > 0  # 1.2 s after it was taken with a 1 s expiry: extended, still held
+    assert redis_client().exists(key) == 0  # released at the end
+
+
+def test_a_refused_archive_command_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    from django.core.management import CommandError, call_command
+
+    from tracker.selectors.admin.job_results import job_answer
+
+    def offboard(run: JobRun) -> dict[str, Any]:
+        with pytest.raises(CommandError, match="archive_event_tables: skipped, A team's offboarding is running"):
+            call_command("archive_event_tables")
+        return {"page": job_answer(run_job(RESTORE, lambda _: {})).headline}
+
+    headline = run_job(offboarding_job(), offboard)["result"]["page"]
+    assert headline.startswith("Skipped: A team's offboarding is running (archiving, restoring")  # the job page

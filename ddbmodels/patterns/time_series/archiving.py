@@ -174,7 +174,7 @@ def _archive_table(
     assert existing is not None
     report.items, report.bytes = existing.items, existing.bytes
     if not existing.ok:
-        store.delete(archive_names(table)[1])  # no manifest claims a good archive; the next run exports again
+        discard_archive(store, table)  # no manifest claims a good archive, no data file outlives it; next run exports
         report.action, report.detail = "failed", report.detail + f"verification failed, table kept: {existing.detail}"
         return
     if on_progress is not None:
@@ -189,7 +189,7 @@ def _archive_table(
         report.detail += (
             f"the table holds {in_table} items, the archive {existing.items}: table kept, next run exports again"
         )
-        store.delete(archive_names(table)[1])
+        discard_archive(store, table)  # the data file too: its items (a team offboarded meanwhile?) stay nowhere
         return
     fence()  # raises when this run no longer owns the job: nothing is dropped
     refused = tables.drop_table(table)
@@ -201,6 +201,18 @@ def _archive_table(
         return
     report.action = "resumed" if resumed else "archived"
     report.detail += "archive verified against the manifest and the table's count; table dropped"
+
+
+def discard_archive(store: ArchiveStore, table: str) -> None:
+    """Delete a table's archive that must not stand (the table is kept): the manifest first, then every data file
+    in its folder. Killed in between, a data file without a manifest is left: the next export writes over it, and
+    offboarding's ``archives`` stage deletes it (``ddbmodels.tenants.archives``); no restore reads it."""
+    folder = f"{ARCHIVE_ROOT}/{table}/"
+    store.delete(archive_names(table)[1])
+    for name in store.list(folder):
+        rest = name[len(folder) :]
+        if "/" not in rest and rest.startswith("data"):
+            store.delete(name)
 
 
 def _report_gone(report: ArchiveReport, store: ArchiveStore, recheck: bool, on_progress: Progress | None) -> None:

@@ -312,6 +312,7 @@ def test_archive_keeps_the_table_when_the_data_file_does_not_verify(archive_stor
     assert exists(old)
     assert time_series.count_items(old) == 300
     assert not archive_store.exists(archive_names(old)[1])  # no manifest claims a good archive
+    assert archive_store.list(f"events/{old}/") == []  # and no data file outlives it
     with pytest.raises(ArchiveInvalid):
         restore(archive_store, old, table_name=f"{old}-copy")
 
@@ -332,6 +333,8 @@ def test_archive_keeps_the_table_when_its_count_differs_from_the_archive(archive
     assert "the table holds 51 items, the archive 50" in report.detail
     assert exists(old)
     assert not archive_store.exists(archive_names(old)[1])
+    # Nor is the data file left behind: without a manifest nothing lists it (offboarding would miss its items).
+    assert archive_store.list(f"events/{old}/") == []
 
 
 def test_a_crash_before_the_manifest_then_a_rerun_archives_and_drops(archive_store: LocalDirStore) -> None:
