@@ -1,4 +1,5 @@
-"""The staff audit: one row per raw item edit or delete, job start and offboarding, written before the change.
+"""The staff audit: one row per raw item edit or delete, job start, offboarding and change of a beat schedule
+of a job that writes (made in the schedule's own transaction), written before the change.
 
 A row is created ``pending`` before anything is written or queued, then marked ``done`` (with the
 task id of a job) or ``failed`` (with the error). A process that dies in between leaves it
@@ -26,6 +27,7 @@ class AuditEntry(models.Model):
         ITEM_DELETE = "item_delete", "Item deleted (raw DeleteItem)"
         JOB_START = "job_start", "Job started"
         OFFBOARD = "offboard", "Offboarding started"
+        SCHEDULE = "schedule", "Job schedule changed"
 
     class Outcome(models.TextChoices):
         PENDING = "pending", "Started, no answer recorded (the process may have stopped)"

@@ -1,8 +1,13 @@
 """The staff audit's writes: an entry before the change, its outcome after (``tracker.audit.models``).
 
-``audit_begin`` commits the entry first (no transaction is open around the admin's pages: it stays
-whatever happens next); ``audited`` marks it done when the block ends, or failed with the error
-when the block raises. A process killed in the block leaves it pending.
+``audit_begin`` commits the entry first, in a durable transaction of its own: it stays whatever
+happens next. Called inside an open transaction (``transaction.atomic()``, a ModelAdmin's change
+form) it raises RuntimeError and nothing is written or changed: the entry would roll back with the
+caller while the DynamoDB write or the queued job stays. ``audited`` marks it done when the block
+ends, or failed with the error when the block raises. A process killed in the block leaves it pending.
+
+``audit_with_change`` is for a change to rows of this same database made in the caller's
+transaction (a beat schedule saved in the admin): the entry commits with the change or not at all.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -30,7 +36,27 @@ Action = AuditEntry.Action
 def audit_begin(
     *, by: AbstractBaseUser, action: str, target: str, tenant: str = "", details: dict[str, Any]
 ) -> AuditEntry:
-    """The pending entry of a change about to be made (one INSERT, committed before the change)."""
+    """The pending entry of a change about to be made (one INSERT, committed before the change).
+
+    RuntimeError, nothing written, when called inside an open transaction (see the module's docstring).
+    """
+    with transaction.atomic(durable=True):
+        return _create(by=by, action=action, target=target, tenant=tenant, details=details)
+
+
+def audit_with_change(
+    *, by: AbstractBaseUser, action: str, target: str, tenant: str = "", details: dict[str, Any]
+) -> AuditEntry:
+    """The done entry of a change to this database's rows made in the caller's transaction (committed with it).
+
+    The caller opens that transaction around this entry and its change (a ModelAdmin's form has one).
+    """
+    entry = _create(by=by, action=action, target=target, tenant=tenant, details=details)
+    _finish(entry, AuditEntry.Outcome.DONE, "")
+    return entry
+
+
+def _create(*, by: AbstractBaseUser, action: str, target: str, tenant: str, details: dict[str, Any]) -> AuditEntry:
     return AuditEntry.objects.create(
         user_id=by.pk,
         username=by.get_username(),

@@ -13,6 +13,7 @@ shows it as a 503 in its own chrome) and no job was queued (the audit entry says
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -20,6 +21,7 @@ from django.core.exceptions import PermissionDenied
 
 from ddbmodels.core.errors import Unavailable
 from tracker import enqueue
+from tracker.celery import app
 from tracker.services.admin.audit import Action, audit_begin, audited
 from tracker.services.offboarding import offboarding_start
 from tracker.services.permissions import NO_DESTRUCTIVE_JOBS, staff_can_change, staff_can_run_destructive_jobs
@@ -76,6 +78,33 @@ def job_start(*, task: str, params: dict[str, Any], by: AbstractBaseUser, title:
     with audited(entry):
         entry.result = _queue(start, **params)
     return entry.result
+
+
+def schedule_run_now(
+    *, task: str, args: list[Any], kwargs: dict[str, Any], options: dict[str, Any], name: str, by: AbstractBaseUser
+) -> str:
+    """Queue a beat schedule's task now (its arguments and options) as ``by``; the task id. Same rules as ``job_start``.
+
+    django-celery-beat's "Run selected tasks" goes through here: the job's right (JOB_KINDS; any task
+    it does not name counts as one that writes), then the audit entry, then ``apply_async``.
+    KeyError (nothing audited or queued) for a task no worker module registers.
+    """
+    job_require(by, task)
+    found = enqueue.task(task) if task in enqueue.NAMES else app.tasks[task]
+    start = partial(found.apply_async, args=args, kwargs=kwargs, **options)
+    details = {"task": task, "args": args, "kwargs": kwargs, "schedule": name}
+    entry = audit_begin(by=by, action=Action.JOB_START, target=f"Run schedule {name}", details=details)
+    with audited(entry):
+        entry.result = _queue(start)
+    return entry.result
+
+
+def schedule_may_change(user: AbstractBaseUser | AnonymousUser, *tasks: str) -> bool:
+    """May ``user`` add, change, enable, disable or delete a beat schedule of each of ``tasks`` (its old and new)?
+
+    The right to start the job (``job_may_start``): a schedule starts it with any arguments, later.
+    """
+    return all(job_may_start(user, task) for task in tasks if task)
 
 
 def reconcile_attachments_start(*, by: AbstractBaseUser) -> str:
