@@ -279,11 +279,12 @@ def test_an_issue_delete_killed_mid_way_keeps_its_batches_and_the_next_one_goes_
     assert "PLUM" not in everything_said(world, 1, world.owner.username)
 
 
+@pytest.mark.parametrize("bound", [("REQUEST_UPDATES", 1), ("REQUEST_SECONDS", 0.0)], ids=["updates", "seconds"])
 def test_a_request_does_its_share_of_a_long_history_and_says_that_deleting_again_goes_on(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    world: World, monkeypatch: pytest.MonkeyPatch, bound: tuple[str, float]
 ) -> None:
     long_history(world, 60)
-    monkeypatch.setattr(deleting, "REQUEST_UPDATES", 1)  # one batch a request
+    monkeypatch.setattr(deleting, *bound)  # one batch a request
     owner_client = world.client_for(world.owner)
     with capacity.measure() as meter:
         answers = [owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})]
