@@ -14,6 +14,7 @@ Costs nothing to the code under test, and a lot to the test: whole Scans, every 
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -88,7 +89,7 @@ def sql_hits(needles: Sequence[str]) -> list[Hit]:
 
 
 def file_hits(root: Path, needles: Sequence[str]) -> list[Hit]:
-    """Every file and folder under ``root``: its path, and its bytes for a file."""
+    """Every file and folder under ``root``: its path, and its bytes for a file (a ``.gz`` file decompressed)."""
     hits: list[Hit] = []
     if not root.exists():
         return hits
@@ -96,8 +97,23 @@ def file_hits(root: Path, needles: Sequence[str]) -> list[Hit]:
         relative = str(path.relative_to(root))
         hits += _find("file", f"{root} {relative}", relative, needles)
         if path.is_file():
-            hits += _find("file", f"{root} {relative} (content)", path.read_bytes().decode("utf-8", "replace"), needles)
+            data = path.read_bytes()
+            if path.name.endswith(".gz"):
+                data = gzip.decompress(data)
+            hits += _find("file", f"{root} {relative} (content)", data.decode("utf-8", "replace"), needles)
     return hits
+
+
+def list_tables(client: Any) -> list[str]:
+    """Every table name on the endpoint: ListTables page after page (``LastEvaluatedTableName``)."""
+    names: list[str] = []
+    request: dict[str, Any] = {"Limit": 100}
+    while True:
+        page = client.list_tables(**request)
+        names += page.get("TableNames", [])
+        if "LastEvaluatedTableName" not in page:
+            return names
+        request["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
 
 
 def dynamodb_hits(needles: Sequence[str], *, prefix: str | None = None) -> list[Hit]:
@@ -105,7 +121,7 @@ def dynamodb_hits(needles: Sequence[str], *, prefix: str | None = None) -> list[
     client = ddb_connection.client()
     prefix = prefix if prefix is not None else ddb_connection.table_name("")
     hits: list[Hit] = []
-    for table in client.list_tables(Limit=100).get("TableNames", []):
+    for table in list_tables(client):
         if not table.startswith(prefix):
             continue
         request: dict[str, Any] = {"TableName": table, "ConsistentRead": True}

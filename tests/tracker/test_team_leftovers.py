@@ -8,6 +8,7 @@ the team while the other team's traces are untouched; the report names each plac
 from __future__ import annotations
 
 import ast
+import gzip
 import io
 import json
 import re
@@ -34,7 +35,8 @@ from tracker.models import RetiredSlug, Tenant
 from tracker.selectors.inbox import unread_cache_key
 from tracker.selectors.projects import project_list_cache_key
 from tracker.services import team_leftovers
-from tracker.services.team_leftovers import job_checkpoints, redis_places
+from tracker.services.team_leftovers import celery_results, job_checkpoints, redis_places
+from tracker.services.team_leftovers.names import REMOVED, TASK_TEAM, TASKS_OF_NO_TEAM, task_team
 
 pytestmark = pytest.mark.ddblocal
 
@@ -335,3 +337,193 @@ def test_a_slug_that_is_a_word_of_other_keys_names_reaches_only_the_teams_keys()
         assert cache.get(project_list_cache_key("celery")) is None  # the team's own key went
     finally:
         client.delete("tracker:job-lock:backfill_project_counts")
+
+
+# ------------------------------------------------------------------------------------------------
+# A team is found by structure, never by words (review of issue 20, blocker 2): a slug that is also a
+# word of a schedule's name, another team's title or a job's error reaches nothing but the team's own.
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_offboarding_a_team_called_attachments_spares_the_global_schedules() -> None:
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    from tracker.schedules import DEFAULTS, install_defaults
+    from tracker.services.team_leftovers.schedules import team_schedules
+
+    install_defaults()
+    every = IntervalSchedule.objects.create(every=1, period=IntervalSchedule.HOURS)
+    PeriodicTask.objects.create(  # another team's, named with the words of a team called "repair"
+        name="repair counts of acme",
+        task="tracker.tasks.refresh_project_counts",
+        interval=every,
+        args='["acme", "WEB"]',
+    )
+    PeriodicTask.objects.create(  # a job of no team whose arguments hold a slug-like word
+        name="keys of archive", task="tracker.tasks.distinct_keys", interval=every, args='["archive"]'
+    )
+    for slug in ("attachments", "archive", "counts", "tables", "exports", "repair", "acme-2"):
+        assert team_schedules(team_leftovers.Team(slug), apply=True) == 0, slug
+    assert set(DEFAULTS) <= set(PeriodicTask.objects.values_list("name", flat=True))
+    assert PeriodicTask.objects.filter(name__in=["repair counts of acme", "keys of archive"]).count() == 2
+    kw = PeriodicTask.objects.create(
+        name="counts", task="tracker.tasks.search_index_change", interval=every, kwargs='{"tenant": "acme"}'
+    )
+    assert team_schedules(team_leftovers.Team("acme"), apply=True) == 2  # by args, and by tenant=
+    assert not PeriodicTask.objects.filter(pk=kw.pk).exists()
+
+
+def _fan_out(tenant: str, title: str) -> dict[str, Any]:
+    return {"stream": f"{tenant}#WEB#3", "kind": "issue.created", "title": title, "data": {"title": title}}
+
+
+def test_a_team_called_design_leaves_another_teams_queued_tasks_about_a_design() -> None:
+    """acme's fan-out and search update of "New design" stay queued when a team called ``design`` goes."""
+    client = optional_redis.client(settings.CELERY_BROKER_URL)
+    client.delete("celery")
+    tasks.fan_out_event.apply_async(kwargs={"event": _fan_out("acme", "New design")})
+    tasks.search_index_change.apply_async(kwargs={"tenant": "acme", "project_key": "DESIGN", "number": 3})
+    tasks.send_notification_digest.apply_async(kwargs={"tenant": "acme", "username": "design", "title": "design"})
+    tasks.refresh_project_counts.apply_async(("acme", "DESIGN"))
+    tasks.import_github_export.apply_async(["acme", "design"])
+    tasks.distinct_keys.apply_async(args=["design#WEB"])  # a job of no team: never taken out
+    try:
+        design = team_leftovers.Team("design", offboarding_job="offboard_tenant:design")
+        assert redis_places.queued_tasks(design, apply=True) == 0
+        assert client.llen("celery") == 6
+        acme = team_leftovers.Team("acme", offboarding_job="offboard_tenant:acme")
+        tasks.offboard_tenant.apply_async(["acme"])  # the offboarding itself, queued again: it stays
+        assert redis_places.queued_tasks(acme, apply=False) == 5  # each found by its tenant argument
+        assert redis_places.queued_tasks(acme, apply=True) == 5
+        assert client.llen("celery") == 2
+    finally:
+        client.delete("celery")
+
+
+@pytest.mark.django_db
+def test_a_team_called_design_leaves_another_teams_task_records_and_job_history() -> None:
+    """Records of acme's tasks whose arguments or results hold the word stay whole; acme's own go."""
+    TaskResult.objects.create(
+        task_id="acme-search",
+        task_name="tracker.tasks.search_index_change",
+        task_args=json.dumps("('acme', 'DESIGN', 3)"),
+        task_kwargs=json.dumps("{'comment_key': 'design'}"),
+        status="SUCCESS",
+        result=json.dumps("indexed acme#DESIGN#3 'New design'"),
+    )
+    TaskResult.objects.create(
+        task_id="keys",
+        task_name="tracker.tasks.distinct_keys",
+        task_args=json.dumps("('tracker-design',)"),
+        status="FAILURE",
+        result=json.dumps({"sample": ["acme#design", "design-2#WEB", "design"]}),
+        traceback="NotFound: acme#design\nKeyError: 'design'",
+    )
+    fan = {"status": "SUCCESS", "name": "tracker.tasks.fan_out_event", "args": [], "result": None}
+    fan["kwargs"] = {"event": _fan_out("acme", "New design")}
+    app.backend.client.set("celery-task-meta-acme-fan", json.dumps(fan))
+    record_run({"job": "import_upload:acme:design", "status": "failed", "error": "design: not a GitHub export"})
+    record_run({"job": "distinct_keys:tracker-design", "status": "failed", "error": "NotFound: design-2#WEB"})
+    capacity_stats.record("job", "distinct_keys:tracker-design", capacity.CapacityMeter())
+    capacity_stats.record("job", "import_upload:acme:design", capacity.CapacityMeter())
+    design = team_leftovers.Team("design", offboarding_job="offboard_tenant:design")
+
+    for team_left in (team_leftovers.Team("tracker-design"), design):
+        assert celery_results.task_results(team_left, apply=True) == {
+            "deleted": 0,
+            "redacted": 1 if team_left is design else 0,
+        }
+    assert json.loads(TaskResult.objects.get(task_id="keys").result) == {
+        "sample": ["acme#design", "design-2#WEB"]  # only the entry equal to the slug (a team's partition key)
+    }
+    assert TaskResult.objects.filter(task_id="acme-search").exists()
+    assert celery_results.redis_results(design, apply=True) == {"deleted": 0, "redacted": 0}
+    assert redis_places.job_history(design, apply=True) == 0
+    assert redis_places.capacity_entries(design, apply=True) == 0
+    assert redis_places.job_history(team_leftovers.Team("tracker-design"), apply=True) == 0
+    assert redis_places.capacity_entries(team_leftovers.Team("tracker-design"), apply=True) == 0
+    assert len(optional_redis.client(settings.REDIS_URL).lrange(RUNS_KEY, 0, -1)) == 2
+
+    acme = team_leftovers.Team("acme", offboarding_job="offboard_tenant:acme")
+    assert celery_results.task_results(acme, apply=True) == {"deleted": 1, "redacted": 1}
+    assert TaskResult.objects.get(task_id="keys").traceback == f"NotFound: {REMOVED}\nKeyError: 'design'"
+    assert celery_results.redis_results(acme, apply=True) == {"deleted": 1, "redacted": 0}
+    assert redis_places.job_history(acme, apply=True) == 1
+    assert redis_places.capacity_entries(acme, apply=True) >= 1
+
+
+def test_a_slug_that_is_a_word_of_a_cache_namespace_reaches_only_its_own_cached_values() -> None:
+    cache.set(project_list_cache_key("acme"), [])
+    cache.set(unread_cache_key("acme", "projects"), 1)
+    cache.set(project_list_cache_key("projects"), [])
+    client = optional_redis.client(settings.REDIS_URL)
+    client.set("tracker:job-lock:distinct_keys:tracker-projects", "token")
+    client.set("tracker:job-lock:import_upload:projects:01J", "token")
+    try:
+        team = team_leftovers.Team("projects", offboarding_job="offboard_tenant:projects")
+        assert redis_places.keys(team, apply=False) == 2  # its project list and its import's lock
+        assert redis_places.keys(team_leftovers.Team("tracker-projects"), apply=True) == 0
+        assert redis_places.keys(team, apply=True) == 2
+        assert cache.get(project_list_cache_key("acme")) == []
+        assert cache.get(unread_cache_key("acme", "projects")) == 1
+        assert client.exists("tracker:job-lock:distinct_keys:tracker-projects")
+    finally:
+        client.delete("tracker:job-lock:distinct_keys:tracker-projects", "tracker:job-lock:import_upload:projects:01J")
+
+
+def test_every_task_names_its_team_where_its_signature_says() -> None:
+    """``names.TASK_TEAM`` agrees with ``tracker.tasks``' signatures, and every other task is of no team."""
+    import inspect
+
+    from celery import Task
+
+    declared = {name for name, value in vars(tasks).items() if isinstance(value, Task)}
+    assert declared == set(TASK_TEAM) | TASKS_OF_NO_TEAM, declared ^ (set(TASK_TEAM) | TASKS_OF_NO_TEAM)
+    for name, (param, position) in TASK_TEAM.items():
+        parameters = inspect.signature(getattr(tasks, name).run).parameters
+        if position < 0:
+            assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()), name
+        else:
+            assert list(parameters)[position] == param, name
+    stream = {"stream": "acme#WEB#3", "title": "design"}
+    cases = [
+        ("tracker.tasks.refresh_project_counts", ["acme", "WEB"], {}, "acme"),
+        ("tracker.tasks.refresh_project_counts", [], {"tenant": "acme", "key": "WEB"}, "acme"),
+        ("tracker.tasks.search_index_change", "('acme', 'WEB', 3)", "{}", "acme"),
+        ("tracker.tasks.import_github_export", '["acme", "design"]', "{}", "acme"),
+        ("tracker.tasks.fan_out_event", [], {"event": stream}, "acme"),
+        ("tracker.tasks.fan_out_event", [{"tenant": "acme", "s": "x", "data": {"title": "design"}}], {}, "acme"),
+        ("tracker.tasks.fan_out_event", "()", "{'event': {'stream': 'acme#WEB#3', 'title': 'New desi", "acme"),
+        ("tracker.tasks.send_notification_digest", [], {"tenant": "acme", "title": "design"}, "acme"),
+        ("tracker.tasks.distinct_keys", ["design"], {}, None),
+        ("tracker.tasks.send_invitation_email", [7], {}, None),
+    ]
+    for task, args, kwargs, team in cases:
+        assert task_team(task, args, kwargs) == team, (task, args, kwargs)
+    body = '[[{"tenant": "acme", "kind": "issue.created", "s": "acme#WEB#3", "data": {"title": "New design"}}], {}, {}]'
+    assert not team_leftovers.Team("design").owns_task("tracker.tasks.fan_out_event", *json.loads(body)[:2])
+    assert team_leftovers.Team("acme").owns_task("tracker.tasks.fan_out_event", *json.loads(body)[:2])
+
+
+def test_the_independent_scan_reads_gzip_files_and_every_page_of_tables(tmp_path: Path) -> None:
+    """``team_scan`` keeps its docstring's promise: a ``.gz`` file is read decompressed, ListTables is paged."""
+    (tmp_path / "events").mkdir()
+    (tmp_path / "events" / "data.jsonl.gz").write_bytes(gzip.compress(b'{"stream": "quokka-1#WEB#1"}\n'))
+    assert [h.where for h in team_scan.file_hits(tmp_path, ["quokka-1#"])] == [
+        f"{tmp_path} events/data.jsonl.gz (content)"
+    ]
+
+    class Pages:
+        def __init__(self) -> None:
+            self.asked: list[dict[str, Any]] = []
+
+        def list_tables(self, **request: Any) -> dict[str, Any]:
+            self.asked.append(request)
+            start = int(request.get("ExclusiveStartTableName", "t-0").split("-")[1])
+            names = [f"t-{n}" for n in range(start + 1, min(start + 100, 250) + 1)]
+            return {"TableNames": names, **({"LastEvaluatedTableName": names[-1]} if names[-1] != "t-250" else {})}
+
+    client = Pages()
+    assert team_scan.list_tables(client) == [f"t-{n}" for n in range(1, 251)]
+    assert len(client.asked) == 3

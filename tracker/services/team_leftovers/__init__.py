@@ -13,6 +13,10 @@ uploads; what a team leaves elsewhere is here, one module per place:
                       the broker's queues (``redis_places``)
     files             the team's folders in file storage, orphans and empty folders included (``files``)
 
+Each place tells the team's traces by structure, never by words (``names``): a key ``<slug>#…``, a job
+``<kind>:<slug>:…``, a task whose team argument (``tenant=``, …) is the slug; a schedule's name, a title
+or an error's words never make a record the team's.
+
 ``sweep`` removes and says per place what it removed (the offboarding report lists it); ``left``
 counts what is there without changing anything ("does this team still hold data?",
 ``Tenant.data_left``). Both read every place once: SCANs of Redis (every key visited once per pass,

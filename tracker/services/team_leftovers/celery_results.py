@@ -1,18 +1,20 @@
 """What Celery's result backend keeps of a team: its tasks' arguments and results, shared jobs' results.
 
 ``CELERY_RESULT_EXTENDED`` keeps every task's arguments with its result (the admin's job pages show
-them). A task whose arguments name the team was the team's (an import, a search update, a fan-out
-of one of its changes): its record is deleted. A shared job's result that names the team (a
-``distinct_keys`` run's sample of keys; a traceback quoting a key) keeps everything else: the
-entries naming the team are taken out of it (``names.Team.redact``). The offboarding task's own
+them). A record is the team's when its task is about one team and the argument naming the team, parsed
+(JSON, or Celery's repr of it), equals the slug (``names.task_team``: ``tenant=``, the event's stream of a
+fan-out, …): it is deleted. A shared job's result (a ``distinct_keys`` run's sample of keys) keeps
+everything else: only the entries that are the team's keys or job names, or ``tenant``/``slug`` fields
+equal to the slug, are taken out (``names.Team.redact``), and the team's keys quoted in a traceback
+(``<slug>#…``) replaced. Titles and other words in a record are never read. The offboarding task's own
 record (its argument is the slug, its result the offboarding report) stays.
 
 The tasks that carry a team's words and whose result nobody reads (fan-out, digests, search
 updates, count refreshes) store no result at all (``ignore_result``: ``tracker.tasks``).
 
     django-db   TaskResult rows: one SQL query of the rows holding the slug in their arguments, result,
-                traceback or meta (LIKE: the table is read once; its rows expire with Celery's
-                ``result_expires`` cleanup), each confirmed as a whole word, then deleted or rewritten
+                traceback or meta (LIKE, a narrowing only: the table is read once; its rows expire with
+                Celery's ``result_expires`` cleanup), each parsed, then deleted or rewritten
     redis://    ``celery-task-meta-*`` keys: SCAN MATCH, ``SCAN_COUNT`` a call, GET each (a key a task)
 """
 
@@ -27,32 +29,36 @@ from django.db.models import Q
 from django_celery_results.models import TaskResult
 
 from tracker import optional_redis
-from tracker.services.team_leftovers.names import Team
+from tracker.services.team_leftovers.names import OFFBOARD_TASK, Team
 
 SCAN_COUNT = 500
 META_PREFIX = "celery-task-meta-"
-OFFBOARD_TASK = "offboard_tenant"
 
 
-def _verdict(team: Team, *, name: Any, args: Any, kwargs: Any, rest: list[Any]) -> str | None:
-    """ "delete" (the team's task), "redact" (a shared task's result names the team) or None."""
-    if str(name or "").rpartition(".")[2] == OFFBOARD_TASK and team.names(args):
-        return None  # the offboarding's own record: the slug and its report
-    if team.names(args) or team.names(kwargs):
+def _json(text: Any) -> Any:
+    if text is None or not isinstance(text, str | bytes):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _verdict(team: Team, *, name: Any, args: Any, kwargs: Any, result: Any, traceback: Any) -> str | None:
+    """ "delete" (the team's task), "redact" (a shared task's result holds the team's entries) or None."""
+    if str(name or "").rpartition(".")[2] == OFFBOARD_TASK:
+        return None  # an offboarding's own record: its slug and its report
+    if team.owns_task(name, args, kwargs):
         return "delete"
-    if any(team.names(value) for value in rest):
+    if team.redact(result)[1] or team.quoted_keys(traceback):
         return "redact"
     return None
 
 
 def _redact_json(team: Team, text: str | None) -> str | None:
-    if text is None or not team.names(text):
-        return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return json.dumps(None)
-    return json.dumps(team.redact(value)[0])
+    value = _json(text)
+    new, removed = team.redact(value)
+    return json.dumps(new) if removed else text
 
 
 def task_results(team: Team, *, apply: bool) -> dict[str, int]:
@@ -72,7 +78,8 @@ def task_results(team: Team, *, apply: bool) -> dict[str, int]:
             name=row.task_name,
             args=row.task_args,
             kwargs=row.task_kwargs,
-            rest=[row.result, row.traceback, row.meta],
+            result=[_json(row.result), _json(row.meta)],
+            traceback=row.traceback,
         )
         if verdict is None:
             continue
@@ -84,8 +91,7 @@ def task_results(team: Team, *, apply: bool) -> dict[str, int]:
             continue
         row.result = _redact_json(team, row.result)
         row.meta = _redact_json(team, row.meta)
-        if team.names(row.traceback):
-            row.traceback = ""
+        row.traceback = team.redact_text(row.traceback)[0]
         row.save(update_fields=["result", "meta", "traceback"])
     return counts
 
@@ -99,8 +105,8 @@ def redis_results(team: Team, *, apply: bool) -> dict[str, int]:
     client: redis.Redis = optional_redis.client(url)
     for raw_key in client.scan_iter(match=f"{META_PREFIX}*", count=SCAN_COUNT):
         raw = client.get(raw_key)
-        if raw is None or not team.names(raw):
-            continue
+        if raw is None or team.slug.encode() not in (raw if isinstance(raw, bytes) else str(raw).encode()):
+            continue  # a narrowing only: the record is parsed below
         try:
             meta = json.loads(raw)  # type: ignore[arg-type]
         except ValueError:
@@ -110,9 +116,10 @@ def redis_results(team: Team, *, apply: bool) -> dict[str, int]:
         verdict = _verdict(
             team,
             name=meta.get("name"),
-            args=json.dumps(meta.get("args")),
-            kwargs=json.dumps(meta.get("kwargs")),
-            rest=[json.dumps(meta.get("result")), meta.get("traceback")],
+            args=meta.get("args"),
+            kwargs=meta.get("kwargs"),
+            result=meta.get("result"),
+            traceback=meta.get("traceback"),
         )
         if verdict is None:
             continue
@@ -123,7 +130,6 @@ def redis_results(team: Team, *, apply: bool) -> dict[str, int]:
             client.delete(raw_key)
             continue
         meta["result"] = team.redact(meta.get("result"))[0]
-        if team.names(meta.get("traceback")):
-            meta["traceback"] = None
+        meta["traceback"] = team.redact_text(meta.get("traceback"))[0]
         client.set(raw_key, json.dumps(meta), keepttl=True)
     return counts

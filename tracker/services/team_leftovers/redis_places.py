@@ -3,21 +3,26 @@
 Every read is SCAN with a MATCH (never KEYS), ``SCAN_COUNT`` keys a call, so Redis answers others
 between calls; what a pass costs is one visit of every key of the database (Redis filters server side).
 
-    keys         SCAN MATCH ``<cache prefix>*<slug>*`` and ``tracker:job-lock:*<slug>*``: the cache's keys
-                 (``ddb:projects:<team>``, ``inbox-unread:<team>#<name>``, ``counts-pending:<team>#<P>``, …)
-                 and the team's jobs' locks (``tracker:job-lock:import_issues:<team>:…``) — DEL
+    keys         SCAN MATCH ``<cache prefix>*:<slug>*`` and ``tracker:job-lock:*:<slug>*``, each key parsed: the
+                 cache's namespaces of a team's values (``names.CACHE_NAMESPACES``: ``ddb:projects:<team>``,
+                 ``inbox-unread:<team>#<name>``, ``counts-pending:<team>#<P>``, …) and the locks of the team's
+                 jobs (``names.TEAM_JOBS``: ``tracker:job-lock:import_upload:<team>:…``) — DEL
     hot keys     SCAN MATCH ``tracker:hotkeys:*`` (≤ 4 keys a minute of the window): each sorted set's
-                 members ``<table>\\t<index>\\t<key>`` whose key is the team's (``<team>#…``, the team, a
+                 members ``<table>\\t<index>\\t<key>`` whose key is the team's (the slug, ``<team>#…``, or a
                  job of the team) — ZREM (≤ ``KEEP_PER_MINUTE`` members read a set)
     capacity     SCAN MATCH ``tracker:ddbcap:*`` (3 hashes a day, ``KEEP_DAYS``): fields whose label is a
                  job of the team (``import_issues:<team>:…``, ``leaderboard_repair:<team>``) — HDEL
-    job history  LRANGE of the ``RUNS_KEPT`` newest runs: a run of the team's job, or whose error names the
-                 team — LREM
+    job history  LRANGE of the ``RUNS_KEPT`` newest runs: a run whose ``job`` is a job of the team — LREM;
+                 a shared job's run whose ``error`` quotes the team's keys (``<slug>#…``) keeps everything
+                 else, those keys replaced (LSET)
     queued tasks the broker's queues (``CELERY_BROKER_URL`` on Redis: SCAN MATCH ``<default queue>*``, its
-                 priority lists too): each waiting message of a task about one team (``TEAM_TASKS``) whose
-                 arguments name this one — LREM.
+                 priority lists too): each waiting message whose task is about this team, from its decoded
+                 arguments (``names.task_team``: ``tenant=``, the fan-out's event stream ``<team>#…``) — LREM.
                  Left there, a fan-out queued before offboarding would write the team's notifications
                  again after it. A message a worker already took (Redis' ``unacked``) is not reached.
+
+Titles, names and other words are never read: a team called ``design`` leaves another team's fan-out of
+"New design" in the queue.
 
 The offboarding job's own lock, run record and capacity label name the slug only and stay
 (``names.Team.is_offboarding_job``). Before the hot keys are read, this process's counted keys are
@@ -30,6 +35,7 @@ import base64
 import binascii
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -43,16 +49,6 @@ from tracker.services.team_leftovers.names import Team
 
 SCAN_COUNT = 500
 LOCK_PREFIX = "tracker:job-lock:"
-# The tasks whose arguments are one team's (``tracker.tasks``): only their queued messages are taken out.
-TEAM_TASKS = frozenset(
-    {
-        "fan_out_event",
-        "send_notification_digest",
-        "search_index_change",
-        "refresh_project_counts",
-        "import_github_export",
-    }
-)
 
 
 def _client() -> redis.Redis:
@@ -64,28 +60,22 @@ def _scan(client: redis.Redis, match: str) -> Iterator[str]:
         yield raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
-def _team_keys(client: redis.Redis, team: Team, prefix: str) -> Iterator[str]:
-    """Keys under ``prefix`` whose rest (never the prefix: a slug may be ``tracker``) holds the slug."""
-    for key in _scan(client, f"{prefix}*{team.slug}*"):
-        if team.names(key[len(prefix) :]):
-            yield key
-
-
 def keys(team: Team, *, apply: bool) -> int:
     """The team's keys in Django's cache and its jobs' locks: how many (deleted when ``apply``).
 
-    Only those two namespaces: the cache's (``cache.make_key``) and ``tracker:job-lock:<job>``, so a
-    slug that is also a word of another key's name (``celery``, ``tracker``) never reaches it.
+    Only those two namespaces, each key parsed (``Team.owns_cache_key``, ``Team.owns_job``), so a slug
+    that is also a word of another key's name (``celery``, ``tracker``, ``projects``) never reaches it.
     """
     client = _client()
-    found = 0
-    team_keys = [*_team_keys(client, team, cache.make_key(""))]
-    team_keys += [k for k in _team_keys(client, team, LOCK_PREFIX) if k[len(LOCK_PREFIX) :] != team.offboarding_job]
-    for key in team_keys:
-        found += 1
-        if apply:
+    prefix = cache.make_key("")
+    team_keys = {key for key in _scan(client, f"{prefix}*:{team.slug}*") if team.owns_cache_key(key[len(prefix) :])}
+    team_keys |= {
+        key for key in _scan(client, f"{LOCK_PREFIX}*:{team.slug}*") if team.owns_job(key[len(LOCK_PREFIX) :])
+    }
+    if apply:
+        for key in team_keys:
             client.delete(key)
-    return found
+    return len(team_keys)
 
 
 def _member_key(member: str) -> str:
@@ -105,9 +95,7 @@ def hot_keys_entries(team: Team, *, apply: bool) -> int:
             member.decode() if isinstance(member, bytes) else str(member)
             for member in client.zrange(key, 0, -1)  # type: ignore[union-attr]
         ]
-        team_members = [
-            m for m in members if team.names(_member_key(m)) and not team.is_offboarding_job(_member_key(m))
-        ]
+        team_members = [m for m in members if team.owns(_member_key(m))]
         found += len(team_members)
         if apply and team_members:
             client.zrem(key, *team_members)
@@ -123,7 +111,7 @@ def capacity_entries(team: Team, *, apply: bool) -> int:
         team_fields = []
         for name in fields:
             label = name.rpartition(":")[0]
-            if team.names(label) and not team.is_offboarding_job(label):
+            if team.owns_job(label):
                 team_fields.append(name)
         found += len(team_fields)
         if apply and team_fields:
@@ -132,27 +120,49 @@ def capacity_entries(team: Team, *, apply: bool) -> int:
 
 
 def job_history(team: Team, *, apply: bool) -> int:
-    """Runs in the job history that were the team's or name it: how many (removed when ``apply``)."""
+    """Runs in the job history that were the team's, or quote its keys in their error: how many (removed, or
+    the error rewritten without the keys, when ``apply``)."""
     client = _client()
     found = 0
     for raw in client.lrange(RUNS_KEY, 0, -1):  # type: ignore[union-attr]
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        if not team.names(text):
-            continue
         try:
-            job = json.loads(text).get("job")
-        except (ValueError, AttributeError):
-            job = None
-        if team.is_offboarding_job(job):
+            run = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(run, dict):
+            continue
+        if team.owns_job(run.get("job")):
+            found += 1
+            if apply:
+                client.lrem(RUNS_KEY, 1, raw)
+            continue
+        error, quoted = team.redact_text(run.get("error"))
+        if not quoted:
             continue
         found += 1
         if apply:
-            client.lrem(RUNS_KEY, 1, raw)
+            _replace_run(client, raw, json.dumps({**run, "error": error}, default=str))
     return found
 
 
-def _message_text(raw: bytes) -> tuple[str, str]:
-    """(task name, what names its work: argsrepr, kwargsrepr and the decoded body) of a queued message."""
+def _replace_run(client: redis.Redis, raw: bytes, new: str) -> None:
+    """``raw`` replaced by ``new`` where it is now in the history (WATCH: a run pushed meanwhile moves it)."""
+    with client.pipeline() as pipe:
+        try:
+            pipe.watch(RUNS_KEY)
+            runs = pipe.lrange(RUNS_KEY, 0, -1)
+            if raw not in runs:  # type: ignore[operator]
+                return
+            pipe.multi()
+            pipe.lset(RUNS_KEY, runs.index(raw), new)  # type: ignore[union-attr]
+            pipe.execute()
+        except redis.WatchError:  # changed under us: left for the next pass (the check counts it)
+            return
+
+
+def _message_arguments(raw: bytes) -> tuple[str, Any, Any]:
+    """(task name, args, kwargs) of a queued message (Celery's message protocol 2): the body's JSON
+    ``[args, kwargs, embed]``, or the ``argsrepr``/``kwargsrepr`` headers when the body is not JSON."""
     try:
         message = json.loads(raw)
         headers = message.get("headers") or {}
@@ -160,9 +170,13 @@ def _message_text(raw: bytes) -> tuple[str, str]:
         if (message.get("properties") or {}).get("body_encoding") == "base64":
             body = base64.b64decode(body).decode("utf-8", "replace")
     except (ValueError, AttributeError, binascii.Error):
-        return "", raw.decode("utf-8", "replace")
-    words = f"{headers.get('argsrepr', '')} {headers.get('kwargsrepr', '')} {body}"
-    return str(headers.get("task") or ""), words
+        return "", None, None
+    task = str(headers.get("task") or "")
+    try:
+        args, kwargs = json.loads(body)[:2]
+    except (ValueError, TypeError, KeyError):
+        args, kwargs = headers.get("argsrepr"), headers.get("kwargsrepr")
+    return task, args, kwargs
 
 
 def queued_tasks(team: Team, *, apply: bool) -> int:
@@ -176,9 +190,8 @@ def queued_tasks(team: Team, *, apply: bool) -> int:
         if client.type(queue) not in (b"list", "list"):
             continue
         for raw in client.lrange(queue, 0, -1):  # type: ignore[union-attr]
-            task, words = _message_text(raw)
-            if task.rpartition(".")[2] not in TEAM_TASKS or not team.names(words):
-                continue  # another task's message is never taken out, whatever word it holds
+            if not team.owns_task(*_message_arguments(raw)):
+                continue  # another team's task, or a task of no team, is never taken out
             found += 1
             if apply:
                 client.lrem(queue, 1, raw)
