@@ -17,10 +17,13 @@ from tests.tracker.attachment_helpers import upload
 from tests.tracker.browser.helpers import site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
+from tests.tracker.test_deleting import long_history
+from tracker.services import deleting
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path(tempfile.gettempdir()) / "shots" / "g6"  # /tmp/shots/g6
+SHOTS_R4 = Path(tempfile.gettempdir()) / "shots" / "R4"  # a long history deleted over several tries
 VIEWPORTS: list[ViewportSize] = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
 
 
@@ -115,3 +118,31 @@ def test_deleting_a_comment_asks_saying_its_words_leave_the_history_too(page: Pa
     expect(page.locator("li.comment")).to_have_count(0)
     expect(page.locator("#history")).to_contain_text(f"commented (deleted by {world.member.username})")
     expect(page.locator("main")).not_to_contain_text("4417")
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280", "390"])
+def test_a_long_history_is_deleted_over_several_tries_each_saying_what_is_left(
+    page: Page, world: World, viewport: ViewportSize, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_history(world, 29)  # 30 events: a batch of 25, then 5
+    monkeypatch.setattr(deleting, "REQUEST_UPDATES", 1)  # one batch a request (the live server is this process)
+    page.set_viewport_size(viewport)
+    site_login(page, world.owner.username)
+    page.goto(f"/t/{world.slug}/p/WEB/1/delete/")
+
+    page.get_by_role("button", name="Yes, delete WEB-1").click()
+    expect(page.locator("main")).to_contain_text(
+        "Deleting WEB-1 goes on: this try removed 25 events of its history and 5 are left. Delete it again to go on"
+    )
+    fits(page, viewport)
+    SHOTS_R4.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS_R4 / f"delete-goes-on-{viewport['width']}.png"), full_page=True)
+    page.get_by_role("link", name="Back to WEB-1").click()
+    page.get_by_role("link", name="Delete issue…").click()
+    page.get_by_role("button", name="Yes, delete WEB-1").click()
+
+    expect(page).to_have_url(f"/t/{world.slug}/p/WEB/")
+    expect(page.locator(".messages")).to_contain_text("Deleted WEB-1")
+    stored = load(world, 1)
+    assert stored is not None
+    assert stored.is_tombstone
