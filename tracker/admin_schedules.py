@@ -11,6 +11,8 @@ arguments. It is replaced on the admin site by ``GuardedPeriodicTaskAdmin``:
 - Adding, changing, enabling, disabling, toggling or deleting a schedule needs the same right for its
   task (before and after the change): a form error or a 403, nothing saved. A schedule the user may
   not change is shown read only.
+- The times (crontab, interval, solar, clocked) of a periodic task the user may not change are read
+  only too (deleting them would delete it).
 - Each change of a schedule of a job that writes is in the staff audit (``Action.SCHEDULE``), written
   in the change's own transaction: committed with it or not at all.
 
@@ -29,7 +31,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django_celery_beat.models import PeriodicTask
+from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 from kombu.utils.json import loads
 
 from tracker.services.admin.audit import Action, audit_with_change
@@ -174,5 +176,44 @@ class GuardedPeriodicTaskAdmin(beat_admin.PeriodicTaskAdmin):
             self.message_user(request, f"{schedule.name}: queued as {task_id} (in the staff audit).", messages.SUCCESS)
 
 
-admin.site.unregister(PeriodicTask)
-admin.site.register(PeriodicTask, GuardedPeriodicTaskAdmin)
+class GuardedTimesMixin:
+    """A crontab, interval, solar or clocked schedule says when its periodic tasks run: changing it (or
+    deleting it, which deletes them) needs the right to change each of them; otherwise shown read only."""
+
+    def _may(self, request: HttpRequest, obj: Any, allowed: bool) -> bool:
+        if not allowed or obj is None:
+            return allowed
+        return schedule_may_change(request.user, *obj.periodictask_set.values_list("task", flat=True))
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj, super().has_change_permission(request, obj))  # type: ignore[misc]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj, super().has_delete_permission(request, obj))  # type: ignore[misc]
+
+
+class GuardedCrontabScheduleAdmin(GuardedTimesMixin, beat_admin.CrontabScheduleAdmin):
+    pass
+
+
+class GuardedIntervalScheduleAdmin(GuardedTimesMixin, beat_admin.IntervalScheduleAdmin):
+    pass
+
+
+class GuardedSolarScheduleAdmin(GuardedTimesMixin, beat_admin.SolarScheduleAdmin):
+    pass
+
+
+class GuardedClockedScheduleAdmin(GuardedTimesMixin, beat_admin.ClockedScheduleAdmin):
+    pass
+
+
+for model, model_admin in (
+    (PeriodicTask, GuardedPeriodicTaskAdmin),
+    (CrontabSchedule, GuardedCrontabScheduleAdmin),
+    (IntervalSchedule, GuardedIntervalScheduleAdmin),
+    (SolarSchedule, GuardedSolarScheduleAdmin),
+    (ClockedSchedule, GuardedClockedScheduleAdmin),
+):
+    admin.site.unregister(model)
+    admin.site.register(model, model_admin)

@@ -224,3 +224,22 @@ def test_the_change_form_keeps_its_template_and_script() -> None:
     assert 'id="readable-crontabs"' in page
     assert "tracker/admin/periodic_task.js" in page
     assert 'name="_save"' in page
+
+
+def test_the_times_of_a_destructive_schedule_are_read_only_without_the_right() -> None:
+    """Its crontab says when it runs; deleting the crontab would delete the schedule with it."""
+    install_defaults()
+    crontab = PeriodicTask.objects.get(name="expire offboarding exports").crontab
+    assert crontab is not None
+    url = f"/admin/django_celery_beat/crontabschedule/{crontab.pk}/"
+    perms = ("change_crontabschedule", "delete_crontabschedule", "view_crontabschedule")
+    client = login("scheduler", RENAMER, *EDIT, *(f"django_celery_beat.{p}" for p in perms))
+    assert 'name="_save"' not in text(client.get(url + "change/"))
+    assert client.post(url + "change/", {"minute": "*", "hour": "*"}).status_code == 403
+    assert client.post(url + "delete/", {"post": "yes"}).status_code == 403
+    crontab.refresh_from_db()
+    assert (crontab.minute, crontab.hour) == ("30", "4")
+    assert PeriodicTask.objects.filter(name="expire offboarding exports").exists()
+
+    client.force_login(staff_user("destroyer", perms=(DESTRUCTIVE, *(f"django_celery_beat.{p}" for p in perms))))
+    assert 'name="_save"' in text(client.get(url + "change/"))
