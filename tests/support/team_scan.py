@@ -157,12 +157,19 @@ Allowed = Callable[[Hit], bool]
 
 
 def offboarding_records(slug: str) -> Allowed:
-    """What offboarding keeps on purpose, naming the slug only: the ``RetiredSlug`` row, the offboarding job's
-    own item, lock, run record, capacity label and task record (``offboard_tenant:<slug>``)."""
+    """What offboarding keeps on purpose, naming the slug only: the ``RetiredSlug`` row, and records of the
+    offboarding like it, naming the slug itself: the staff audit's "Offboarding started" entry (who started
+    it, when, for which team; written when staff start it from the admin) and the offboarding task's own
+    record (``tracker.tasks.offboard_tenant``: its argument is the slug, its result the report the retired
+    slug keeps too; the admin's job page reads it); the offboarding job's own item, lock, run record and
+    capacity label (``offboard_tenant:<slug>``)."""
     job = f"offboard_tenant:{slug}"
 
     def allowed(hit: Hit) -> bool:
         if hit.place == "sql" and hit.where == "tracker_retiredslug":
+            return True
+        started = hit.place == "sql" and hit.where == "audit_auditentry" and "action=offboard" in hit.text.split(" | ")
+        if hit.needle == slug and (started or "tracker.tasks.offboard_tenant" in hit.text):
             return True
         return job in hit.text and hit.text.replace(job, "").count(slug) == 0
 

@@ -3,16 +3,21 @@
 One team (slug, usernames and titles of its own, found nowhere else) fills every table, an events
 period that is archived and dropped, files (an orphan among them), shared jobs' checkpoints, Celery
 task records (database and Redis), the admin log's copy of an edited item, cached pages, hot-key and
-capacity statistics and job history in Redis; a second team does the same. Before offboarding the
-scan finds each team in every one of those places (``PLACES``). The first team is offboarded, its
-export expires, every archive is restored (the admin's "Restore an events table"), and then an
-independent scan — not the offboarding code's own lists — reads every DynamoDB table the endpoint
+capacity statistics and job history in Redis, invitations of both kinds (what the owners typed: a
+username, an address); a second team does the same. Before offboarding the scan finds each team in
+every one of those places (``PLACES``). The first team is offboarded as staff do it from the admin
+(``offboarding_queue``: audited, then the queued task run as a worker would), its export expires, and
+an independent scan — not the offboarding code's own lists — reads every DynamoDB table the endpoint
 lists (Scan), every file of archive storage (gzip opened), every file of the media storage, every
-table of Django's database and every Redis key, looking for the team's slug, its usernames and its
-titles. Nothing may be found but the record that retires the slug (``RetiredSlug``, which keeps the
-slug so it is never reused), the offboarding job's own name (``offboard_tenant:<slug>``) and the
-people's own accounts (``auth_user``: a person outlives a team). The other team's data is all still
-there, its events in the archived period restore intact.
+row of Django's database and every Redis key, looking for the team's slug, its usernames, its titles
+and what its owners typed. That scan runs while the Tenant row still exists (its cascade must not be
+what removes anything): nothing may be found but that row (slug, name), the records offboarding keeps
+on purpose (tests/support/team_scan.py ``offboarding_records``: the ``RetiredSlug`` row, which keeps
+the slug so it is never reused, the staff audit's "Offboarding started" entry and the offboarding
+task's own record, naming the slug; the job's own name ``offboard_tenant:<slug>``) and the people's
+own accounts (``auth_user``: a person outlives a team). Staff then delete the Tenant row, every
+archive is restored (the admin's "Restore an events table") and the scan runs again. The other
+team's data is all still there, its events in the archived period restore intact.
 """
 
 from __future__ import annotations
@@ -44,13 +49,15 @@ from ddbmodels.core.keys import utcnow
 from ddbmodels.patterns import time_series
 from ddbmodels.patterns.time_series import rewriting
 from devtools.services import Service
+from tests.support import team_scan
 from tests.tracker.conftest import World
 from tests.tracker.test_offboarding import files_of, populate, stored
 from tests.tracker.test_team_leftovers import redis_traces
 from tracker.celery import app as celery_app
-from tracker.models import Membership, RetiredSlug, Tenant
+from tracker.models import Membership, PersonalInvitation, RetiredSlug, Tenant
 from tracker.selectors.archives import archive_names
-from tracker.services import offboarding_exports
+from tracker.services import offboarding_exports, team
+from tracker.services.admin.jobs import offboarding_queue
 from tracker.storage import DjangoArchiveStore
 
 ALLOWED = {
@@ -72,7 +79,13 @@ def make_team(name: str, title: str) -> tuple[World, dict[str, list[str]]]:
     world = World(tenant=tenant, owner=people["owner"], member=people["member"], viewer=people["viewer"])
     issues.project_create(tenant=tenant.slug, key="WEB", name="Website", created_by=world.owner.username)
     titles = [f"{title} {tag}", f"{title} comment {tag}"]
-    needles = {"slug": [tenant.slug], "username": [u.username for u in people.values()], "title": titles}
+    typed = [f"guest-{name}-{tag}@example.org", f"guest-{name}-{tag}"]  # what owners type to invite someone
+    needles = {
+        "slug": [tenant.slug],
+        "username": [u.username for u in people.values()],
+        "title": titles,
+        "typed": typed,
+    }
     return world, needles
 
 
@@ -97,7 +110,8 @@ def fill(world: World, needles: dict[str, list[str]]) -> None:
 def traces(world: World, needles: dict[str, list[str]]) -> None:
     """What the site leaves outside the team's items: cached pages, hot-key and capacity statistics, job history
     (test_team_leftovers' redis_traces), Celery task records in the database and in Redis, the admin log's
-    copy of an edited item, shared jobs' checkpoints naming the team, and an orphan file in its folder."""
+    copy of an edited item, shared jobs' checkpoints naming the team, an orphan file in its folder, and
+    invitations (a link noted for an address, requests by name: what the owners typed)."""
     slug, title = world.slug, needles["title"][0]
     redis_traces(world)
     TaskResult.objects.create(
@@ -133,6 +147,11 @@ def traces(world: World, needles: dict[str, list[str]]) -> None:
     orphan = Path(settings.STORAGES["default"]["OPTIONS"]["location"]) / "attachments" / slug / "WEB" / "9"
     orphan.mkdir(parents=True)
     (orphan / f"{title}.txt").write_text(f"{title} by {world.member.username}")
+    # Invitations of both kinds: a link noted for an address, requests by name for what the owner typed.
+    owner = Membership.objects.get(tenant=world.tenant, user=world.owner)
+    team.invitation_create(membership=owner, role="member", email=needles["typed"][0])
+    for typed in needles["typed"]:
+        PersonalInvitation.objects.create(tenant=world.tenant, role="member", asked_for=typed, created_by=world.owner)
 
 
 def shared_checkpoints(gone: World, stays: World) -> None:
@@ -251,18 +270,26 @@ def every_file(root: Path, where: str, needles: dict[str, list[str]]) -> list[st
     return hits
 
 
-def every_django_table(needles: dict[str, list[str]]) -> list[str]:
+def every_django_table(needles: dict[str, list[str]], *, tenant_row: bool = False) -> list[str]:
+    """Every row of every table, as ``column=value | ...``; what may stay: ``ALLOWED``, the records offboarding
+    keeps on purpose (team_scan.offboarding_records: the retired slug, the staff audit's "Offboarding started"
+    entry) and, with ``tenant_row``, the Tenant row (its slug and name) that staff delete afterwards."""
+    kept = [team_scan.offboarding_records(slug) for slug in needles["slug"]]
     hits = []
     with db.cursor() as cursor:
         for table in db.introspection.table_names(cursor):
             cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 (names from the database itself)
-            text = "\n".join(repr(row) for row in cursor.fetchall())
-            hits += [
-                f"Django {table}: {kind} {needle!r}"
-                for kind, needle in found_in(text, needles)
-                if (table, kind) not in ALLOWED
-            ]
-    return hits
+            columns = [c[0] for c in cursor.description]
+            for row in cursor.fetchall():
+                text = " | ".join(f"{c}={v}" for c, v in zip(columns, row, strict=True) if v is not None)
+                hits += [
+                    f"Django {table}: {kind} {needle!r}"
+                    for kind, needle in found_in(text, needles)
+                    if (table, kind) not in ALLOWED
+                    and not (tenant_row and table == "tracker_tenant")
+                    and not any(keep(team_scan.Hit("sql", table, needle, text)) for keep in kept)
+                ]
+    return sorted(set(hits))
 
 
 def _redis_value(client: Any, key: bytes) -> Any:
@@ -283,12 +310,19 @@ def _redis_value(client: Any, key: bytes) -> Any:
 
 
 def every_redis_key(server: Service, needles: dict[str, list[str]]) -> list[str]:
+    """Every key of every database, its name and value; what may stay: offboarding's own records
+    (team_scan.offboarding_records: the offboarding task's own record, whose argument is the slug)."""
+    kept = [team_scan.offboarding_records(slug) for slug in needles["slug"]]
     hits = []
     for number in range(16):
         client = redis.Redis.from_url(f"{server.url}/{number}")
         for key in client.scan_iter(count=1000):
             text = repr(key) + repr(_redis_value(client, key))
-            hits += [f"Redis db {number} {key!r}: {what} {needle!r}" for what, needle in found_in(text, needles)]
+            hits += [
+                f"Redis db {number} {key!r}: {what} {needle!r}"
+                for what, needle in found_in(text, needles)
+                if not any(keep(team_scan.Hit("redis", f"db {number} {key!r}", needle, text)) for keep in kept)
+            ]
     return hits
 
 
@@ -299,6 +333,7 @@ PLACES = {
     "archive events",
     "media",
     *(f"Django {t}" for t in ("tracker_tenant", "django_admin_log", "django_celery_results_taskresult")),
+    *(f"Django {t}" for t in ("tracker_invitation", "tracker_personalinvitation")),
     *(f"Redis {r}" for r in ("cache", "hot keys", "capacity", "job history", "task results")),
 }
 REDIS_FAMILIES = {
@@ -330,12 +365,14 @@ def places(hits: list[str]) -> set[str]:
     return {place(hit) for hit in hits}
 
 
-def everywhere(needles: dict[str, list[str]], media: Path, archive_dir: Path, server: Service) -> list[str]:
+def everywhere(
+    needles: dict[str, list[str]], media: Path, archive_dir: Path, server: Service, *, tenant_row: bool = False
+) -> list[str]:
     return [
         *every_dynamodb_table(needles),
         *every_file(archive_dir, "archive", needles),
         *every_file(media, "media", needles),
-        *every_django_table(needles),
+        *every_django_table(needles, tenant_row=tenant_row),
         *every_redis_key(server, needles),
     ]
 
@@ -362,10 +399,12 @@ def test_after_offboarding_an_independent_scan_of_everything_finds_nothing_of_th
     assert places(before) >= PLACES, PLACES - places(before)
     others_before, others_files = stored(stays.slug), files_of(media, stays.slug)
 
-    out = io.StringIO()
-    call_command("offboard_tenant", gone.slug, "--yes", "--json", stdout=out)
-    result = json.loads(out.getvalue())["result"]
+    # Staff start it as the admin's "Offboard" action does (audited), and a worker runs the queued task.
+    offboarding_queue(slug=gone.slug, by=User.objects.get(username="root-g1"))
+    assert run_queued_tasks(redis_server) == 1
+    result = RetiredSlug.objects.get(slug=gone.slug).report
     assert result["finished"], result["remaining"]
+    assert (result["invitations_withdrawn"], result["requests_withdrawn"], result["invitations_deleted"]) == (1, 2, 3)
     rewritten = result["archives_rewritten"][old]
     assert rewritten["action"] == "rewritten"
     assert (rewritten["removed"], rewritten["kept"]) == (40, 40)
@@ -381,9 +420,13 @@ def test_after_offboarding_an_independent_scan_of_everything_finds_nothing_of_th
     assert len(handed) == 40
     assert all(f'"tenant":{{"S":"{gone.slug}"}}'.encode() in line for line in handed)
     assert rewritten["exported_to"].startswith(f"{result['archive']}/")
-    Tenant.objects.get(slug=gone.slug).delete()  # staff delete the row once nothing is left (refused before)
     settings.OFFBOARDING_EXPORT_DAYS = 0
     assert gone.slug in offboarding_exports.delete_expired_exports()["deleted"]  # the team's export expires
+    # Offboarding itself removed everything (the invitations' typed names and addresses too): before staff
+    # delete the Tenant row, only that row (slug, name) and offboarding's own records name the team.
+    left = everywhere(needles, media, archive_dir, redis_server, tenant_row=True)
+    assert left == [], "\n".join(left)
+    Tenant.objects.get(slug=gone.slug).delete()  # staff delete the row once nothing is left (refused before)
     # Staff restore every archive afterwards (the admin's "Restore an events table").
     for name in archive_names():
         target = name if tables.describe_table(name) is None else f"{name}-restored"
