@@ -5,7 +5,8 @@ with its data (``ddbmodels.jobs``' declaration). The jobs that visit every team 
 one shared item: ``backfill_project_counts`` the last project collection done (``<team>#<PROJECT>``:
 dropped when it is the team's key, the next run starts from the beginning — it is idempotent),
 ``upgrade_search`` a JSON state with the teams done and the one under way (rewritten without the entries
-equal to the slug or its keys, ``tenant`` among them: ``names.Team.redact``; nothing else is read). One
+equal to the slug or its keys: ``names.Team.redact``; with ``"tenant": <slug>``, the ``rebuild`` position in
+that team goes too; nothing else is read). One
 GetItem per job (1 RCU), and one conditional UpdateItem (1 WCU) per checkpoint changed: a run that
 moved on meanwhile is left alone. ``tests/tracker/test_team_leftovers.py`` fails for a module that
 saves a job checkpoint and is not accounted for here.
@@ -19,6 +20,8 @@ from ddbmodels import jobs
 from tracker.services.team_leftovers.names import Team
 
 SHARED_CHECKPOINT_JOBS = ("backfill_project_counts", "upgrade_search")
+# A state's entries about the team under way (``"tenant": <slug>``): upgrade_search's rebuild position in it.
+UNDER_WAY = ("tenant", "rebuild")
 
 
 def _without(team: Team, checkpoint: str) -> tuple[str | None, bool]:
@@ -31,6 +34,9 @@ def _without(team: Team, checkpoint: str) -> tuple[str | None, bool]:
         return checkpoint, False
     if not isinstance(state, dict):
         return checkpoint, False
+    if state.get("tenant") == team.slug:  # the team under way: its position in that team goes with it
+        state = {key: value for key, value in state.items() if key not in UNDER_WAY}
+        return json.dumps(team.redact(state)[0]), True
     new, removed = team.redact(state)
     return json.dumps(new), bool(removed)
 
