@@ -149,7 +149,7 @@ def test_the_same_form_twice_asks_once(world: World, mailoutbox: list[Any]) -> N
     assert len(mailoutbox) == 1
 
 
-def test_asking_again_for_someone_invited_or_in_the_team_changes_nothing(world: World, mailoutbox: list[Any]) -> None:
+def test_asking_again_for_someone_invited_or_in_the_team_invites_nobody(world: World, mailoutbox: list[Any]) -> None:
     account("zoe", "zoe@example.org", confirmed=True)
     first = ask(world, "zoe")
     rows = list(PersonalInvitation.objects.values_list("pk", "asked_for", "invitee_id"))
@@ -166,6 +166,7 @@ def test_asking_again_for_someone_invited_or_in_the_team_changes_nothing(world: 
         == rows
     )
     assert PersonalInvitation.objects.filter(invitee__isnull=False).count() == 1
+    assert PersonalInvitation.objects.get(asked_for=world.member.username).invitee is None  # listed, reaches nobody
     assert len(mailoutbox) == 1
     assert Membership.objects.filter(tenant=world.tenant).count() == 3
 
