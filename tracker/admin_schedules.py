@@ -76,6 +76,16 @@ class GuardedPeriodicTaskAdmin(beat_admin.PeriodicTaskAdmin):
 
         return GuardedForm
 
+    def changeform_view(self, request: HttpRequest, object_id: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        obj = self.get_object(request, object_id) if object_id and request.method == "GET" else None
+        if (
+            obj is not None
+            and super().has_change_permission(request, obj)
+            and not self.has_change_permission(request, obj)
+        ):
+            self.message_user(request, f"This schedule is read only for you. {NO_SCHEDULE}", messages.WARNING)
+        return super().changeform_view(request, object_id, *args, **kwargs)
+
     def _require(self, request: HttpRequest, tasks: list[str]) -> None:
         if not schedule_may_change(request.user, *tasks):
             raise PermissionDenied(NO_SCHEDULE)
