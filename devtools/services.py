@@ -97,6 +97,28 @@ def postgres_bin() -> Path | None:
     return Path(initdb).parent if initdb else None
 
 
+def wait_postgres_ready(port: int, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Block until PostgreSQL accepts a session, not only the TCP connection.
+
+    The server listens before it has finished starting ("the database system is starting up"), so a
+    busy machine saw the first connection refused; ``pg_isready`` answers 0 only once sessions are taken.
+    """
+    bindir = postgres_bin()
+    assert bindir is not None  # _start_postgres found it
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"PostgreSQL exited with {process.returncode} while starting on {port}")
+        ready = subprocess.run(
+            [str(bindir / "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-t", "2"],
+            check=False,
+        )
+        if ready.returncode == 0:
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"PostgreSQL on 127.0.0.1:{port} did not take sessions after {timeout:.0f}s")
+
+
 def _unprivileged() -> pwd.struct_passwd | None:
     """Who runs PostgreSQL when we are root (it refuses root): the ``postgres`` user, else ``nobody``."""
     if os.geteuid() != 0:
@@ -183,6 +205,7 @@ def start(name: str, port: int | None = None, data_dir: Path | None = None) -> S
         process, folder = _start_postgres(port)
         try:
             wait_port(port, process)
+            wait_postgres_ready(port, process)
         except BaseException:
             process.kill()
             shutil.rmtree(folder, ignore_errors=True)
