@@ -284,6 +284,15 @@ def test_offboarding_deletes_the_teams_requests_and_the_invitee_no_longer_sees_t
     assert PersonalInvitation.objects.get(tenant=other_world.tenant).withdrawn_at is None
 
 
+def test_a_team_being_offboarded_records_no_request(world: World, mailoutbox: list[Any]) -> None:
+    account("zoe", "zoe@example.org", confirmed=True)
+    RetiredSlug.objects.create(slug=world.slug, reason=RetiredSlug.Reason.OFFBOARDING)  # its page still open
+    response = ask(world, "zoe@example.org")
+    assert response.status_code == 302
+    assert not PersonalInvitation.objects.filter(tenant=world.tenant).exists()  # nothing typed is kept
+    assert mailoutbox == []
+
+
 def test_an_inviter_who_stops_being_an_owner_withdraws_their_requests(world: World) -> None:
     zoe = account("zoe", "zoe@example.org", confirmed=True)
     ask(world, "zoe")

@@ -85,11 +85,11 @@ def personal_invitation_create(
 
     ValidationError (whatever the name) past ASKED_PER_HOUR requests of the team in the last hour.
 
-    Nothing changes when the same form was submitted before (``request_key``), or the same words
-    are already asked and open. Otherwise the request is recorded whatever it reached (the owners'
-    list shows what they typed, so it tells them nothing about who exists or is in the team); the
-    account is invited (and e-mailed once) only when it is not in the team and has no open
-    invitation of it.
+    Nothing changes when the same form was submitted before (``request_key``), the same words are
+    already asked and open, or the team is being offboarded. Otherwise the request is recorded
+    whatever it reached (the owners' list shows what they typed, so it tells them nothing about who
+    exists or is in the team); the account is invited (and e-mailed once) only when it is not in the
+    team and has no open invitation of it.
     """
     require_role(membership, Role.OWNER)
     who = who.strip()
@@ -111,6 +111,10 @@ def personal_invitation_create(
         user = None  # already invited: the owners' list shows this request too, the person hears once
     try:
         with transaction.atomic():
+            # Under the team's row, as offboarding deletes the team's requests: none is recorded once it began.
+            Tenant.objects.select_for_update().filter(pk=tenant.pk).first()
+            if RetiredSlug.objects.filter(slug=tenant.slug).exists():
+                return None
             invitation = PersonalInvitation.objects.create(
                 tenant=tenant,
                 role=role,
