@@ -528,3 +528,21 @@ def test_the_independent_scan_reads_gzip_files_and_every_page_of_tables(tmp_path
     client = Pages()
     assert team_scan.list_tables(client) == [f"t-{n}" for n in range(1, 251)]
     assert len(client.asked) == 3
+
+
+@pytest.mark.django_db
+def test_the_staff_audits_entries_of_no_team_are_the_teams_only_by_their_keys_value() -> None:
+    """An entry written with no team column (its slug was no team then) is found by its key, never a word."""
+    from tracker.audit.models import AuditEntry
+    from tracker.services.admin.audit import team_item_entries
+
+    for pk in ("acme#WEB", "acme-2#WEB", "labels"):
+        key = json.dumps({"n": {"N": "1"}, "pk": {"S": pk}}, sort_keys=True)
+        AuditEntry.objects.create(username="staff", action="item_change", tenant="", target=f"tracker-issues {key}")
+    for slug in ("pk", "n", "web", "labels-2", "tracker"):
+        assert team_item_entries(slug, apply=True) == 0, slug  # words of every target: none is theirs
+    assert team_item_entries("acme", apply=True) == 1
+    assert team_item_entries("labels", apply=True) == 1  # a key that is the slug itself
+    assert list(AuditEntry.objects.values_list("target", flat=True)) == [
+        'tracker-issues {"n": {"N": "1"}, "pk": {"S": "acme-2#WEB"}}'
+    ]

@@ -13,7 +13,6 @@ transaction (a beat schedule saved in the admin): the entry commits with the cha
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -146,19 +145,29 @@ def item_audit_begin(
 # ----------------------------------------------------------------------------- offboarding
 
 
+def _keyed(slug: str, target: str) -> bool:
+    """``<table> <key as JSON>``: one of the key's string values is the team's key (``slug`` or ``<slug>#…``)."""
+    try:
+        key = json.loads(target.partition(" ")[2])
+    except ValueError:
+        return False
+    values = [v.get("S") for v in key.values() if isinstance(v, dict)] if isinstance(key, dict) else []
+    return any(isinstance(v, str) and (v == slug or v.startswith(f"{slug}#")) for v in values)
+
+
 def team_item_entries(slug: str, *, apply: bool) -> int:
     """The audit's entries of raw edits of the team's items: how many (deleted when ``apply``).
 
     They hold changed values of the team's items (the key, short old and new values). One SQL query:
-    the entries whose ``tenant`` is the team, and those with no team whose target (table and key)
-    names it as a whole word. Job starts and the offboarding's own entry hold no content and stay.
+    the entries whose ``tenant`` is the team, and those with no team whose target's key (``<table>
+    <key as JSON>``, parsed) has a value that is the team's (the slug, or ``<slug>#…``); never a word of
+    the target. Job starts and the offboarding's own entry hold no content and stay.
     """
     item_actions = [Action.ITEM_CHANGE, Action.ITEM_DELETE]
     rows = AuditEntry.objects.filter(action__in=item_actions).filter(
         Q(tenant=slug) | Q(tenant="", target__contains=slug)
     )
-    word = re.compile(rf"(?<![a-z0-9-]){re.escape(slug)}(?![a-z0-9-])")
-    found = [pk for pk, tenant, target in rows.values_list("pk", "tenant", "target") if tenant or word.search(target)]
+    found = [pk for pk, tenant, target in rows.values_list("pk", "tenant", "target") if tenant or _keyed(slug, target)]
     if apply and found:
         AuditEntry.objects.filter(pk__in=found).delete()
     return len(found)
