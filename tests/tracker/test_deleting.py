@@ -174,7 +174,11 @@ def test_what_forgetting_a_comment_costs_is_what_the_docstring_says(
     with capacity.measure() as meter:
         member_client.post(comment_url(world, comment, "delete"), {"version": 1})
     found, redacted, asked = (meter.by_pattern[p] for p in ("events.stream_all", "events.redact", "inbox.redact"))
-    assert (found.rcu, found.requests) == (tables, 1 + tables)  # ListTables, one consistent Query per table
+    # ListTables, one consistent Query per events table. The table holding the event answers 1 RCU;
+    # another period's table (an earlier test may have made next month's) is empty, which DynamoDB
+    # Local reports as 0 and AWS as at most 1, so the whole is between 1 and the table count.
+    assert found.requests == 1 + tables
+    assert 1 <= found.rcu <= tables
     assert (redacted.wcu, redacted.requests) == (2, 1)  # the event + its by_day entry
     assert asked.requests == 3  # each member asked once (the owner had one: Local reports only that one)
     assert asked.wcu == 1
