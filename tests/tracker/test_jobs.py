@@ -203,3 +203,18 @@ def test_a_refused_archive_command_says_why(capsys: pytest.CaptureFixture[str]) 
 
     headline = run_job(offboarding_job(), offboard)["result"]["page"]
     assert headline.startswith("Skipped: A team's offboarding is running (archiving, restoring")  # the job page
+
+
+def test_the_jobs_history_page_says_why_a_run_was_skipped() -> None:
+    from django.test import Client
+
+    from tests.tracker.test_admin_capacity import staff_user
+
+    def offboard(run: JobRun) -> dict[str, Any]:
+        return run_job(ARCHIVE, lambda _: {})
+
+    assert run_job(offboarding_job(), offboard)["result"]["status"] == "skipped"
+    client = Client()
+    client.force_login(staff_user())
+    page = client.get("/admin/ddb/jobs/").content.decode()
+    assert "A team&#x27;s offboarding is running (archiving, restoring" in page

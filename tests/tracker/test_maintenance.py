@@ -173,3 +173,40 @@ def test_a_second_run_of_a_job_while_one_is_running_is_refused_by_the_command(wo
 
     assert len(refused) == 1, "the job ran, and the command inside it was refused"
     assert (report["status"], report["result"]) == ("done", {"refused": 1})
+
+
+@override_settings(EVENTS_PERIOD="day", EVENTS_RETENTION=2)
+def test_a_restore_is_refused_while_a_team_s_offboarding_has_begun_and_not_finished(
+    old_events_table: str, tmp_path: Any
+) -> None:
+    """Between two runs of an offboarding (it stopped after its export), a restore would write the team's events
+    back into a table its delete list does not name: the command and the admin's form refuse it, saying why, and
+    queue nothing (review, should 6)."""
+    from unittest import mock
+
+    from django.core.management.base import CommandError
+
+    from tests.tracker.helpers import staff_client
+    from tracker import tasks
+    from tracker.models import RetiredSlug
+
+    with override_settings(STORAGES=_fs_storages(tmp_path)):
+        call_command("archive_event_tables", stdout=io.StringIO())
+        assert not _table_exists(old_events_table)
+        retired = RetiredSlug.objects.create(slug=f"gone-{uuid.uuid4().hex[:6]}", reason=RetiredSlug.Reason.OFFBOARDING)
+
+        with pytest.raises(CommandError, match="refused, A team's offboarding has begun and not finished") as refused:
+            call_command("restore_event_table", old_events_table, stdout=io.StringIO())
+        assert retired.slug not in str(refused.value)  # never which team
+        assert not _table_exists(old_events_table)  # nothing was restored
+        client = staff_client("operator", may_change=True)
+        with mock.patch.object(tasks.restore_event_table, "delay") as delay:
+            response = client.post("/admin/ddb/jobs/", {"job": "restore", "restore-archive": old_events_table})
+        assert response.status_code == 400
+        assert "A team&#x27;s offboarding has begun and not finished" in response.content.decode()
+        delay.assert_not_called()
+
+        retired.reason = RetiredSlug.Reason.OFFBOARDED  # the offboarding finished: restoring is safe again
+        retired.save()
+        call_command("restore_event_table", old_events_table, stdout=io.StringIO())
+    assert time_series.count_items(old_events_table) == 40

@@ -10,6 +10,7 @@ from ddbmodels.core import connection
 from ddbmodels.patterns.distinct_keys.methods import METHODS
 from tracker import enqueue
 from tracker.selectors.admin.tables import archive_label, archived_tables, endpoint_tables, table_label
+from tracker.selectors.archives import restore_refusal
 
 MAX_SEGMENTS = 1024  # an admin bound: far above the 32 threads a worker runs, far below DynamoDB's limit
 METHOD_CHOICES = [(m, m) for m in METHODS]
@@ -91,6 +92,11 @@ class RestoreForm(JobForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["archive"].choices = archive_choices()  # type: ignore[attr-defined]
+
+    def clean(self) -> dict[str, Any] | None:
+        if refusal := restore_refusal():  # nothing is queued: the page says why
+            raise forms.ValidationError(refusal)
+        return super().clean()
 
     def kwargs(self) -> dict[str, Any]:
         return {"archive": self.cleaned_data["archive"], "table": self.cleaned_data["table"] or None}

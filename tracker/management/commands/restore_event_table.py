@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from tracker.management.jobcommand import JobCommand
-from tracker.selectors.archives import archive_names
+from tracker.selectors.archives import archive_names, restore_refusal
 from tracker.services import maintenance
 
 
@@ -28,6 +28,8 @@ class Command(JobCommand):
             return
         if not options["archive"]:
             raise CommandError("give ARCHIVE (or --list to see them)")
+        if refusal := restore_refusal():
+            raise CommandError(f"restore_event_table: refused, {refusal}")
         super().handle(*args, **options)
 
     def job_key(self, options: dict[str, Any]) -> str:
