@@ -154,6 +154,15 @@ def test_a_team_being_offboarded_refuses_every_link_even_one_already_open(world:
     assert Invitation.objects.filter(tenant=world.tenant, used_at__isnull=False).count() == 0
 
 
+def test_a_team_being_offboarded_makes_no_link(world: World) -> None:
+    RetiredSlug.objects.create(slug=world.slug, reason=RetiredSlug.Reason.OFFBOARDING)  # the owner's page still open
+    client = world.client_for(world.owner)
+    response = client.post(team_url(world, "invitations/"), {"role": "member", "email": "someone@example.org"})
+    assert response.status_code == 200
+    assert CLOSED.format(team=world.tenant.name) in text(response)
+    assert not Invitation.objects.filter(tenant=world.tenant).exists()  # nothing made, nothing typed kept
+
+
 def test_offboarding_withdraws_the_teams_invitations_and_its_links_are_refused(
     world: World, other_world: World, media: Path, archive_dir: Path
 ) -> None:

@@ -82,9 +82,18 @@ def _lock_and_check_owners(target: Membership, *, leaving: bool) -> Membership:
 
 
 def invitation_create(*, membership: Membership, role: str, email: str = "") -> tuple[Invitation, str]:
-    """A new one-use invitation into the owner's team, and its token (shown once, never stored)."""
+    """A new one-use invitation into the owner's team, and its token (shown once, never stored).
+
+    ValidationError (nothing made) once the team's offboarding began: checked under the team's row,
+    which offboarding locks while it deletes the team's invitations.
+    """
     require_role(membership, Role.OWNER)
-    invitation = Invitation.objects.create(tenant=membership.tenant, role=role, email=email, created_by=membership.user)
+    tenant = membership.tenant
+    with transaction.atomic():
+        Tenant.objects.select_for_update().filter(pk=tenant.pk).first()
+        if RetiredSlug.objects.filter(slug=tenant.slug).exists():
+            raise ValidationError(CLOSED.format(team=tenant.name))
+        invitation = Invitation.objects.create(tenant=tenant, role=role, email=email, created_by=membership.user)
     return invitation, signing.TimestampSigner(salt=_SALT).sign(invitation.key.hex)
 
 

@@ -165,7 +165,11 @@ def invitation_create(request: HttpRequest, membership: Membership) -> HttpRespo
     form = InvitationForm(request.POST)
     if not form.is_valid():
         return _page(request, membership, invite_form=form)
-    invitation, token = team_services.invitation_create(membership=membership, **form.cleaned_data)
+    try:
+        invitation, token = team_services.invitation_create(membership=membership, **form.cleaned_data)
+    except ValidationError as error:  # the team's offboarding began: no link is made
+        form.add_error(None, _first_message(error))
+        return _page(request, membership, invite_form=form)
     path = reverse("team_join", kwargs={"tenant": membership.tenant.slug})
     request.session[NEW_LINK] = f"{request.build_absolute_uri(path)}#{token}"  # the fragment is never sent
     return _done(request, membership, f"Invitation created ({_role(invitation)}). Send the link below.")

@@ -11,7 +11,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from tests.tracker.browser.helpers import PASSWORD, shot, site_login
 from tests.tracker.conftest import World
-from tracker.models import Membership
+from tracker.models import Invitation, Membership, RetiredSlug
 from tracker.services.addresses import address_mark_confirmed
 
 pytestmark = pytest.mark.browser
@@ -63,3 +63,19 @@ def test_an_owner_invites_someone_with_an_account_who_accepts_and_joins(
     expect(page.locator("#members")).to_contain_text("zoe")
     expect(page.locator("#asked")).to_have_count(0)
     snap(page, f"04-owner-sees-member-{width}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_owner_of_a_team_being_offboarded_is_told_no_link_was_made(page: Page, world: World, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.owner.username)
+    page.goto(f"/t/{world.slug}/team/")
+    RetiredSlug.objects.create(slug=world.slug, reason=RetiredSlug.Reason.OFFBOARDING)  # begun meanwhile
+    form = page.locator("form#invite")
+    form.get_by_role("button", name="Create an invitation link").click()
+    expect(page.locator("form#invite .errorlist")).to_have_text(
+        f"{world.tenant.name} has closed its space on Tracker: nobody can join it any more."
+    )
+    form.scroll_into_view_if_needed()
+    snap(page, f"04-team-closing-no-link-{width}")
+    assert not Invitation.objects.filter(tenant=world.tenant).exists()
