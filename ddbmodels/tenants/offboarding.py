@@ -17,7 +17,8 @@ Stages, kept in a checkpoint the caller stores (the job's item, written under it
     files    the archived files are deleted from file storage (checkpointed the same way).
     archives every events archive (periods archived and dropped) is read, and each one that holds the
              team's events is rewritten without them: verified, a new manifest, swapped in (``archives``:
-             the report lists per archive what was removed; a rerun finishes a swap cut short).
+             the report lists per archive what was removed; a rerun finishes a swap cut short). A data file
+             left without its manifest (an export cut short) holds events too: it is deleted, not an archive.
     check    the tenant's keys are read again; what is left (written after the export) is reported.
 
 A run that dies anywhere resumes at its checkpoint: the archive is never rewritten once deletion
