@@ -197,7 +197,7 @@ class Invitation(models.Model):
     its age (tracker.services.team.INVITATION_MAX_AGE). It lives only as long as its creator's
     right: the receivers below withdraw a person's open invitations when they stop being an owner
     of the team (role changed, removed, left, account deactivated or deleted), offboarding withdraws
-    all of the team's, and accepting checks both again under lock (tracker.services.team).
+    and deletes all of the team's (both kinds), and accepting checks both again under lock (tracker.services.team).
     """
 
     key = models.UUIDField(unique=True, default=uuid.uuid4, editable=False)
