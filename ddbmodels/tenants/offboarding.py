@@ -231,7 +231,8 @@ def offboard(
             progress(stage="delete files", done=index + 1, total=len(files))
         state.update(stage="archives", done=0)
         save_checkpoint(json.dumps(state))
-    rewritten: dict[str, dict[str, Any]] = {}
+    # What the archives stage did, kept in the checkpoint: a run resumed after it reports it too.
+    rewritten: dict[str, dict[str, Any]] = state.get("archives", {})
     if state["stage"] == "archives":  # archived (dropped) periods: each archive rewritten without the team
         rewritten = scrub_archives(tenant, store, state, save_checkpoint=save_checkpoint, progress=progress)
         state.update(stage="check", done=0)

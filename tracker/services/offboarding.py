@@ -74,6 +74,13 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
         save_checkpoint=run.save_checkpoint,
         progress=run.progress,
     )
+    # What every run rewrote in the events archives: a run that starts over finds them clean. Kept at once,
+    # so a run that dies after its DynamoDB work (its checkpoint cleared) loses none of it.
+    report["archives_rewritten"] = merged_archives(
+        retired.report.get("archives_rewritten", {}), report["archives_rewritten"]
+    )
+    retired.report = {**retired.report, "archives_rewritten": report["archives_rewritten"]}
+    retired.save(update_fields=["report"])
     report.update(closed)
     report["uploads_deleted"] = imports.uploads_delete(tenant=slug)  # exports waiting for an import
     report["search_documents_deleted"] = search_indexing.remove_tenant(slug)  # derived: not archived
@@ -93,6 +100,24 @@ def offboard_tenant_job(run: JobRun, *, slug: str) -> dict[str, Any]:
         retired.offboarded_at = timezone.now()
     retired.save()
     return report
+
+
+def merged_archives(before: dict[str, dict[str, Any]], now: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per archive, what the runs so far did (``before``: the last report's) and this run did (``now``).
+
+    An archive this run found clean (or did not read) keeps what an earlier run did to it, marked
+    ``in_an_earlier_run``; one this run changed again keeps the earlier entry under ``earlier_runs``.
+    """
+    merged = dict(now)
+    for table, earlier in before.items():
+        did_before = earlier.get("action") not in (None, "clean")
+        current = now.get(table)
+        if current is None or (did_before and current.get("action") == "clean"):
+            merged[table] = {**earlier, "in_an_earlier_run": True} if did_before else earlier
+        elif did_before:
+            previous = [{k: v for k, v in earlier.items() if k != "earlier_runs"}]
+            merged[table] = {**current, "earlier_runs": [*earlier.get("earlier_runs", []), *previous]}
+    return merged
 
 
 def offboarding_start(*, slug: str) -> str:
