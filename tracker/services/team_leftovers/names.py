@@ -35,6 +35,8 @@ KEY_SEP = "#"
 JOB_SEP = ":"
 REMOVED = "(removed: an offboarded team's)"
 # ``<kind>:<team>[:…]``: the jobs that belong to one team (their item, lock, run record and capacity label).
+# ``tests/tracker/test_team_leftovers_registries.py`` reads the code: every key built ``f"<name>:{…}"`` is in
+# ``TEAM_JOBS`` or ``CACHE_NAMESPACES`` or said there to be no team's, and every name here is still built.
 TEAM_JOBS = frozenset({"import_upload", "import_claim", "import_issues", "leaderboard_repair", "offboard_tenant"})
 # The cache's namespaces of a team's values: ``<namespace>:<team>``, then ``:…`` or ``#…`` or nothing.
 CACHE_NAMESPACES = frozenset(
