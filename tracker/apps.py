@@ -12,7 +12,8 @@ class TrackerConfig(AppConfig):
 
     def ready(self) -> None:
         from django.conf import settings
-        from django.db.models.signals import post_migrate
+        from django.contrib.auth.models import User
+        from django.db.models.signals import post_migrate, post_save
 
         import ddbmodels
         from tracker.schedules import install_defaults
@@ -30,6 +31,10 @@ class TrackerConfig(AppConfig):
         hot_key_stats.install()  # sampled partition keys of DynamoDB calls → Redis (the hot-keys page)
         # After every migrate (the beat tables exist by then): add the default schedules that are missing.
         post_migrate.connect(install_defaults, sender=self, dispatch_uid="tracker.install_default_schedules")
+        from tracker.services.addresses import forget_replaced_address
+
+        # A changed address (anywhere) loses the account's confirmation of the old one (issue 20, finding 3).
+        post_save.connect(forget_replaced_address, sender=User, dispatch_uid="tracker.forget_replaced_address")
 
 
 class TrackerAdminConfig(admin_apps.AdminConfig):

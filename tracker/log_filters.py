@@ -69,12 +69,16 @@ class RedactInvitationTokens(logging.Filter):
     New links carry the token in the URL's fragment, which no server sees; links made before carry it
     in the path, and the development server's request line ("GET /t/acme/team/join/<token>/ …") would
     write it to the log. The console handler's filter: no line the app writes holds a usable link.
+    An e-mail confirmation link made before its token moved to the fragment
+    (``/accounts/email/confirm/?token=<token>``) is redacted the same way (``?token=…``).
     """
 
     _TOKEN = re.compile(r"(/team/join/)[^/\s\"'?#]+")
+    _CONFIRM = re.compile(r"(/accounts/email/confirm/\?(?:[^\s\"'#]*&)?token=)[^&\s\"'#]+")
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "/team/join/" in message:
-            record.msg, record.args = self._TOKEN.sub(r"\1…", message), ()
+        if "/team/join/" in message or "/accounts/email/confirm/" in message:
+            message = self._CONFIRM.sub(r"\1…", self._TOKEN.sub(r"\1…", message))
+            record.msg, record.args = message, ()
         return True

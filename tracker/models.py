@@ -297,7 +297,8 @@ class ConfirmedEmail(models.Model):
     """An account's confirmed e-mail address (lower-cased): one account per address.
 
     The account's address counts as confirmed only while ``user.email`` is this address; changing
-    it (anywhere, the admin included) leaves it unconfirmed until its new link is followed. Only a
+    it (anywhere, the admin included) leaves it unconfirmed until its new link is followed, and the
+    row of the old address is deleted (``addresses.forget_replaced_address``, on User's save). Only a
     confirmed address is matched when owners invite, and receives notifications or password resets.
     """
 

@@ -6,6 +6,8 @@ password reset; whoever signs up first with someone else's address gets nothing 
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import time
 from typing import Any
@@ -18,11 +20,19 @@ from django.test import Client
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, text
 from tests.tracker.test_team import invite, open_link
+from tracker.log_filters import RedactInvitationTokens
 from tracker.models import ConfirmedEmail
-from tracker.services.addresses import CONFIRM_MAX_AGE, address_confirmed, address_mark_confirmed
+from tracker.services.addresses import (
+    CONFIRM_MAX_AGE,
+    address_confirmed,
+    address_mark_confirmed,
+    confirmation_token,
+    confirmed_users,
+)
 from tracker.services.inbox import team_addresses
 
-LINK = re.compile(r"http://[^/\s]+(/accounts/email/confirm/\?token=\S+)")
+LINK = re.compile(r"http://[^/\s]+(/accounts/email/confirm/\S*)")
+CONFIRM = "/accounts/email/confirm/"
 
 
 def signed_in(user: User) -> Client:
@@ -42,7 +52,7 @@ def link_in(message: Any) -> str:
 
 
 def token_of(link: str) -> str:
-    return link.split("token=", 1)[1]
+    return link.split("#", 1)[1]
 
 
 def test_a_changed_address_is_confirmed_by_its_link_once(world: World, mailoutbox: list[Any]) -> None:
@@ -54,8 +64,13 @@ def test_a_changed_address_is_confirmed_by_its_link_once(world: World, mailoutbo
     assert address_confirmed(user=world.member) == ""
     assert [m.to for m in mailoutbox] == [["Mia@Example.org"]]
     link = link_in(mailoutbox[0])
-    opened = client.get(link)  # the token moves into the session; the page is the clean URL
-    assert (opened.status_code, opened["Location"]) == (302, "/accounts/email/confirm/")
+    assert link.partition("#")[0] == CONFIRM  # the token is in the fragment: never sent to the server
+    first = client.get(CONFIRM)  # what the browser asks for: a page whose script posts the fragment
+    assert first.status_code == 200
+    assert 'name="code"' in first.content.decode()
+    assert "tracker/confirm.js" in first.content.decode()
+    opened = client.post(CONFIRM, {"code": token_of(link)})  # the token moves into the session
+    assert (opened.status_code, opened["Location"]) == (302, CONFIRM)
     page = client.get(opened["Location"])  # opening the link changes nothing: a page with one button
     assert page.status_code == 200
     assert "Confirm Mia@Example.org" in text(page)
@@ -160,3 +175,116 @@ def test_an_unconfirmed_address_gets_no_notification_email(world: World) -> None
     world.owner.email = "changed@example.org"  # changed elsewhere (the admin): unconfirmed again
     world.owner.save()
     assert team_addresses(world.slug)[world.owner.username] == ""
+
+
+def test_the_link_in_the_email_has_no_token_in_its_path_or_query(world: World, mailoutbox: list[Any]) -> None:
+    change_address(signed_in(world.member), "mia@example.org")
+    link = link_in(mailoutbox[0])
+    path, _, fragment = link.partition("#")
+    assert path == CONFIRM
+    assert fragment
+    assert "token" not in path
+
+
+def test_an_old_link_with_the_token_in_its_query_still_confirms(world: World, mailoutbox: list[Any]) -> None:
+    client = signed_in(world.member)
+    change_address(client, "mia@example.org")
+    token = token_of(link_in(mailoutbox[0]))
+    opened = client.get(f"{CONFIRM}?token={token}")  # a link sent before the token moved to the fragment
+    assert (opened.status_code, opened["Location"]) == (302, CONFIRM)
+    assert "Confirm mia@example.org" in text(client.get(CONFIRM))
+    done = client.post(CONFIRM, {})
+    assert flash(done) == ["Thank you: mia@example.org is confirmed."]
+    world.member.refresh_from_db()
+    assert address_confirmed(user=world.member) == "mia@example.org"
+    assert token not in json.dumps(dict(client.session.items()))  # used: not kept in the session
+
+
+def test_a_pasted_link_or_code_opens_the_confirmation_and_a_signed_out_person_signs_in_first(
+    world: World, mailoutbox: list[Any]
+) -> None:
+    change_address(signed_in(world.member), "mia@example.org")
+    link = "http://testserver" + link_in(mailoutbox[0])
+    visitor = Client()
+    assert visitor.post(CONFIRM, {"code": "  "}).status_code == 400  # nothing pasted: asked again
+    moved = visitor.post(CONFIRM, {"code": link})  # the whole link pasted: its fragment is the code
+    assert (moved.status_code, moved["Location"]) == (302, CONFIRM)
+    to_login = visitor.get(CONFIRM)
+    assert to_login.status_code == 302
+    assert token_of(link) not in to_login["Location"]
+    assert to_login["Location"].startswith("/accounts/login/")
+    visitor.force_login(world.member)  # signing in keeps the session's data
+    done = visitor.post(CONFIRM, {})
+    assert flash(done) == ["Thank you: mia@example.org is confirmed."]
+
+
+def test_logs_never_hold_a_confirmation_token(world: World, mailoutbox: list[Any]) -> None:
+    change_address(signed_in(world.member), "mia@example.org")
+    token = token_of(link_in(mailoutbox[0]))
+    record = logging.LogRecord(
+        "django.server",
+        logging.INFO,
+        __file__,
+        1,
+        '"%s" %s %s',
+        (f"GET {CONFIRM}?token={token} HTTP/1.1", "302", "0"),
+        None,
+    )
+    assert RedactInvitationTokens().filter(record)
+    assert token not in record.getMessage()
+    assert f"{CONFIRM}?token=… HTTP/1.1" in record.getMessage()
+
+
+def test_a_changed_address_frees_the_old_one_for_whoever_owns_it(world: World, mailoutbox: list[Any]) -> None:
+    alice, bob = world.member, world.viewer
+    alice_client = signed_in(alice)
+    change_address(alice_client, "a@x.org")
+    alice_client.post(CONFIRM, {"token": token_of(link_in(mailoutbox[-1]))})
+    alice.refresh_from_db()
+    assert address_confirmed(user=alice) == "a@x.org"
+    change_address(alice_client, "b@x.org")  # the account page
+    alice.refresh_from_db()
+    assert not ConfirmedEmail.objects.filter(email="a@x.org").exists()  # the old confirmation is gone
+    assert confirmed_users(email="a@x.org") == []
+    assert address_confirmed(user=alice) == ""
+    bob_client = signed_in(bob)
+    change_address(bob_client, "a@x.org")
+    done = bob_client.post(CONFIRM, {"token": token_of(link_in(mailoutbox[-1]))})
+    assert flash(done)[-1] == "Thank you: a@x.org is confirmed."
+    assert confirmed_users(email="a@x.org") == [bob]
+    alice.email = "A@x.org"  # alice takes the old address back (the admin): her old confirmation matches nothing
+    alice.save()
+    assert address_confirmed(user=alice) == ""
+    assert confirmed_users(email="a@x.org") == [bob]
+
+
+def test_an_address_changed_in_the_admin_or_a_script_loses_its_confirmation(world: World) -> None:
+    user = world.member
+    user.email = "a@x.org"
+    user.save()
+    address_mark_confirmed(user=user)
+    user.last_login = user.date_joined
+    user.save(update_fields=["last_login"])  # a save that cannot change the address keeps it
+    assert address_confirmed(user=user) == "a@x.org"
+    user.email = "b@x.org"
+    user.save()  # what the admin's change form and a script do
+    assert not ConfirmedEmail.objects.filter(user_id=user.pk).exists()
+    user.email = "a@x.org"
+    user.save()
+    assert address_confirmed(user=user) == ""  # confirmed again only by a new link
+
+
+def test_an_address_changed_by_a_bulk_update_can_still_be_confirmed_by_its_owner(
+    world: World, mailoutbox: list[Any]
+) -> None:
+    alice, bob = world.member, world.viewer
+    alice.email = "a@x.org"
+    alice.save()
+    address_mark_confirmed(user=alice)
+    User.objects.filter(pk=alice.pk).update(email="b@x.org")  # no save(): no signal
+    assert confirmed_users(email="a@x.org") == []  # counts only for the account's current address
+    bob.email = "a@x.org"
+    bob.save()
+    done = signed_in(bob).post(CONFIRM, {"token": confirmation_token(user=bob)})
+    assert flash(done) == ["Thank you: a@x.org is confirmed."]
+    assert confirmed_users(email="a@x.org") == [bob]

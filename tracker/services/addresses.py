@@ -6,6 +6,11 @@ it). Sign-up and a change of address send the link; following it, signed in as t
 confirms. The link's token signs the account, the address and the address confirmed when it was
 made: once it is used (or another link of the same moment is), the account's confirmed address
 changes and the token no longer checks out.
+
+The link is ``/accounts/email/confirm/#<token>``: the token is in the fragment, which no server,
+access log or Referer sees (the page's static script posts it). When an account's address changes
+(the account page, the admin, a script: any ``save()`` of the User), ``forget_replaced_address``
+deletes its confirmation of the old one, so the old address is free for whoever owns it.
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ def confirmation_send(*, user: User) -> bool:
     if not _within_hourly_limit(user):
         log.info("confirmation e-mail to %s not sent: over %s an hour", user.get_username(), LINKS_PER_HOUR)
         return False
-    link = f"{settings.SITE_URL.rstrip('/')}{reverse('address_confirm')}?token={confirmation_token(user=user)}"
+    link = f"{settings.SITE_URL.rstrip('/')}{reverse('address_confirm')}#{confirmation_token(user=user)}"
     hours = int(CONFIRM_MAX_AGE.total_seconds() // 3600)
     body = (
         f"Hello {user.get_username()},\n\n"
@@ -121,8 +126,11 @@ def address_confirm(*, user: User, token: str) -> str:
         )
         if (current or "") != payload.get("c"):
             raise ConfirmationUnusable("This confirmation link was already used.")
-        if ConfirmedEmail.objects.filter(email=email).exclude(user_id=user.pk).exists():
-            raise ConfirmationUnusable("This address is already confirmed for another account.")
+        held = ConfirmedEmail.objects.select_for_update().select_related("user").filter(email=email)
+        for row in held.exclude(user_id=user.pk):
+            if row.user.email.strip().lower() == email:
+                raise ConfirmationUnusable("This address is already confirmed for another account.")
+            row.delete()  # that account's address changed without a save() (a bulk update): it holds it no more
         try:
             with transaction.atomic():
                 ConfirmedEmail.objects.update_or_create(
@@ -138,6 +146,20 @@ def address_change(*, user: User, email: str) -> bool:
     user.email = email.strip()
     user.save(update_fields=["email"])
     return confirmation_send(user=user)
+
+
+def forget_replaced_address(sender: type, instance: User, created: bool = False, **kwargs: Any) -> None:
+    """``post_save`` of User: the account's confirmation of an address it no longer has is deleted.
+
+    Whatever changed the address (the account page, the admin, a script), the old address stops
+    counting for this account and another account can confirm it. One DELETE per save that may
+    have changed the address; a save naming other fields only (``last_login`` at each sign-in) costs nothing.
+    """
+    update_fields = kwargs.get("update_fields")
+    if created or (update_fields is not None and "email" not in update_fields):
+        return
+    email = str(instance.email or "").strip().lower()
+    ConfirmedEmail.objects.filter(user_id=instance.pk).exclude(email=email).delete()
 
 
 def address_mark_confirmed(*, user: User) -> None:

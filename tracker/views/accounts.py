@@ -1,7 +1,11 @@
 """A person's own account: their e-mail address (confirmed by a link) and the invitations they received.
 
-Following a confirmation link shows a page with one button (a GET changes nothing; the token moves
-into the session, off the address bar); confirming needs the session of the account it was sent for.
+A confirmation link is ``/accounts/email/confirm/#<token>``: the fragment never reaches the server
+(nor an access log or a Referer). The page's static script (static/tracker/confirm.js) takes it off
+the address bar and POSTs it; without JavaScript the page asks for it to be pasted. The token then
+lives in the session and the page, at the clean URL, has one button (nothing changes before it is
+pressed); confirming needs the session of the account it was sent for (signing in keeps the token).
+Links made before (``?token=`` in the query) still work: the token moves into the session.
 Accepting or declining an invitation is a POST; another person's invitation, or one no longer open, is a 404.
 """
 
@@ -10,9 +14,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from tracker.forms.accounts import AddressChangeForm, ConfirmForm
@@ -57,15 +64,42 @@ def address(request: HttpRequest) -> HttpResponse:
 CONFIRM_HELD = "address_confirm_token"  # session key: the token of the confirmation link being used
 
 
-@login_required
+def _code(pasted: str) -> str:
+    """The token in what was pasted: the code itself or a whole link (``…/confirm/#code``, old ``…?token=code``)."""
+    pasted = pasted.strip()
+    if "#" in pasted:
+        return pasted.rsplit("#", 1)[1].strip()
+    if "token=" in pasted:
+        return pasted.split("token=", 1)[1].split("&", 1)[0].strip()
+    return pasted
+
+
+@never_cache
+@sensitive_post_parameters("token", "code")
 def address_confirm(request: HttpRequest) -> HttpResponse:
-    """A confirmation link: its token moves into the session and the page is the clean URL (no token in
-    a Referer or the history); a button POSTs; ConfirmationUnusable is a 410 page saying why."""
-    user = _user(request)
-    if request.method == "GET" and "token" in request.GET:
+    response = _address_confirm(request)
+    response["Referrer-Policy"] = "same-origin"  # the page's URL holds no token; nothing leaves the site
+    return response
+
+
+def _address_confirm(request: HttpRequest) -> HttpResponse:
+    """A confirmation link: its token (from the fragment, pasted, or an old link's query) moves into the
+    session and the page is the clean URL; a button POSTs; ConfirmationUnusable is a 410 page saying why."""
+    if request.method == "GET" and "token" in request.GET:  # a link made before the token left the query
         request.session[CONFIRM_HELD] = request.GET["token"]
         return redirect("address_confirm")
+    if request.method == "POST" and "code" in request.POST:  # the link's fragment, posted by confirm.js, or pasted
+        code = _code(request.POST["code"])
+        if not code:
+            return render(request, "tracker/accounts/confirm_code.html", {"empty": True}, status=400)
+        request.session[CONFIRM_HELD] = code  # kept when signing in (login keeps the session's data)
+        return redirect("address_confirm")
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.path)
+    user = _user(request)
     held = str(request.session.get(CONFIRM_HELD) or "")
+    if request.method == "GET" and not held:
+        return render(request, "tracker/accounts/confirm_code.html")
     form = ConfirmForm(request.POST if "token" in request.POST else {"token": held})
     if not form.is_valid():
         return render(request, "tracker/accounts/confirm.html", {"reason": "This link is not complete."}, status=410)
