@@ -6,7 +6,9 @@ and a team's jobs (their lock, run record, capacity label) by their kind (``TEAM
 team's traces after offboarding. So the code is read (its syntax tree, not its words): every key built as
 ``f"<namespace>:{…}…"`` — and a job command's ``f"{self.job_name}:{…}"`` — anywhere in ``tracker`` and
 ``ddbmodels`` must be in one of the registries or in ``NOT_A_TEAMS`` below with the reason; and every
-registered name must still be built somewhere (a renamed key must not leave a stale entry behind).
+registered name must still be built somewhere (a renamed key must not leave a stale entry behind). A key
+built in a cache key builder (``…cache_key``) or next to a call of the cache is a cache key: its namespace
+must be in ``CACHE_NAMESPACES`` (as a job kind it would not be looked for among the cache's keys).
 """
 
 from __future__ import annotations
@@ -78,15 +80,38 @@ def namespaces_built(source: str) -> set[str]:
     return found
 
 
-def code_namespaces(root: Path = ROOT) -> dict[str, list[str]]:
-    """Namespace → the files that build keys in it."""
+def _uses_the_cache(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A key builder (``…cache_key``) or a function that calls Django's cache (``cache.get``, ``cache.add``…)."""
+    if "cache_key" in function.name:
+        return True
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "cache"
+        for node in ast.walk(function)
+    )
+
+
+def cache_namespaces_built(source: str) -> set[str]:
+    """The namespaces of keys built in a cache key builder or in a function that calls the cache."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _uses_the_cache(node):
+            found |= namespaces_built(ast.unparse(node))
+    return found
+
+
+def code_namespaces(root: Path = ROOT, *, cache_only: bool = False) -> dict[str, list[str]]:
+    """Namespace → the files that build keys in it (only cache keys: ``cache_only``)."""
     where: dict[str, list[str]] = {}
+    read = cache_namespaces_built if cache_only else namespaces_built
     for top in ROOTS:
         for path in sorted((root / top).rglob("*.py")):
             relative = path.relative_to(root).as_posix()
             if any(part in f"/{relative}" for part in SKIPPED):
                 continue
-            for namespace in namespaces_built(path.read_text()):
+            for namespace in read(path.read_text()):
                 where.setdefault(namespace, []).append(relative)
     return where
 
@@ -105,6 +130,12 @@ def test_every_registered_namespace_is_still_built_somewhere(registry: str) -> N
     names = {"CACHE_NAMESPACES": CACHE_NAMESPACES, "TEAM_JOBS": TEAM_JOBS, "NOT_A_TEAMS": NOT_A_TEAMS.keys()}[registry]
     stale = set(names) - code_namespaces().keys()
     assert not stale, f"{registry} names what no code builds any more (renamed?): {sorted(stale)}"
+
+
+def test_a_cache_key_namespace_is_registered_as_one() -> None:
+    """A team's cache namespace listed as a job kind would not be found among the cache's keys."""
+    found = code_namespaces(cache_only=True)
+    assert set(found) - NOT_A_TEAMS.keys() == CACHE_NAMESPACES, found
 
 
 def test_cache_namespaces_and_team_jobs_do_not_overlap_and_say_no_team_of_their_own() -> None:
@@ -126,3 +157,6 @@ class Command(JobCommand):
 TEXT = "no key: {not an f-string}"
 """
     assert namespaces_built(source) == {"ddb:milestones", "rebalance_team"}
+    assert cache_namespaces_built(source) == {"ddb:milestones"}
+    counted = "def count(team):\n    cache.add(f'team-visits:{team}', 0)\n    return f'not-cached:{team}'\n"
+    assert cache_namespaces_built(counted) == {"team-visits", "not-cached"}
