@@ -92,6 +92,7 @@ class Refusal:
     changed: str = ""  # ChangedSinceRead
     not_allowed: str = ""  # InvalidTransition
     unavailable: str = ""  # Unavailable
+    unavailable_heading: str = ""  # Unavailable's heading, in the page's words (else "Unavailable")
     labels: Mapping[str, str] = field(default_factory=dict)
     other: str = ""
 
@@ -121,6 +122,7 @@ REFUSALS: dict[str, Refusal] = {
         back_label="Back to {reference}",
         changed=CHANGED_ISSUE.format(outcome="it was not deleted"),
         unavailable="{why}",  # a file still uploading, or the history's rest (tracker.services.deleting)
+        unavailable_heading="{heading}",  # "Deleting WEB-1 goes on", "Deleting WEB-1 waits for a file"
         labels=STATUS_LABELS,
     ),
     "order_transition": Refusal(
@@ -236,7 +238,10 @@ def error_response(request: HttpRequest, error: Exception) -> HttpResponse | Non
     refusal = REFUSALS.get(match.url_name or "") if match else None
     fields = _fields(request, refusal, error)
     message = _format(_sentence(refusal, error), fields) or answer.message
-    context: dict[str, Any] = {"heading": answer.heading, "message": message, "status": answer.status}
+    heading = answer.heading
+    if refusal is not None and isinstance(error, errors.Unavailable):
+        heading = _format(refusal.unavailable_heading, fields) or heading
+    context: dict[str, Any] = {"heading": heading, "message": message, "status": answer.status}
     if refusal is not None:
         context.update(back_url=refusal.back(request), back_label=_format(refusal.back_label, fields) or "Back")
     elif isinstance(error, BadCursor) and (first := _first_page(request)):
@@ -246,7 +251,7 @@ def error_response(request: HttpRequest, error: Exception) -> HttpResponse | Non
         states = (("Now", fields["current"]), ("You asked for", fields["wanted"]))
         context["states"] = [(name, value) for name, value in states if value]
     if match is not None and match.namespace == "admin":
-        context.update(admin.site.each_context(request), title=answer.heading)
+        context.update(admin.site.each_context(request), title=heading)
         response = render(request, "admin/ddb/error.html", context, status=answer.status)
     else:
         response = render(request, f"{answer.status}.html", context, status=answer.status)

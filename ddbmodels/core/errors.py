@@ -40,6 +40,10 @@ class NotFound(DomainError, code="not_found"):
     """The item does not exist."""
 
 
+class IssueDeleted(NotFound, code="issue_deleted"):
+    """The issue a write belongs to was deleted (a tombstone, or gone): nothing was written."""
+
+
 class AlreadyExists(DomainError, code="already_exists"):
     """An item with this key already exists."""
 

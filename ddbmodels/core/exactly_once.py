@@ -40,11 +40,17 @@ class Claimed(Generic[T]):
 
 
 def put_with_record(
-    item: Model, record: Model | None, condition: object, extras: list[dict[str, Any]] | None = None
+    item: Model,
+    record: Model | None,
+    condition: object,
+    extras: list[dict[str, Any]] | None = None,
+    checks: list[dict[str, Any]] | None = None,
 ) -> None:
-    """TransactWriteItems [Put item if condition, Put record if new, Put each extra] with a fresh ClientRequestToken.
+    """TransactWriteItems [each check, Put item if condition, Put record if new, Put each extra] with a fresh
+    ClientRequestToken.
 
-    ``extras`` are raw puts (``core.transactions.raw_put``: a table name and DynamoDB JSON).
+    ``extras`` are raw puts (``core.transactions.raw_put``: a table name and DynamoDB JSON); ``checks`` raw
+    ConditionChecks of other items (``RawTransactWrite.check_raw``), first in the transaction's reasons.
 
     Raises KeyUsed when the record's key is taken (whatever happened to the item's put).
     """
@@ -54,6 +60,8 @@ def put_with_record(
             client_request_token=uuid.uuid4().hex,
             return_consumed_capacity="TOTAL",
         ) as transaction:
+            for check in checks or ():
+                transaction.check_raw(check)
             transaction.save(item, condition=condition)  # type: ignore[arg-type]
             if record is not None:
                 record_hash = type(record).get_attributes()[type(record)._hash_keyname]  # type: ignore[index]
@@ -61,7 +69,8 @@ def put_with_record(
             for extra in extras or ():
                 transaction.put_raw(extra["TableName"], extra["Item"])
     except TransactWriteError as error:
-        if record is not None and reason_codes(error)[1:2] == ["ConditionalCheckFailed"]:
+        at = len(checks or ()) + 1  # the record's place: the checks, then the item
+        if record is not None and reason_codes(error)[at : at + 1] == ["ConditionalCheckFailed"]:
             raise KeyUsed("this idempotency key already created an item") from error
         raise
 

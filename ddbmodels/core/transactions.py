@@ -18,6 +18,11 @@ class RawTransactWrite(TransactWrite):
         """Put ``item`` (DynamoDB JSON) into ``table_name`` unconditionally — 2 WCU per KB in a transaction."""
         self._put_items.append({"TableName": table_name, "Item": item})
 
+    def check_raw(self, check: dict[str, Any]) -> None:
+        """A raw ConditionCheck (TableName, Key, ConditionExpression, names/values) — charged as a transactional
+        write of the checked item's size (2 WCU per started KB), nothing written."""
+        self._condition_check_items.append(check)
+
     def delete_raw(self, table_name: str, key: dict[str, Any]) -> None:
         """Delete the item at ``key`` (DynamoDB JSON) unconditionally — 2 WCU per KB in a transaction."""
         self._delete_items.append({"TableName": table_name, "Key": key})

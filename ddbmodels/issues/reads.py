@@ -37,6 +37,18 @@ def issue_get(*, tenant: str, project_key: str, number: int, consistent: bool = 
     return item if isinstance(item, IssueItem) else None
 
 
+def issue_live_check(*, tenant: str, project_key: str, number: int) -> dict[str, Any]:
+    """A raw ConditionCheck for another table's TransactWriteItems (``RawTransactWrite.check_raw``): the issue
+    exists and is not a tombstone. Charged as a transactional write of the issue's size: 2 WCU per started KB.
+    """
+    return {
+        "TableName": CollectionItem.Meta.table_name,
+        "Key": {"pk": {"S": collection_key(tenant, project_key)}, "n": {"N": str(int(number))}},
+        "ConditionExpression": "attribute_exists(#n) AND attribute_not_exists(#d)",
+        "ExpressionAttributeNames": {"#n": "n", "#d": "da"},
+    }
+
+
 def _range_for(after: int | None, direction: str) -> Condition:
     if after is None:
         return CollectionItem.number > PROJECT_SK

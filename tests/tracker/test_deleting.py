@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from ddbmodels import attachments, comments, events, inbox
+from ddbmodels import issues as ddb_issues
 from ddbmodels.comments import CommentItem
 from ddbmodels.core import capacity
 from ddbmodels.core.keys import issue_stream, utcnow
+from ddbmodels.issues import IssueItem
 from tests.tracker.attachment_helpers import begin_attach, files_in, items_of, upload
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, text, version_of
@@ -25,7 +27,9 @@ from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, d
     queued_fixture,
     run_queued_fixture,
 )
+from tracker.selectors import issues as selectors
 from tracker.services import deleting
+from tracker.views import comments as comment_views
 
 SECRET = "the vault code is 4417-PLUM"
 EDITED = "the vault code is really 9903-FIG"
@@ -198,6 +202,7 @@ def test_a_delete_cut_short_by_an_upload_in_flight_is_a_503_that_keeps_the_issue
     assert first.status_code == 503
     assert first.has_header("Retry-After")
     assert "A file is still being attached to WEB-1" in text(first)
+    assert "<h1>Deleting WEB-1 waits for a file</h1>" in text(first)
     issue = load(world, 1)
     assert issue is not None
     assert not issue.is_tombstone  # the issue stands: deleting it again goes on
@@ -302,7 +307,8 @@ def test_a_request_does_its_share_of_a_long_history_and_says_that_deleting_again
     for answer, left in zip(answers, (36, 11), strict=True):
         assert answer.status_code == 503
         assert answer.has_header("Retry-After")
-        assert f"this try removed 25 events of its history and {left} are left" in text(answer)
+        assert f"This try removed 25 events of the history of WEB-1 and {left} are left" in text(answer)
+        assert "<h1>Deleting WEB-1 goes on</h1>" in text(answer)  # not "Unavailable"
     assert len(stream_events(world, 1)) == 11
     issue = load(world, 1)
     assert issue is not None
@@ -326,5 +332,58 @@ def test_a_big_team_makes_a_batch_fewer_events(world: World, monkeypatch: pytest
     with capacity.measure() as meter:
         first = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
     assert first.status_code == 503
-    assert "this try removed 10 events of its history and 11 are left" in text(first)
+    assert "This try removed 10 events of the history of WEB-1 and 11 are left" in text(first)
     assert redact_requests(meter) == 30
+
+
+def test_a_comment_added_while_the_issue_is_being_deleted_goes_with_it(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A comment posted after the delete swept the comments and before the tombstone: the delete removes it too."""
+    world, owner, member = addressed, addressed.owner.username, addressed.member.username
+    owner_client, member_client = world.client_for(world.owner), world.client_for(world.member)
+    create_assigned(world, owner_client, member, title="Rotate the keys")  # WEB-1: owner and member watch
+    run_queued()
+    tombstone = ddb_issues.issue_tombstone
+    posted: list[int] = []
+
+    def a_comment_first(issue: IssueItem, *, by: str) -> IssueItem:
+        assert stored_comments(world, 1) == []  # the sweep is done
+        posted.append(member_client.post(world.project_url("1/comments/"), {"body": SECRET}).status_code)
+        run_queued()  # its notifications go out before the tombstone
+        assert "4417-PLUM" in everything_said(world, 1, owner)
+        return tombstone(issue, by=by)
+
+    monkeypatch.setattr(ddb_issues, "issue_tombstone", a_comment_first)
+    deleted = owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)})
+    run_queued()
+
+    assert (posted, deleted.status_code) == ([302], 302)
+    assert stored_comments(world, 1) == []
+    assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
+    said = everything_said(world, 1, owner, member)
+    assert "4417-PLUM" not in said
+    assert "WEB-1 was deleted" in said
+
+
+def test_a_comment_on_an_issue_deleted_since_the_page_was_opened_is_refused_and_nothing_is_said(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world, owner, member = addressed, addressed.owner.username, addressed.member.username
+    owner_client, member_client = world.client_for(world.owner), world.client_for(world.member)
+    create_assigned(world, owner_client, member, title="Rotate the keys")
+    run_queued()
+    opened = selectors.project_issue_access(tenant=world.tenant, project_key="WEB", number=1)  # as the page read it
+    assert owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)}).status_code == 302
+    run_queued()
+    monkeypatch.setattr(comment_views, "project_issue_access", lambda **_: opened)  # read before the delete
+
+    refused = member_client.post(world.project_url("1/comments/"), {"body": SECRET})
+    queued = run_queued()
+
+    assert refused.status_code == 410
+    assert "WEB-1 was deleted, so your comment was not posted." in text(refused)
+    assert stored_comments(world, 1) == []
+    assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
+    assert queued == []  # no notification was queued
+    assert "4417-PLUM" not in everything_said(world, 1, owner, member)

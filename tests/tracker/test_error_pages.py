@@ -18,6 +18,7 @@ from ddbmodels.core.errors import (
     InvalidTransition,
     NotFound,
     SequenceContention,
+    Unavailable,
 )
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
@@ -94,6 +95,19 @@ def test_storage_refusing_an_upload_is_a_503_with_a_link_back_to_the_issue() -> 
     assert response.status_code == 503
     assert "The file could not be stored, so nothing was attached. Please try again." in text(response)
     assert 'href="/t/acme/p/WEB/7/"' in text(response)
+
+
+def test_a_delete_that_goes_on_is_headed_in_its_own_words_and_other_503s_keep_theirs() -> None:
+    going_on = Unavailable("deleting the issue goes on", heading="Deleting WEB-7 goes on", why="12 are left.")
+    response = page_for(f"{ISSUE}delete/", going_on)
+    assert response.status_code == 503
+    assert "<h1>Deleting WEB-7 goes on</h1>" in text(response)
+    assert "<title>Deleting WEB-7 goes on · Tracker</title>" in text(response)
+    assert "12 are left." in text(response)
+    throttled = text(page_for(f"{ISSUE}delete/", Unavailable("throttled")))  # DynamoDB busy: no words of its own
+    assert "<h1>Unavailable</h1>" in throttled
+    assert "<h1>Unavailable</h1>" in text(page_for(f"{ISSUE}attachments/", AttachFailed("storage refused")))
+    assert "<h1>Busy</h1>" in text(page_for(f"{ISSUE}delete/", SequenceContention("gave up")))
 
 
 def test_the_admin_gets_the_same_answers_in_its_own_chrome() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 
-from ddbmodels import comments
+from ddbmodels import comments, issues
 from ddbmodels.comments import Added, CommentItem
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.events import Kind
@@ -39,7 +39,11 @@ def _require_author(membership: Membership, comment: CommentItem) -> None:
 
 
 def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempotency_key: str | None = None) -> Added:
-    """Add a comment (members and owners); the same ``idempotency_key`` again adds nothing (``replayed``)."""
+    """Add a comment (members and owners); the same ``idempotency_key`` again adds nothing (``replayed``).
+
+    The comment is written only while the issue is not deleted, in the same transaction (a ConditionCheck
+    of the issue): on a deleted issue IssueDeleted is raised and nothing is written, recorded or sent.
+    """
     require_role(membership, "member")
     author = membership.user.get_username()
     added = comments.comment_add(
@@ -49,6 +53,9 @@ def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempote
         author=author,
         body=body,
         idempotency_key=idempotency_key,
+        issue_check=issues.issue_live_check(
+            tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
+        ),
     )
     if not added.replayed:  # the first submission recorded it
         who = mentioned(added.comment.body, team_mentions(tenant=membership.tenant))

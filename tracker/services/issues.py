@@ -174,13 +174,15 @@ def issue_change_status(
 def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueItem, expected_version: int) -> IssueItem:
     """Delete the issue (owners only): its comments, attachments and files, history and notifications' words go
     (``deleting.issue_content_remove``, first, so a request cut short is finished by deleting again), then the
-    issue becomes a tombstone: its number stays taken (never given again), only "deleted by" remains.
+    issue becomes a tombstone: its number stays taken (never given again), only "deleted by" remains. After
+    it, ``deleting.issue_late_remove`` removes a comment added meanwhile (none can be added to a tombstone).
     """
     require_role(membership, "owner")
     _check_version(issue, expected_version)
     deleting.issue_content_remove(issue=issue)
     labels_before = sorted(issue.labels or ())  # the change task removes their entries if this writer stops short
     issue = issues.issue_tombstone(issue, by=membership.user.get_username())
+    deleting.issue_late_remove(issue=issue)  # a comment added meanwhile, before the tombstone: no more can be
     _schedule_counts(project)
     activity.record(
         issue,

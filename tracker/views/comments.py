@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ddbmodels.comments import CommentItem
-from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.errors import ChangedSinceRead, IssueDeleted
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
 from tracker.models import Membership
@@ -61,17 +61,31 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
     if not form.is_valid():
         context = issue_page_context(membership, project_item, issue, comment_form=form)
         return render(request, "tracker/issue_detail.html", context, status=400)
-    added = comment_services.comment_add(
-        membership=membership,
-        issue=issue,
-        body=form.cleaned_data["body"],
-        idempotency_key=form.cleaned_data["idempotency_key"],
-    )
+    try:
+        added = comment_services.comment_add(
+            membership=membership,
+            issue=issue,
+            body=form.cleaned_data["body"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except IssueDeleted:  # deleted since the page was opened (or while it was being deleted): nothing was posted
+        return _issue_deleted(request, membership, issue)
     if added.replayed:  # a double click, a retry, back and submit again: the first comment
         messages.info(request, "This comment was already posted; it was not added twice.")
     else:
         messages.success(request, "Comment posted.")
     return HttpResponseRedirect(issue_comments_url(membership, issue, comment=added.comment))
+
+
+def _issue_deleted(request: HttpRequest, membership: Membership, issue: IssueItem) -> HttpResponse:
+    """A 410: the issue was deleted, so the comment was not posted; back to the project's issues."""
+    context = {
+        "heading": f"{issue.reference} was deleted",
+        "message": f"{issue.reference} was deleted, so your comment was not posted.",
+        "back_url": reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": issue.project_key}),
+        "back_label": f"Back to {issue.project_key}",
+    }
+    return render(request, "409.html", context, status=410)
 
 
 @tenant_view

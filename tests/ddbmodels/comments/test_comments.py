@@ -9,12 +9,14 @@ from datetime import timedelta
 import pytest
 from pynamodb.exceptions import PynamoDBException
 
-from ddbmodels import comments
+from ddbmodels import comments, issues
 from ddbmodels.attachments import new_attachment_id
 from ddbmodels.comments import CommentItem
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, DomainError, InvalidInput
+from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, DomainError, InvalidInput, IssueDeleted
 from ddbmodels.core.keys import utcnow
+from ddbmodels.idempotency import record_get
+from ddbmodels.issues import IssueItem
 from tests import dynamodb_faults
 
 pytestmark = pytest.mark.ddblocal
@@ -237,3 +239,64 @@ def test_deleting_all_of_an_issues_comments_goes_a_hundred_at_a_time_and_leaves_
     assert [c.body for c in stored(tenant, number=2)] == ["on WEB-2"]
     assert meter.by_pattern["comments.delete_all"].requests == 3 + 6  # 3 Queries (100, 30, none), 6 batches of ≤ 25
     assert comments.comments_delete_all(stream=stream) == 0  # again: nothing left, nothing done
+
+
+def add_to_live(tenant: str, body: str, *, number: int = 1, key: str | None = None) -> comments.Added:
+    """A comment as the site adds it: written only while issue WEB-``number`` is not a tombstone."""
+    check = issues.issue_live_check(tenant=tenant, project_key="WEB", number=number)
+    return comments.comment_add(
+        tenant=tenant, project_key="WEB", number=number, author=ALICE, body=body, idempotency_key=key, issue_check=check
+    )
+
+
+def test_a_comment_on_a_deleted_issue_is_refused_and_writes_nothing(
+    tenant: str, web_issues: Callable[..., list[IssueItem]]
+) -> None:
+    first, _ = web_issues(2)
+    key = new_attachment_id()
+    added = add_to_live(tenant, "before the delete", key=key)
+    issues.issue_tombstone(first, by=BOB)
+
+    refused_key = new_attachment_id()
+    with capacity.measure() as meter:
+        for idempotency_key in (None, refused_key):
+            with pytest.raises(IssueDeleted):
+                add_to_live(tenant, "after the delete", key=idempotency_key)
+        with pytest.raises(IssueDeleted):  # a number never given is no issue either
+            add_to_live(tenant, "on no issue", number=9)
+    again = add_to_live(tenant, "before the delete", key=key)  # the first form sent again: still its success
+
+    assert [c.body for c in stored(tenant)] == ["before the delete"]
+    assert stored(tenant, 9) == []
+    assert record_get(tenant=tenant, kind=comments.idempotency_kind("WEB", 1), key=refused_key) is None
+    assert meter.conditional_failures == 3
+    assert (again.replayed, again.comment.key) == (True, added.comment.key)
+    assert [c.body for c in stored(tenant, 2)] == []
+    assert add_to_live(tenant, "on a live issue", number=2).comment.body == "on a live issue"
+
+
+def test_a_checked_comment_whose_answer_is_lost_is_added_once(
+    tenant: str, web_issues: Callable[..., list[IssueItem]]
+) -> None:
+    web_issues(1)
+    answers = dynamodb_faults.lose(dynamodb_faults.LostAnswers(frozenset({"TransactWriteItems"}), rate=1.0, limit=2))
+    try:
+        without_key = add_to_live(tenant, "said once")
+        with_key = add_to_live(tenant, "said once, with a key", key=new_attachment_id())
+    finally:
+        dynamodb_faults.disarm_all()
+    assert answers.lost == 2
+    assert (without_key.replayed, with_key.replayed) == (False, False)
+    assert [c.body for c in stored(tenant)] == ["said once", "said once, with a key"]
+
+
+def test_what_a_checked_comment_costs_is_what_the_docstring_says(
+    tenant: str, web_issues: Callable[..., list[IssueItem]]
+) -> None:
+    web_issues(1)
+    with capacity.measure() as meter:
+        add_to_live(tenant, "small")
+    with capacity.measure() as keyed:
+        add_to_live(tenant, "small, with a key", key=new_attachment_id())
+    assert (meter.requests, meter.wcu) == (1, 4.0)  # check 2 + comment 2 (a <= 1 KB issue and comment)
+    assert (keyed.requests, keyed.wcu) == (1, 8.0)  # + the idempotency record (6 without the check)

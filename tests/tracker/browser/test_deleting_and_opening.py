@@ -131,8 +131,9 @@ def test_a_long_history_is_deleted_over_several_tries_each_saying_what_is_left(
     page.goto(f"/t/{world.slug}/p/WEB/1/delete/")
 
     page.get_by_role("button", name="Yes, delete WEB-1").click()
+    expect(page.locator("h1")).to_have_text("Deleting WEB-1 goes on")  # in the team's words, not "Unavailable"
     expect(page.locator("main")).to_contain_text(
-        "Deleting WEB-1 goes on: this try removed 25 events of its history and 5 are left. Delete it again to go on"
+        "This try removed 25 events of the history of WEB-1 and 5 are left. Delete it again to go on"
     )
     fits(page, viewport)
     SHOTS_R4.mkdir(parents=True, exist_ok=True)
