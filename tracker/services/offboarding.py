@@ -7,7 +7,8 @@ relational side: the moment offboarding begins, one transaction that locks the T
 the slug (``RetiredSlug``, which outlives the Tenant row), withdraws and deletes the team's
 invitations of both kinds and removes its memberships, so nobody joins or writes while its data
 is exported (``offboarding_begin``); and the record keeps the archive's place and the last run's
-report. Uploaded exports still waiting for an import (the ``imports`` storage) are deleted, and so are the
+report, whose ``archives_rewritten`` lists what every run rewrote (``merged_archives``). Uploaded exports
+still waiting for an import (the ``imports`` storage) are deleted, and so are the
 team's search documents (derived from the items, so not archived: a restore rebuilds them). The Tenant row
 itself is deleted by staff afterwards; deleting it is refused while any data is left
 (``Tenant.data_left``).
