@@ -206,6 +206,7 @@ def test_a_pasted_link_or_code_opens_the_confirmation_and_a_signed_out_person_si
     change_address(signed_in(world.member), "mia@example.org")
     link = "http://testserver" + link_in(mailoutbox[0])
     visitor = Client()
+    assert 'name="code"' in visitor.get(CONFIRM).content.decode()  # signed out: the page takes the code first
     assert visitor.post(CONFIRM, {"code": "  "}).status_code == 400  # nothing pasted: asked again
     moved = visitor.post(CONFIRM, {"code": link})  # the whole link pasted: its fragment is the code
     assert (moved.status_code, moved["Location"]) == (302, CONFIRM)

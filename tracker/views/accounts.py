@@ -94,12 +94,12 @@ def _address_confirm(request: HttpRequest) -> HttpResponse:
             return render(request, "tracker/accounts/confirm_code.html", {"empty": True}, status=400)
         request.session[CONFIRM_HELD] = code  # kept when signing in (login keeps the session's data)
         return redirect("address_confirm")
+    held = str(request.session.get(CONFIRM_HELD) or "")
+    if request.method == "GET" and not held:  # signed out too: the script posts the fragment before signing in
+        return render(request, "tracker/accounts/confirm_code.html")
     if not request.user.is_authenticated:
         return redirect_to_login(request.path)
     user = _user(request)
-    held = str(request.session.get(CONFIRM_HELD) or "")
-    if request.method == "GET" and not held:
-        return render(request, "tracker/accounts/confirm_code.html")
     form = ConfirmForm(request.POST if "token" in request.POST else {"token": held})
     if not form.is_valid():
         return render(request, "tracker/accounts/confirm.html", {"reason": "This link is not complete."}, status=410)

@@ -80,3 +80,29 @@ def test_without_the_link_a_person_pastes_its_code(page: Page, world: World, wid
     page.get_by_role("button", name="Confirm mia@example.org").click()  # nothing is checked before this
     expect(page.locator("h1")).to_have_text("This link cannot be used")
     expect(page.locator("p.refusal")).to_contain_text("not valid")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_signed_out_person_opens_the_link_signs_in_and_confirms(
+    page: Page, world: World, mailoutbox: list[Any], width: int
+) -> None:
+    from tracker.services.addresses import address_change
+
+    address_change(user=world.member, email="mia@example.org")
+    match = LINK.search(mailoutbox[-1].body)
+    assert match, mailoutbox[-1].body
+    path, token = match.groups()
+    page.set_viewport_size({"width": width, "height": 900})
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(f"{path}#{token}")  # signed out: the code is kept in the session, the login page comes next
+    expect(page.locator("input[name=username]")).to_be_visible()
+    page.fill("input[name=username]", world.member.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("button", name="Confirm mia@example.org").click()
+    expect(page.locator("ul.messages li.success")).to_have_text("Thank you: mia@example.org is confirmed.")
+    _shot(page, f"address-05-signed-in-and-confirmed-{width}")
+    assert not [url for url in requested if token in url or "token" in url], requested
+    world.member.refresh_from_db()
+    assert address_confirmed(user=world.member) == "mia@example.org"
