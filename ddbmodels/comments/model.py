@@ -10,9 +10,10 @@
 No index. Every question asked of comments is "the comments of this issue", one Query of its
 collection: a page of 20 is Query PK = issue, Limit 21 — 0.5 RCU per started 4 KB read (21
 comments of ~300 bytes: 1 RCU; long ones cost what they weigh). Writes: add 1 WCU per started KB
-(PutItem ``attribute_not_exists``; 4 WCU for a ≤ 1 KB comment sent with an idempotency key: a
-transaction with its ``ddbmodels.idempotency`` record; the same form again 2 RCU, nothing
-written), edit 1 WCU per KB (UpdateItem), delete 1 WCU per KB — both conditioned on the version
+(PutItem ``attribute_not_exists``); the site's add is a transaction with a ConditionCheck that the issue
+is not deleted and the form's ``ddbmodels.idempotency`` record: 8 WCU for a short comment measured on
+DynamoDB Local (``comment_add``; the same form again 2 RCU, nothing written), edit 1 WCU per KB
+(UpdateItem), delete 1 WCU per KB — both conditioned on the version
 (a stale one is ``ChangedSinceRead``). A lost answer is told from a lost race by ``rq``: one
 consistent GetItem, on that path only. Measured on DynamoDB Local with comments of ~400 bytes:
 a page of 20 (Limit 21) 1.5 RCU.
