@@ -387,3 +387,22 @@ def test_a_comment_on_an_issue_deleted_since_the_page_was_opened_is_refused_and_
     assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
     assert queued == []  # no notification was queued
     assert "4417-PLUM" not in everything_said(world, 1, owner, member)
+
+
+def test_a_comment_sent_to_a_deleted_issue_says_it_was_deleted_and_a_missing_one_is_not_found(
+    world: World, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    owner_client, member_client = world.client_for(world.owner), world.client_for(world.member)
+    owner_client.post(world.project_url("new/"), {"title": "Going", "priority": "low"})
+    assert owner_client.post(world.project_url("1/delete/"), {"version": version_of(world, 1)}).status_code == 302
+    run_queued()
+
+    refused = member_client.post(world.project_url("1/comments/"), {"body": SECRET})
+    missing = member_client.post(world.project_url("9/comments/"), {"body": SECRET})
+
+    assert refused.status_code == 410
+    assert "<h1>WEB-1 was deleted</h1>" in text(refused)
+    assert "WEB-1 was deleted, so your comment was not posted." in text(refused)
+    assert missing.status_code == 404
+    assert stored_comments(world, 1) == []
+    assert run_queued() == []

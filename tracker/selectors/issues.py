@@ -48,6 +48,12 @@ def issue_exists(*, tenant: str, project_key: str, number: int) -> bool:
     return issue is not None and not issue.is_tombstone
 
 
+def issue_deleted(*, tenant: str, project_key: str, number: int) -> bool:
+    """Is ``<project_key>-<number>`` a deleted issue of the team (a tombstone)? GetItem — 0.5 RCU (for its 410)."""
+    issue = ddb_issues.issue_get(tenant=tenant, project_key=project_key, number=number)
+    return issue is not None and issue.is_tombstone
+
+
 def issue_list_page(*, project: ProjectItem, status: str | None, cursor: str | None) -> IssueListPage:
     """One page of a project's live issues, newest first, for staff (the admin's project page).
 

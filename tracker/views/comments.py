@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -17,7 +17,7 @@ from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
 from tracker.models import Membership
 from tracker.selectors.comments import comment_access, comment_current, comment_cursor
-from tracker.selectors.issues import project_issue_access
+from tracker.selectors.issues import issue_deleted, project_issue_access
 from tracker.services import comments as comment_services
 from tracker.views.base import posted_version, tenant_view
 from tracker.views.issue_page import issue_page_context
@@ -54,7 +54,12 @@ def _own_comment(
 @tenant_view
 @require_POST
 def comment_add(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
-    project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
+    try:
+        project_item, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
+    except Http404:  # a deleted issue says so (its page was open when it was deleted); anything else is a 404
+        if issue_deleted(tenant=membership.tenant.slug, project_key=project, number=number):
+            return _issue_deleted(request, membership, project, number)
+        raise
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot comment.")
     form = CommentForm(request.POST)
@@ -69,7 +74,7 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except IssueDeleted:  # deleted since the page was opened (or while it was being deleted): nothing was posted
-        return _issue_deleted(request, membership, issue)
+        return _issue_deleted(request, membership, issue.project_key, int(issue.number))
     if added.replayed:  # a double click, a retry, back and submit again: the first comment
         messages.info(request, "This comment was already posted; it was not added twice.")
     else:
@@ -77,13 +82,14 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
     return HttpResponseRedirect(issue_comments_url(membership, issue, comment=added.comment))
 
 
-def _issue_deleted(request: HttpRequest, membership: Membership, issue: IssueItem) -> HttpResponse:
+def _issue_deleted(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
     """A 410: the issue was deleted, so the comment was not posted; back to the project's issues."""
+    reference = f"{project}-{number}"
     context = {
-        "heading": f"{issue.reference} was deleted",
-        "message": f"{issue.reference} was deleted, so your comment was not posted.",
-        "back_url": reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": issue.project_key}),
-        "back_label": f"Back to {issue.project_key}",
+        "heading": f"{reference} was deleted",
+        "message": f"{reference} was deleted, so your comment was not posted.",
+        "back_url": reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": project}),
+        "back_label": f"Back to {project}",
     }
     return render(request, "409.html", context, status=410)
 
