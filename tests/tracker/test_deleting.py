@@ -382,7 +382,7 @@ def test_a_comment_on_an_issue_deleted_since_the_page_was_opened_is_refused_and_
     queued = run_queued()
 
     assert refused.status_code == 410
-    assert "WEB-1 was deleted, so your comment was not posted." in text(refused)
+    assert "Your comment was not posted; nothing of it was stored." in text(refused)
     assert stored_comments(world, 1) == []
     assert [e.kind for e in stream_events(world, 1)] == ["issue.deleted"]
     assert queued == []  # no notification was queued
@@ -402,7 +402,7 @@ def test_a_comment_sent_to_a_deleted_issue_says_it_was_deleted_and_a_missing_one
 
     assert refused.status_code == 410
     assert "<h1>WEB-1 was deleted</h1>" in text(refused)
-    assert "WEB-1 was deleted, so your comment was not posted." in text(refused)
+    assert "Your comment was not posted; nothing of it was stored." in text(refused)
     assert missing.status_code == 404
     assert stored_comments(world, 1) == []
     assert run_queued() == []

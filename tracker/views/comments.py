@@ -87,7 +87,7 @@ def _issue_deleted(request: HttpRequest, membership: Membership, project: str, n
     reference = f"{project}-{number}"
     context = {
         "heading": f"{reference} was deleted",
-        "message": f"{reference} was deleted, so your comment was not posted.",
+        "message": "Your comment was not posted; nothing of it was stored.",
         "back_url": reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": project}),
         "back_label": f"Back to {project}",
     }

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from ddbmodels import comments, inbox
+from ddbmodels import issues as ddb_issues
 from ddbmodels.core.keys import utcnow
 from ddbmodels.events.model import new_sort_key
 from tests.tracker.attachment_helpers import upload
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.browser
 
 SHOTS = Path(tempfile.gettempdir()) / "shots" / "g6"  # /tmp/shots/g6
 SHOTS_R4 = Path(tempfile.gettempdir()) / "shots" / "R4"  # a long history deleted over several tries
+SHOTS_S3 = Path(tempfile.gettempdir()) / "shots" / "S3"  # a comment sent after its issue was deleted
 VIEWPORTS: list[ViewportSize] = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
 
 
@@ -147,3 +149,27 @@ def test_a_long_history_is_deleted_over_several_tries_each_saying_what_is_left(
     stored = load(world, 1)
     assert stored is not None
     assert stored.is_tombstone
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280", "390"])
+def test_a_comment_sent_after_its_issue_was_deleted_is_told_so(
+    page: Page, world: World, viewport: ViewportSize
+) -> None:
+    new_issue(world, "Going away")
+    page.set_viewport_size(viewport)
+    site_login(page, world.member.username)
+    page.goto(world.project_url("1/"))
+    page.fill("textarea[name=body]", "the code is 4417")
+    issue = load(world, 1)
+    assert issue is not None
+    ddb_issues.issue_tombstone(issue, by=world.owner.username)  # deleted while the page was open
+
+    page.get_by_role("button", name="Comment").click()
+
+    expect(page.locator("h1")).to_have_text("WEB-1 was deleted")
+    expect(page.locator("main")).to_contain_text("Your comment was not posted; nothing of it was stored.")
+    fits(page, viewport)
+    SHOTS_S3.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS_S3 / f"comment-on-deleted-{viewport['width']}.png"), full_page=True)
+    page.get_by_role("link", name="Back to WEB").click()
+    expect(page).to_have_url(world.project_url(""))
