@@ -9,55 +9,24 @@ Usage: python -m tests.tracker.offboarding_race <port>  (a PostgreSQL with an em
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-os.environ["DJANGO_SETTINGS_MODULE"] = "tracker.settings.test"
+from tests.tracker.postgres_race import start_django, thread
 
-from django.conf import settings  # the database is chosen before Django starts
-
-settings.DATABASES["default"] = {
-    "ENGINE": "django.db.backends.postgresql",
-    "NAME": "tracker_race",
-    "USER": "postgres",
-    "HOST": "127.0.0.1",
-    "PORT": sys.argv[1],
-}
-
-import django  # noqa: E402
-
-django.setup()
+start_django()  # before anything of Django's models is imported
 
 from django.contrib.auth.models import User  # noqa: E402
-from django.core.exceptions import ValidationError  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.db import transaction  # noqa: E402
 
 from tracker.models import Membership, PersonalInvitation, Tenant  # noqa: E402
 from tracker.services import offboarding, personal_invitations, team  # noqa: E402
 
 WAIT = 2.0  # seconds a thread is given to finish when nothing holds it
-
-
-def thread(work: Callable[[], object], into: dict[str, object], name: str) -> threading.Thread:
-    def run() -> None:
-        try:
-            work()
-            into[name] = "done"
-        except team.InvitationUnusable as refused:
-            into[name] = refused.reason
-        except ValidationError as refused:
-            into[name] = refused.messages[0]
-        finally:
-            connection.close()
-
-    started = threading.Thread(target=run)
-    started.start()
-    return started
 
 
 def world(n: int, kind: str) -> tuple[Tenant, User, Callable[[], object]]:

@@ -10,17 +10,19 @@ Skipped when PostgreSQL is not installed.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+from collections.abc import Iterator
 
 import pytest
 
-from tests.tracker.test_invitation_race_postgres import postgres_port  # noqa: F401  (the fixture)
-from tracker.env import ROOT
+from tests.tracker import postgres_race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+
+@pytest.fixture
+def postgres_port() -> Iterator[int]:
+    yield from postgres_race.postgres_port()
+
 
 CLOSED = {
     "link": "Race 4 has closed its space on Tracker: nobody can join it any more.",
@@ -28,18 +30,8 @@ CLOSED = {
 }
 
 
-def test_an_accept_and_an_offboarding_never_leave_anyone_in_the_team(postgres_port: int) -> None:  # noqa: F811
-    run = subprocess.run(
-        [sys.executable, "-m", "tests.tracker.offboarding_race", str(postgres_port)],
-        cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings.test"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+def test_an_accept_and_an_offboarding_never_leave_anyone_in_the_team(postgres_port: int) -> None:
+    result = postgres_race.run_race("offboarding_race", postgres_port)
     # The accept checked first: offboarding waits for its commit on the team's row, then removes the newcomer too.
     for kind in ("by_name", "link"):
         assert result[f"{kind}_accept_first"] == {
