@@ -1,0 +1,1 @@
+"""(being built for issue 21: labels pages)."""
