@@ -23,6 +23,7 @@ class Kind(StrEnum):
     COMMENT_DELETED = "comment.deleted"
     ATTACHMENT_ADDED = "attachment.added"
     ATTACHMENT_REMOVED = "attachment.removed"
+    ISSUE_LABELS_RENAMED = "issue.labels_renamed"
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,11 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.COMMENT_DELETED: KindInfo("a comment was deleted", ("comment", "mentions", "excerpt"), notifies=False),
     Kind.ATTACHMENT_ADDED: KindInfo("a file was attached", ("filename", "size"), notifies=True),
     Kind.ATTACHMENT_REMOVED: KindInfo("a file was detached", ("filename",), notifies=False),
+    # A team's label renamed (``to`` the new name) or deleted (``to`` empty) on the labels page: each of its issues
+    # records one. labels: {added, removed} as in an edit (the search document's label entries follow).
+    Kind.ISSUE_LABELS_RENAMED: KindInfo(
+        "a label of the team was renamed or deleted, and this issue followed", ("from", "to", "labels"), notifies=False
+    ),
 }
 NOTIFY_KINDS = frozenset(kind for kind, info in KINDS.items() if info.notifies)
 

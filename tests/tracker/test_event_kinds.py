@@ -28,6 +28,7 @@ SAMPLE_DATA: dict[Kind, dict[str, object]] = {
     Kind.COMMENT_DELETED: {"comment": "k", "mentions": [], "excerpt": ""},
     Kind.ATTACHMENT_ADDED: {"filename": "a.png", "size": 3},
     Kind.ATTACHMENT_REMOVED: {"filename": "a.png"},
+    Kind.ISSUE_LABELS_RENAMED: {"from": "bug", "to": "defect", "labels": {"added": ["defect"], "removed": ["bug"]}},
 }
 
 
@@ -74,4 +75,4 @@ def test_the_inbox_has_words_for_every_kind_it_is_told(kind: Kind) -> None:
 
 def test_the_fan_out_tells_watchers_of_the_registry_s_notifying_kinds() -> None:
     assert inbox_services.NOTIFY_KINDS == NOTIFY_KINDS
-    assert set(Kind) - {Kind.COMMENT_DELETED, Kind.ATTACHMENT_REMOVED} == NOTIFY_KINDS
+    assert set(Kind) - {Kind.COMMENT_DELETED, Kind.ATTACHMENT_REMOVED, Kind.ISSUE_LABELS_RENAMED} == NOTIFY_KINDS

@@ -127,6 +127,9 @@ def sentences(event: events.Event) -> list[str]:
         return [f"edited a comment (deleted by {data['deleted_by']})" if data.get("deleted_by") else "edited a comment"]
     if kind == Kind.COMMENT_DELETED:
         return ["deleted a comment"]
+    if kind == Kind.ISSUE_LABELS_RENAMED:  # the labels page's rename or delete (tracker.services.labels)
+        before, after = data.get("from", "a label"), data.get("to")
+        return [f"renamed the team's label {before} to {after}" if after else f"deleted the team's label {before}"]
     return ["changed the issue"]
 
 
