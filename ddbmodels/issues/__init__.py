@@ -12,6 +12,7 @@ from ddbmodels.issues.bulk import (
     project_reindex,
     team_labels_check,
 )
+from ddbmodels.issues.changes import UNSET, Change, Unset, issue_change, issues_for_change
 from ddbmodels.issues.lists import SORTS, IssuePage, label_list, status_list
 from ddbmodels.issues.load import Loaded, Request, import_load, import_order, import_requests
 from ddbmodels.issues.model import (
@@ -65,6 +66,7 @@ from ddbmodels.issues.writes import (
     issue_tombstone,
     issue_update,
     update_versioned,
+    update_with_entries,
 )
 
 __all__ = [
@@ -81,6 +83,8 @@ __all__ = [
     "TEAM_DATA",
     "TITLE_MAX",
     "TRANSITIONS",
+    "UNSET",
+    "Change",
     "CollectionItem",
     "ImportOrigin",
     "IssueItem",
@@ -92,11 +96,13 @@ __all__ = [
     "Reconciled",
     "Reindexed",
     "Request",
+    "Unset",
     "all_project_keys",
     "collection_key",
     "import_load",
     "import_order",
     "import_requests",
+    "issue_change",
     "issue_change_status",
     "issue_collection_page",
     "issue_create",
@@ -110,6 +116,7 @@ __all__ = [
     "issue_row",
     "issue_tombstone",
     "issue_update",
+    "issues_for_change",
     "issues_get_many",
     "issues_put_many",
     "label_entries_put",
@@ -131,4 +138,5 @@ __all__ = [
     "status_list",
     "team_labels_check",
     "update_versioned",
+    "update_with_entries",
 ]

@@ -316,6 +316,9 @@ class IssueItem(CollectionItem, discriminator="issue"):
     request = UnicodeAttribute(attr_name="rq", null=True)
     # Set by an import only (``tracker.imports.load``): the issue's history starts with it.
     imported = ImportOrigin(attr_name="io", null=True)
+    # The last ``changes.issue_change`` form token applied to the issue (not projected): a resubmitted form that
+    # finds its own token here was applied already and changes nothing twice.
+    bulk_token = UnicodeAttribute(attr_name="bk", null=True)
 
     @property
     def reference(self) -> str:

@@ -172,7 +172,7 @@ def _list_key_actions(issue: IssueItem) -> list[Action]:
     return actions
 
 
-def _update_with_entries(
+def update_with_entries(
     issue: IssueItem, actions: list[Action], condition: Condition | None, local: dict[str, Any]
 ) -> IssueItem:
     """UpdateItem the issue to ``local`` (+ its list-index keys), then move its ``labels`` entries.
@@ -239,7 +239,7 @@ def issue_update(
         getattr(IssueItem, name).set(value) if value is not None else getattr(IssueItem, name).remove()
         for name, value in local.items()
     ]
-    return _update_with_entries(issue, actions, IssueItem.deleted_at.does_not_exist(), local)
+    return update_with_entries(issue, actions, IssueItem.deleted_at.does_not_exist(), local)
 
 
 @capacity.access_pattern("issues.update")
@@ -253,7 +253,7 @@ def issue_change_status(issue: IssueItem, *, to: str) -> IssueItem:
     if issue.is_tombstone or to not in TRANSITIONS.get(current, frozenset()):
         raise InvalidTransition(f"cannot move from {current} to {to}", current=current, to=to)
     now = utcnow()
-    return _update_with_entries(
+    return update_with_entries(
         issue,
         [IssueItem.status.set(to), IssueItem.updated_at.set(now)],
         (IssueItem.status == current) & IssueItem.deleted_at.does_not_exist(),
@@ -271,7 +271,7 @@ def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
     if issue.is_tombstone:
         raise InvalidTransition("already deleted")
     now = utcnow()
-    return _update_with_entries(
+    return update_with_entries(
         issue,
         [
             IssueItem.deleted_at.set(now),
