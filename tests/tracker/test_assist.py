@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.models import User
 from django.test import Client
 
+from ddbmodels import comments
 from ddbmodels.core import capacity
 from tests.tracker.conftest import World
-from tests.tracker.helpers import text
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, text, unchanged
 from tests.tracker.test_markdown import Elements
 from tracker.models import Membership
 from tracker.selectors.assist import PREVIEW_MAX, member_suggestions
@@ -129,3 +132,97 @@ def test_preview_wants_the_csrf_token_a_post_and_the_team(world: World, other_wo
     assert client.get(world.url("preview/"), {"body": "hi"}).status_code == 405
     assert preview(client, other_world, "hi").status_code == 404  # type: ignore[attr-defined]
     assert preview(Client(), world, "hi").status_code == 302  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ the "Preview" button without JavaScript
+
+
+def shown_preview(response: object) -> str:
+    """The preview section of a page (the form's "Preview" answer)."""
+    match = re.search(r'<section class="preview-shown".*?</section>', text(response), re.S)  # type: ignore[arg-type]
+    assert match, "no preview on the page"
+    return match.group(0)
+
+
+def comment_form_key(response: object) -> str:
+    """The idempotency key of the issue page's comment form (the attachments form has one too)."""
+    form = re.search(r'<form [^>]*class="comment-form".*?</form>', text(response), re.S)  # type: ignore[arg-type]
+    assert form, "no comment form on the page"
+    key = re.search(r'<input type="hidden" name="idempotency_key" value="([^"]*)"', form.group(0))
+    assert key, "no key in the comment form"
+    return key.group(1)
+
+
+def test_previewing_a_new_issue_saves_nothing_and_keeps_the_forms_key(world: World) -> None:
+    client = world.client_for(world.member)
+    key = hidden_value(client.get(world.project_url("new/")), "idempotency_key")
+    form = {"title": "", "priority": "medium", "idempotency_key": key, "description": f"**Steps** @{world.owner}"}
+    with unchanged(world):
+        response = client.post(world.project_url("new/"), {**form, "preview": "1"})
+    assert response.status_code == 200
+    shown = shown_preview(response)
+    assert "<strong>Steps</strong>" in shown
+    assert f'href="/t/{world.slug}/issues/?assignee={world.owner}" class="mention"' in shown
+    assert hidden_value(response, "idempotency_key") == key  # the same submission when it is sent
+    assert "This field is required" not in text(response)  # a preview judges nothing: no title is fine
+    assert "**Steps**" in text(response)  # the text is back in its box
+
+    sent = client.post(world.project_url("new/"), {**form, "title": "Previewed first"})
+    assert sent.status_code == 302
+    assert flash(sent) == ["Created WEB-1."]
+    again = client.post(world.project_url("new/"), {**form, "title": "Previewed first"})
+    assert flash(again)[-1] == "This form was already submitted: it created WEB-1."
+
+
+def test_previewing_an_edit_saves_nothing_and_keeps_the_version(world: World) -> None:
+    new_issue(world, "Old title", description="old words")
+    client = world.client_for(world.member)
+    page = client.get(world.project_url("1/edit/"))
+    version, base = hidden_value(page, "version"), hidden_value(page, "base")
+    form = {"title": "New title", "priority": "medium", "version": version, "base": base, "description": "_new_"}
+    with unchanged(world):
+        response = client.post(world.project_url("1/edit/"), {**form, "preview": "1"})
+    assert response.status_code == 200
+    assert "<em>new</em>" in shown_preview(response)
+    assert (hidden_value(response, "version"), hidden_value(response, "base")) == (version, base)
+    assert client.post(world.project_url("1/edit/"), form).status_code == 302
+    saved = load(world, 1)
+    assert saved is not None
+    assert (saved.title, saved.description) == ("New title", "_new_")
+
+
+def test_previewing_a_comment_posts_nothing_and_keeps_the_forms_key(world: World) -> None:
+    new_issue(world)
+    client = world.client_for(world.member)
+    key = comment_form_key(client.get(world.project_url("1/")))
+    form = {"body": "<script>alert(1)</script> *hi*", "idempotency_key": key}
+    with unchanged(world):
+        response = client.post(world.project_url("1/comments/"), {**form, "preview": "1"})
+    assert response.status_code == 200
+    assert "<p>&lt;script&gt;alert(1)&lt;/script&gt; <em>hi</em></p>" in shown_preview(response)
+    assert comment_form_key(response) == key
+    stream = comments.issue_stream(world.slug, "WEB", 1)
+    assert comments.comment_page(stream=stream).comments == []
+    assert client.post(world.project_url("1/comments/"), form).status_code == 302
+    assert [c.body for c in comments.comment_page(stream=stream).comments] == [form["body"]]
+    viewer = world.client_for(world.viewer)
+    assert viewer.post(world.project_url("1/comments/"), {**form, "preview": "1"}).status_code == 403
+
+
+def test_previewing_a_comment_edit_saves_nothing_and_an_overlong_text_says_so(world: World) -> None:
+    new_issue(world)
+    client = world.client_for(world.member)
+    client.post(world.project_url("1/comments/"), {"body": "first words"})
+    stream = comments.issue_stream(world.slug, "WEB", 1)
+    (comment,) = comments.comment_page(stream=stream).comments
+    url = world.project_url(f"1/comments/{comments.comment_id(comment.key)}/edit/")
+    with unchanged(world):
+        response = client.post(url, {"body": "~~first~~ words", "version": "1", "preview": "1"})
+        too_long = client.post(url, {"body": "a" * (PREVIEW_MAX + 1), "version": "1", "preview": "1"})
+    assert "<s>first</s>" in shown_preview(response)
+    assert hidden_value(response, "version") == "1"
+    assert "Too long to preview: a text holds at most 10,000 characters; this one has 10,001." in shown_preview(
+        too_long
+    )
+    (stored,) = comments.comment_page(stream=stream).comments
+    assert stored.body == "first words"

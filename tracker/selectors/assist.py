@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from ddbmodels.comments import BODY_MAX
 from ddbmodels.issues import DESCRIPTION_MAX
@@ -54,6 +54,22 @@ def member_suggestions(*, tenant: Tenant, prefix: str, assignable: bool = False)
         people = people.exclude(role=Role.VIEWER)
     rows = people.order_by("user__username").values_list("user__username", "role")[:SUGGESTIONS]
     return [Suggestion(value=name, label=f"{name} (viewer)" if role == Role.VIEWER else name) for name, role in rows]
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A text as its page will show it (``html``), or why it cannot be shown (``error``); not saved."""
+
+    html: SafeString
+    error: str | None = None
+
+
+def text_preview(*, tenant: Tenant, text: str) -> Preview:
+    """The preview a form's "Preview" button shows under the form (the same HTML ``markdown_preview`` gives)."""
+    error = preview_error(text)
+    if error:
+        return Preview(html=mark_safe(""), error=error)
+    return Preview(html=markdown_preview(tenant=tenant, text=text))
 
 
 def preview_error(text: str) -> str | None:

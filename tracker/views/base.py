@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib.auth.decorators import login_required
+from django.forms.utils import ErrorDict
 from django.http import HttpRequest, HttpResponse
 
 from tracker.exceptions import BadRequest
@@ -37,3 +38,21 @@ def posted_version(request: HttpRequest, form_class: type[forms.Form]) -> int:
     if not form.is_valid():
         raise BadRequest(MISSING_VERSION)
     return int(form.cleaned_data["version"])
+
+
+def previewed(request: HttpRequest) -> bool:
+    """True when the form was sent by its "Preview" button (no JavaScript): show it back, save nothing."""
+    return request.method == "POST" and "preview" in request.POST
+
+
+FormT = TypeVar("FormT", bound=forms.Form)
+
+
+def as_typed(form: FormT) -> FormT:
+    """The bound ``form`` shown back as typed and not judged (a preview is no attempt to save: no errors).
+
+    Its hidden fields (idempotency key, version, base) go back as they came, so the save that
+    follows is the same submission it would have been.
+    """
+    vars(form)["_errors"] = ErrorDict()  # Django's cache of the form's errors: judged already, nothing found
+    return form

@@ -16,10 +16,11 @@ from ddbmodels.core.errors import ChangedSinceRead, IssueDeleted
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.forms.comments import CommentDeleteForm, CommentEditForm, CommentForm
 from tracker.models import Membership
+from tracker.selectors.assist import text_preview
 from tracker.selectors.comments import comment_access, comment_current, comment_cursor
 from tracker.selectors.issues import issue_deleted, project_issue_access
 from tracker.services import comments as comment_services
-from tracker.views.base import posted_version, tenant_view
+from tracker.views.base import as_typed, posted_version, previewed, tenant_view
 from tracker.views.issue_page import issue_page_context
 
 STALE_MESSAGE = (
@@ -63,6 +64,10 @@ def comment_add(request: HttpRequest, membership: Membership, project: str, numb
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot comment.")
     form = CommentForm(request.POST)
+    if previewed(request):  # the "Preview" button without JavaScript: the page again, the comment not posted
+        context = issue_page_context(membership, project_item, issue, comment_form=as_typed(form))
+        context["comment_preview"] = text_preview(tenant=membership.tenant, text=request.POST.get("body", ""))
+        return render(request, "tracker/issue_detail.html", context)
     if not form.is_valid():
         context = issue_page_context(membership, project_item, issue, comment_form=form)
         return render(request, "tracker/issue_detail.html", context, status=400)
@@ -99,6 +104,9 @@ def comment_edit(request: HttpRequest, membership: Membership, project: str, num
     project_item, issue, item = _own_comment(membership, project, number, comment, doing="edit")
     form = CommentEditForm(request.POST or None, initial={"body": item.body, "version": int(item.version)})
     context = {"membership": membership, "project": project_item, "issue": issue, "comment": item, "form": form}
+    if previewed(request):  # the "Preview" button without JavaScript: nothing saved, the version kept
+        preview = text_preview(tenant=membership.tenant, text=request.POST.get("body", ""))
+        return render(request, "tracker/comments/edit.html", {**context, "form": as_typed(form), "preview": preview})
     if request.method == "POST" and form.is_valid():
         version = int(item.version or 0)
         try:

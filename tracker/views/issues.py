@@ -27,11 +27,12 @@ from tracker.forms.issues import (
     sign_base,
 )
 from tracker.models import Membership
+from tracker.selectors.assist import text_preview
 from tracker.selectors.issues import issue_access, issue_delete_preview, project_issue_access
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
-from tracker.views.base import MISSING_VERSION, posted_version, tenant_view
+from tracker.views.base import MISSING_VERSION, as_typed, posted_version, previewed, tenant_view
 from tracker.views.issue_page import issue_kwargs, issue_page_context
 
 STALE_MESSAGE = (
@@ -46,6 +47,10 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot create issues.")
     form = IssueForm(request.POST or None, assignees=tenant_usernames(tenant=membership.tenant))
+    if previewed(request):  # the "Preview" button without JavaScript: the form as typed, the preview under it
+        preview = text_preview(tenant=membership.tenant, text=request.POST.get("description", ""))
+        context = {"form": as_typed(form), "project": project_item, "membership": membership, "preview": preview}
+        return render(request, "tracker/issue_form.html", context)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -108,6 +113,10 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
     # What the editor loaded decides what they changed: a field as it was then is a field left alone.
     loaded = (read_base(request.POST.get("base") or "") if request.method == "POST" else None) or snapshot
     form = IssueForm(request.POST or None, initial=initial, assignees=assignees, current=loaded, standing=standing)
+    if previewed(request):  # the "Preview" button without JavaScript: nothing saved, version and base kept
+        preview = text_preview(tenant=membership.tenant, text=request.POST.get("description", ""))
+        context = {"form": as_typed(form), "project": project_item, "membership": membership, "issue": issue}
+        return render(request, "tracker/issue_form.html", {**context, "preview": preview})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         if data["version"] is None:
