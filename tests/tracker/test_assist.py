@@ -7,7 +7,7 @@ import re
 from django.contrib.auth.models import User
 from django.test import Client
 
-from ddbmodels import comments
+from ddbmodels import comments, labels
 from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text, unchanged
@@ -76,6 +76,41 @@ def test_an_unknown_kind_or_an_overlong_prefix_is_a_400(world: World) -> None:
     assert suggest(client, world, q="a").status_code == 400  # type: ignore[attr-defined]
     assert suggest(client, world, kind="member", q="a" * 151).status_code == 400  # type: ignore[attr-defined]
     assert client.post(world.url("autocomplete/"), {"kind": "member"}).status_code == 405
+
+
+# ------------------------------------------------------------------ autocomplete: labels
+
+
+def labelled(world: World, names: list[str]) -> None:
+    """Register ``names`` in the team's catalogue, each with a colour and a description."""
+    labels.registry_ensure(world.slug, names)
+    for name in names:
+        labels.label_save(world.slug, name, colour="red", description=f"about {name}", expected_version=0)
+
+
+def test_labels_in_use_starting_with_the_prefix_by_name_with_their_colour(world: World) -> None:
+    labelled(world, ["bug", "build", "burn", "docs", *[f"bx{n:02}" for n in range(12)]])
+    old = labels.label_get(world.slug, "build")
+    assert old is not None
+    labels.label_mark(world.slug, "build", state=labels.RENAMING, expected_version=old.version, total=1)
+    client = world.client_for(world.viewer)  # viewers read the team's labels too
+    with capacity.measure() as meter:
+        found = suggest(client, world, kind="label", q="BU").json()  # type: ignore[attr-defined]
+    assert found == [
+        {"value": "bug", "label": "bug — about bug", "colour": "red"},
+        {"value": "burn", "label": "burn — about burn", "colour": "red"},
+    ]  # build is being renamed: not offered
+    assert dict(meter.by_operation) == {"Query": 1}
+    everything = [s["value"] for s in suggest(client, world, kind="label", q="b").json()]  # type: ignore[attr-defined]
+    assert everything == ["bug", "burn", *[f"bx{n:02}" for n in range(8)]]
+    assert suggest(client, world, kind="label", q="zz").json() == []  # type: ignore[attr-defined]
+
+
+def test_another_teams_labels_are_not_suggested(world: World, other_world: World) -> None:
+    labelled(other_world, ["secret"])
+    client = world.client_for(world.member)
+    assert suggest(client, world, kind="label", q="s").json() == []  # type: ignore[attr-defined]
+    assert suggest(client, other_world, kind="label", q="s").status_code == 404  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------ preview

@@ -5,7 +5,9 @@ Costs:
     people   → one SQL query of the team's memberships (Django's database, not DynamoDB):
                ``user__username__istartswith`` the prefix, ordered by username, at most ``SUGGESTIONS``
     labels   → ``ddbmodels.labels.label_prefix_page``: one Query of the team's label registry
-               (sort key BETWEEN prefix AND prefix+U+10FFFF, Limit 10: ≈ 0.5 RCU)
+               (sort key BETWEEN prefix AND prefix+U+10FFFF, Limit 15 of ≈ 100 B items: 0.5 RCU);
+               labels gone or being renamed/deleted are dropped from those few (bounded: at
+               most ``LABELS_READ``), so up to 10 remain unless many such share the prefix
     preview  → nothing read but the team's usernames (one SQL query, as the issue page does for
                its @mentions); the markdown is rendered and sanitised in this process
 
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
 
+from ddbmodels import labels as ddb_labels
 from ddbmodels.comments import BODY_MAX
 from ddbmodels.issues import DESCRIPTION_MAX
 from tracker.markdown import render
@@ -26,6 +29,7 @@ from tracker.models import Membership, Role, Tenant
 from tracker.selectors.comments import team_mentions
 
 SUGGESTIONS = 10  # at most this many suggestions an answer
+LABELS_READ = SUGGESTIONS + 5  # a few more than shown, for the gone or busy ones dropped (still one 0.5 RCU page)
 PREFIX_MAX = 150  # a username's longest (Django's User.username); a longer prefix finds nobody
 NOTHING_TO_PREVIEW = "Nothing to preview."
 PREVIEW_MAX = max(DESCRIPTION_MAX, BODY_MAX)  # the longest text a page's box takes (10,000 characters)
@@ -70,6 +74,23 @@ def text_preview(*, tenant: Tenant, text: str) -> Preview:
     if error:
         return Preview(html=mark_safe(""), error=error)
     return Preview(html=markdown_preview(tenant=tenant, text=text))
+
+
+def label_suggestions(*, tenant: Tenant, prefix: str) -> list[Suggestion]:
+    """The team's labels in use whose name starts with ``prefix`` (labels are lower case), by name, ≤ 10.
+
+    One Query of the registry (see the module's costs); ``label`` adds the label's description.
+    """
+    found = ddb_labels.label_prefix_page(tenant.slug, prefix.strip().lower(), limit=LABELS_READ)
+    return [
+        Suggestion(
+            value=label.name,
+            label=f"{label.name} — {label.description}" if label.description else label.name,
+            colour=label.colour,
+        )
+        for label in found
+        if label.in_use
+    ][:SUGGESTIONS]
 
 
 def preview_error(text: str) -> str | None:

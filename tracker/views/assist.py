@@ -15,13 +15,14 @@ from tracker.models import Membership
 from tracker.selectors.assist import (
     NOTHING_TO_PREVIEW,
     PREFIX_MAX,
+    label_suggestions,
     markdown_preview,
     member_suggestions,
     preview_error,
 )
 from tracker.views.base import tenant_view
 
-KINDS = ("member",)
+KINDS = ("member", "label")
 
 
 def _bad(message: str) -> HttpResponse:
@@ -36,11 +37,14 @@ def autocomplete(request: HttpRequest, membership: Membership) -> HttpResponse:
     kind = request.GET.get("kind", "")
     prefix = request.GET.get("q", "")
     if kind not in KINDS:
-        return _bad("kind must be member.")
+        return _bad("kind must be member or label.")
     if len(prefix) > PREFIX_MAX:
         return _bad(f"A prefix holds at most {PREFIX_MAX} characters.")
-    assignable = request.GET.get("assignable") == "1"
-    found = member_suggestions(tenant=membership.tenant, prefix=prefix, assignable=assignable)
+    if kind == "label":
+        found = label_suggestions(tenant=membership.tenant, prefix=prefix)
+    else:
+        assignable = request.GET.get("assignable") == "1"
+        found = member_suggestions(tenant=membership.tenant, prefix=prefix, assignable=assignable)
     response = JsonResponse([s.as_json() for s in found], safe=False)
     response["Cache-Control"] = "private, no-store"  # the team's names: never kept by a shared cache
     return response
