@@ -8,7 +8,7 @@ Three layers, imports going one way (``docs/architecture.md``):
   sequence, counters, sparse index, sharded index, leaderboard, pagination, distinct keys,
   time-series tables); they import ``core`` only;
 - one package per table (``issues``, ``labels``, ``orders``, ``counters``, ``attachments``, ``comments``,
-  ``scores``, ``events``, ``jobs``, ``idempotency``, ``inbox``), each ``model`` + ``writes`` + ``reads`` on top of the
+  ``scores``, ``events``, ``jobs``, ``idempotency``, ``inbox``, ``milestones``), each ``model`` + ``writes`` + ``reads`` on top of the
   patterns; ``tenants`` works across them (is anything stored for a tenant, offboarding).
 
 Importing the package is cheap: its names load on first use (PEP 562), so ``python -m ddbmodels``
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
         issues,
         jobs,
         labels,
+        milestones,
         orders,
         scores,
     )
@@ -66,6 +67,7 @@ TABLE_PACKAGES = (
     "issues",
     "jobs",
     "labels",
+    "milestones",
     "orders",
     "scores",
 )

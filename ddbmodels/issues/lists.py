@@ -4,6 +4,7 @@
     … by last update                              index project_status_updated  PK xs        SK ua
     the team's issues in a status                 index team_status             PK xt        SK ua
     one person's issues in a status               index assignee_status         PK xa        SK ua
+    a milestone's issues in a status (by number)  index milestone_status        PK xm        SK n
     a label's issues in a status (team/project)   table labels PK lk = "<team>#<label>"
                                                                SK begins_with "<status>#[<PROJECT>#]"
 
@@ -28,12 +29,14 @@ from ddbmodels.issues.model import (
     AssigneeStatusIndex,
     CollectionItem,
     IssueItem,
+    MilestoneStatusIndex,
     ProjectStatusIndex,
     ProjectStatusUpdatedIndex,
     TeamStatusIndex,
     assignee_status_key,
     collection_key,
     issue_from_entry,
+    milestone_status_key,
     project_status_key,
     team_status_key,
 )
@@ -93,6 +96,7 @@ def status_list(
     status: str,
     project_key: str | None = None,
     assignee: str | None = None,
+    milestone: str | None = None,
     sort: str = "number",
     ascending: bool = False,
     size: int = 25,
@@ -101,12 +105,18 @@ def status_list(
 ) -> IssuePage:
     """Query one list index, Limit size+1 — ≈ 0.5–1 RCU, one request (see the module docstring).
 
-    Project lists sort by number or last update; team-wide and per-person lists by last update.
+    Project lists sort by number or last update; team-wide and per-person lists by last update; a
+    milestone's (a project's, ``milestone`` its id) by number, whatever ``sort`` says.
     """
     index: Any
-    if assignee:
+    if milestone:
+        if not project_key:
+            raise ValueError("a milestone list is a project's")
+        index, hash_value = MilestoneStatusIndex, milestone_status_key(tenant, project_key, milestone, status)
+        key_names: tuple[str, ...] = ("pk", "n", "xm")
+    elif assignee:
         index, hash_value = AssigneeStatusIndex, assignee_status_key(tenant, assignee, status)
-        key_names: tuple[str, ...] = ("pk", "n", "xa", "ua")
+        key_names = ("pk", "n", "xa", "ua")
     elif project_key:
         by_number = sort == "number"
         index = ProjectStatusIndex if by_number else ProjectStatusUpdatedIndex
@@ -114,7 +124,9 @@ def status_list(
         key_names = ("pk", "n", "xs") if by_number else ("pk", "n", "xs", "ua")
     else:
         index, hash_value, key_names = TeamStatusIndex, team_status_key(tenant, status), ("pk", "n", "xt", "ua")
-    in_project = CollectionItem.pk == collection_key(tenant, project_key) if assignee and project_key else None
+    in_project = (
+        CollectionItem.pk == collection_key(tenant, project_key) if assignee and project_key and not milestone else None
+    )
     page = _index_page(
         index,
         hash_value,

@@ -104,20 +104,28 @@ def project_import_finish(*, tenant: str, key: str, job: str) -> bool:
 
 
 @capacity.access_pattern("projects.refresh_counts")
-def project_counts_refresh(*, tenant: str, key: str) -> dict[str, int]:
+def project_counts_refresh(
+    *, tenant: str, key: str, milestones: dict[str, dict[str, int]] | None = None
+) -> dict[str, int]:
     """Query the collection projecting status (≈ 0.5 RCU per 4 KB read) + UpdateItem SK 0 (1 WCU).
 
     The static item's version is left alone, so a refresh never makes an editor's save stale.
+    The same read gives each issue's milestone (``ms``): given a dict as ``milestones``, it is filled
+    with the live issues by status per milestone id (``milestones.progress_write`` writes them).
     Raises NotFound when the project does not exist.
     """
     pk = collection_key(tenant, key)
     counts: Counter[str] = Counter()
     for item in CollectionItem.query(
-        pk, range_key_condition=CollectionItem.number > PROJECT_SK, attributes_to_get=["st", "da", "k"]
+        pk, range_key_condition=CollectionItem.number > PROJECT_SK, attributes_to_get=["st", "da", "k", "ms"]
     ):
         status = getattr(item, "status", None)
         if status and getattr(item, "deleted_at", None) is None:
             counts[status] += 1
+            milestone = getattr(item, "milestone", None)
+            if milestone and milestones is not None:
+                per = milestones.setdefault(milestone, dict.fromkeys(STATUSES, 0))
+                per[status] = per.get(status, 0) + 1
     now = utcnow()
     connection = CollectionItem._get_connection()
     try:

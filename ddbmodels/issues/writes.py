@@ -193,7 +193,11 @@ def update_with_entries(
     added = set(after.labels or ()) - set(issue.labels or ())
     if added and not after.is_tombstone:
         registry_ensure(issue.tenant, added)
-    updated = update_versioned(issue, actions, condition)
+    # ``xm`` is built from ``ms``: a copy that does not hold the stored milestone (a list row, a label entry's
+    # copy: neither projects it) must not rewrite or remove that key — refused as changed since read instead.
+    known = getattr(issue, "milestone", None)
+    same_milestone = IssueItem.milestone == known if known else IssueItem.milestone.does_not_exist()
+    updated = update_versioned(issue, actions, same_milestone if condition is None else condition & same_milestone)
     for name, value in local.items():
         setattr(updated, name, value)
     updated.set_list_keys()

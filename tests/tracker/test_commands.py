@@ -141,6 +141,7 @@ def test_ddb_create_tables_is_idempotent() -> None:
     assert described["TableStatus"] == "ACTIVE"
     assert sorted(i["IndexName"] for i in described["GlobalSecondaryIndexes"]) == [
         "assignee_status",
+        "milestone_status",
         "project_status_number",
         "project_status_updated",
         "projects",

@@ -11,7 +11,7 @@ from ddbmodels.labels import LabelEntry
 
 pytestmark = pytest.mark.ddblocal
 
-LIST_INDEXES = {"project_status_number", "project_status_updated", "team_status", "assignee_status"}
+LIST_INDEXES = {"project_status_number", "project_status_updated", "team_status", "assignee_status", "milestone_status"}
 
 
 def _old_issues_table() -> None:

@@ -29,6 +29,7 @@ PARTS_BEFORE = (
     "inbox",
     "jobs",
     "labels",
+    "milestones",  # issue 21: a new part, after every part an earlier archive has (none of them lists it)
     "idempotency_keys",
     "orders",
     "idempotency",

@@ -1,0 +1,41 @@
+"""The milestones table: each project's milestones and their progress. See ``model`` for keys and costs."""
+
+from ddbmodels.milestones.model import (
+    DESCRIPTION_MAX,
+    ISSUE_STATUSES,
+    MILESTONE_ID_RE,
+    NAME_MAX,
+    STATES,
+    MilestoneItem,
+    new_milestone_id,
+    partition_key,
+)
+from ddbmodels.milestones.reads import by_name, milestone_get, milestone_list
+from ddbmodels.milestones.team import TEAM_DATA
+from ddbmodels.milestones.writes import (
+    NameTaken,
+    milestone_create,
+    milestone_set_state,
+    milestone_update,
+    progress_write,
+)
+
+__all__ = [
+    "DESCRIPTION_MAX",
+    "ISSUE_STATUSES",
+    "MILESTONE_ID_RE",
+    "NAME_MAX",
+    "STATES",
+    "TEAM_DATA",
+    "MilestoneItem",
+    "NameTaken",
+    "by_name",
+    "milestone_create",
+    "milestone_get",
+    "milestone_list",
+    "milestone_set_state",
+    "milestone_update",
+    "new_milestone_id",
+    "partition_key",
+    "progress_write",
+]

@@ -1,0 +1,110 @@
+"""The milestones table: each project's milestones, one partition per project.
+
+    PK pk = "<tenant>#<PROJECT>"   SK m = "<ULID>" (the creating form's idempotency key: created once)
+    nm name (unique in the project: checked by the list's Query before a create or rename, see below)
+    du due date (ISO, optional) · st "open" | "closed" · ds description · cl closed at
+    ic {"open": n, "in_progress": n, "resolved": n, "closed": n}: its live issues by status (the progress)
+    v version (every edit and close is conditioned on it) · ca / ua / cb created, updated, created by
+
+An issue names its milestone by id (``IssueItem.milestone``, attribute ``ms``) and the issues table's
+sparse index ``milestone_status`` (``xm`` = ``<tenant>#<PROJECT>#<id>#<status>``) lists a milestone's
+issues in a status: ``milestone:"v1.2"`` is one Query there. Progress is not counted per issue write
+(that would double every status change): the project's counts refresh (``issues.project_counts_refresh``,
+debounced after writes) already reads every issue's status, and its ``ms`` beside it; it hands the
+counts per milestone to ``progress_write``, which writes only the milestones whose counts changed
+(compared with the project's milestones as the site caches them: no read when cached).
+
+Cost (DynamoDB's; ``bench/`` rows ``milestones.*``):
+
+    a project's milestones with progress   Query pk (one page: a project has tens): ≈ 0.5 RCU, 1 request
+    create                                 that Query (the name check) + PutItem ``attribute_not_exists(m)``
+                                           keyed by the form's key: 1 WCU; the same form again writes nothing
+    edit / close / reopen                  UpdateItem conditioned on ``v``: 1 WCU (ChangedSinceRead if stale)
+    progress refresh                       UpdateItem per milestone whose counts changed: 1 WCU each
+                                           (+ the list's Query when the site's cache of it is cold)
+    offboarding                            Query pk per project of the team, consistent: 1 RCU per 4 KB
+
+Names are unique per project by a read-then-write check (two people creating the same name in the same
+instant can both succeed; the list then shows both and either can be renamed): a name-claim item would
+cost a transaction (4 WCU) on every create for a race no one has met.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from pynamodb.attributes import MapAttribute, UnicodeAttribute, UTCDateTimeAttribute, VersionAttribute
+from pynamodb.models import Model
+
+from ddbmodels.core.connection import register
+from ddbmodels.core.keys import utcnow
+
+STATES = ("open", "closed")
+ISSUE_STATUSES = ("open", "in_progress", "resolved", "closed")  # the issues' (``ic``'s keys)
+NAME_MAX = 60
+DESCRIPTION_MAX = 1000
+MILESTONE_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def new_milestone_id() -> str:
+    """A ULID (time-sortable, 80 random bits): what a form without a key gets."""
+    value = (int(utcnow().timestamp() * 1000) << 80) | secrets.randbits(80)
+    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+def partition_key(tenant: str, project_key: str) -> str:
+    return f"{tenant}#{project_key}"
+
+
+@register("milestones")
+class MilestoneItem(Model):
+    """One milestone of a project."""
+
+    class Meta:
+        table_name = "milestones"  # the base name: register() prefixes it
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="pk")
+    milestone_id = UnicodeAttribute(range_key=True, attr_name="m")
+    name = UnicodeAttribute(attr_name="nm")
+    due = UnicodeAttribute(attr_name="du", null=True)  # an ISO date
+    state = UnicodeAttribute(attr_name="st", default="open")
+    description = UnicodeAttribute(attr_name="ds", null=True)
+    issue_counts = MapAttribute(attr_name="ic", null=True)  # type: ignore[var-annotated]
+    version = VersionAttribute(attr_name="v")
+    created_at = UTCDateTimeAttribute(attr_name="ca", default=utcnow)
+    updated_at = UTCDateTimeAttribute(attr_name="ua", default=utcnow)
+    created_by = UnicodeAttribute(attr_name="cb")
+    closed_at = UTCDateTimeAttribute(attr_name="cl", null=True)
+
+    @property
+    def tenant(self) -> str:
+        return self.pk.partition("#")[0]
+
+    @property
+    def project_key(self) -> str:
+        return self.pk.partition("#")[2]
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+    def counts(self) -> dict[str, int]:
+        """Its live issues by status, as last refreshed (zeros before the first refresh)."""
+        raw: dict[str, Any] = self.issue_counts.as_dict() if self.issue_counts is not None else {}
+        return {status: int(raw.get(status, 0)) for status in ISSUE_STATUSES}
+
+    def done(self) -> int:
+        """Issues resolved or closed: what the progress bar fills with."""
+        counts = self.counts()
+        return counts["resolved"] + counts["closed"]
+
+    def total(self) -> int:
+        return sum(self.counts().values())
+
+    def remaining(self) -> int:
+        """Issues open or in progress: what closing it asks about."""
+        counts = self.counts()
+        return counts["open"] + counts["in_progress"]

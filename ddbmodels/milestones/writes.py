@@ -1,0 +1,159 @@
+"""Writing milestones: created once per form, edited and closed under the version they were loaded at."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import date
+
+from pynamodb.exceptions import PutError, UpdateError
+
+from ddbmodels.core import capacity
+from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidInput, is_conditional_failure
+from ddbmodels.core.keys import utcnow
+from ddbmodels.milestones.model import (
+    DESCRIPTION_MAX,
+    ISSUE_STATUSES,
+    MILESTONE_ID_RE,
+    NAME_MAX,
+    MilestoneItem,
+    new_milestone_id,
+    partition_key,
+)
+from ddbmodels.milestones.reads import by_name, milestone_get, milestone_list
+
+
+class NameTaken(AlreadyExists, code="milestone_name_taken"):
+    """Another milestone of the project has this name."""
+
+
+def _clean(name: str, description: str) -> tuple[str, str | None]:
+    name = " ".join(name.split())
+    if not name or len(name) > NAME_MAX or '"' in name:
+        raise InvalidInput(f"a milestone's name is 1–{NAME_MAX} characters, without double quotes", name=name)
+    if len(description) > DESCRIPTION_MAX:
+        raise InvalidInput(f"a description is at most {DESCRIPTION_MAX} characters")
+    return name, description.strip() or None
+
+
+def _name_free(tenant: str, project_key: str, name: str, *, but: str | None = None) -> None:
+    found = by_name(milestone_list(tenant=tenant, project_key=project_key, consistent=True), name)
+    if found is not None and found.milestone_id != but:
+        raise NameTaken(f"{project_key} already has a milestone called {found.name}", name=found.name)
+
+
+@capacity.access_pattern("milestones.create")
+def milestone_create(
+    *,
+    tenant: str,
+    project_key: str,
+    name: str,
+    due: date | None,
+    description: str = "",
+    created_by: str,
+    milestone_id: str | None = None,
+) -> tuple[MilestoneItem, bool]:
+    """Query the project's milestones (the name check: ≈ 1 RCU consistent) + PutItem ``attribute_not_exists(m)``:
+    1 WCU. Returns (milestone, created): with the form's key as ``milestone_id`` the same form again finds
+    its own milestone and writes nothing (created False). NameTaken when another one has the name.
+    """
+    name, text = _clean(name, description)
+    milestone_id = milestone_id or new_milestone_id()
+    if not MILESTONE_ID_RE.match(milestone_id):
+        raise InvalidInput("not a milestone id", milestone_id=milestone_id)
+    existing = milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
+    if existing is not None:
+        return existing, False  # this form was sent before: its milestone, nothing written twice
+    _name_free(tenant, project_key, name)
+    now = utcnow()
+    item = MilestoneItem(
+        pk=partition_key(tenant, project_key),
+        milestone_id=milestone_id,
+        name=name,
+        due=due.isoformat() if due else None,
+        state="open",
+        description=text,
+        issue_counts=dict.fromkeys(ISSUE_STATUSES, 0),
+        created_at=now,
+        updated_at=now,
+        created_by=created_by,
+    )
+    try:
+        item.save(condition=MilestoneItem.milestone_id.does_not_exist())
+    except PutError as error:
+        if not is_conditional_failure(error):
+            raise
+        existing = milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
+        if existing is None:  # pragma: no cover - a put refused for an item that is not there
+            raise
+        return existing, False
+    return item, True
+
+
+def _update(item: MilestoneItem, actions: list, expected_version: int) -> MilestoneItem:  # type: ignore[type-arg]
+    if int(item.version or 0) != expected_version:
+        raise ChangedSinceRead("the milestone changed since it was loaded", milestone=item.milestone_id)
+    try:
+        item.update(actions=[*actions, MilestoneItem.updated_at.set(utcnow())])
+    except UpdateError as error:
+        if is_conditional_failure(error):
+            raise ChangedSinceRead("the milestone changed since it was loaded", milestone=item.milestone_id) from error
+        raise
+    return item
+
+
+@capacity.access_pattern("milestones.update")
+def milestone_update(
+    item: MilestoneItem, *, name: str, due: date | None, description: str, expected_version: int
+) -> MilestoneItem:
+    """UpdateItem conditioned on the version — 1 WCU (+ the name check's Query, ≈ 1 RCU, when renamed).
+
+    ChangedSinceRead when it was saved since ``expected_version``; NameTaken for another milestone's name.
+    """
+    name, text = _clean(name, description)
+    if name.casefold() != item.name.casefold():
+        _name_free(item.tenant, item.project_key, name, but=item.milestone_id)
+    return _update(
+        item,
+        [
+            MilestoneItem.name.set(name),
+            MilestoneItem.due.set(due.isoformat()) if due else MilestoneItem.due.remove(),
+            MilestoneItem.description.set(text) if text else MilestoneItem.description.remove(),
+        ],
+        expected_version,
+    )
+
+
+@capacity.access_pattern("milestones.close")
+def milestone_set_state(item: MilestoneItem, *, state: str, expected_version: int) -> MilestoneItem:
+    """UpdateItem ``st`` (and ``cl``) conditioned on the version — 1 WCU. ChangedSinceRead when stale."""
+    if state not in ("open", "closed"):
+        raise InvalidInput("a milestone is open or closed", state=state)
+    closing = [MilestoneItem.closed_at.set(utcnow())] if state == "closed" else [MilestoneItem.closed_at.remove()]
+    return _update(item, [MilestoneItem.state.set(state), *closing], expected_version)
+
+
+@capacity.access_pattern("milestones.progress")
+def progress_write(milestones: Iterable[MilestoneItem], counts: Mapping[str, Mapping[str, int]]) -> int:
+    """The counts refresh's result per milestone id onto ``milestones`` (the project's, as last read): UpdateItem
+    ``ic`` of each whose counts differ — 1 WCU each, nothing for the others; the version is left alone (an
+    editor's form stays current). Returns how many were written. A milestone no issue names any more gets zeros.
+    """
+    written = 0
+    connection = MilestoneItem._get_connection()
+    for milestone in milestones:
+        wanted = {status: int(counts.get(milestone.milestone_id, {}).get(status, 0)) for status in ISSUE_STATUSES}
+        if wanted == milestone.counts():
+            continue
+        try:
+            connection.update_item(
+                milestone.pk,
+                milestone.milestone_id,
+                actions=[MilestoneItem.issue_counts.set(wanted)],
+                condition=MilestoneItem.pk.exists(),
+            )
+        except UpdateError as error:
+            if not is_conditional_failure(error):  # deleted meanwhile (offboarding): nothing to count
+                raise
+            continue
+        written += 1
+    return written
