@@ -26,10 +26,12 @@ from ddbmodels.jobs import FencedOut
 from tracker.jobs import JobRun, run_job
 from tracker.search import indexing
 from tracker.selectors.imports import import_get, import_job_name
+from tracker.selectors.labels import change_job_name
 from tracker.services import (
     attachments,
     imports,
     inbox,
+    labels,
     maintenance,
     offboarding,
     offboarding_exports,
@@ -252,3 +254,14 @@ def import_github_export(self: Task, tenant: str, import_id: str) -> dict:
     except Exception as error:  # failed for good (or out of retries): the progress page says so
         imports.import_stopped(tenant=tenant, import_id=import_id, error=error)
         raise
+
+
+@shared_task(**JOB_OPTIONS)
+def change_label(self: Task, tenant: str, name: str, actor: str) -> dict:
+    """Move a renamed or deleted label's issues (more than a request moves): resumable, fenced, progress shown."""
+    return _run(
+        self,
+        change_job_name(tenant, name),
+        lambda run: labels.change_label_job(run, tenant=tenant, name=name, actor=actor),
+        tenant=tenant,
+    )

@@ -37,10 +37,12 @@ REMOVED = "(removed: an offboarded team's)"
 # ``<kind>:<team>[:…]``: the jobs that belong to one team (their item, lock, run record and capacity label).
 # ``tests/tracker/test_team_leftovers_registries.py`` reads the code: every key built ``f"<name>:{…}"`` is in
 # ``TEAM_JOBS`` or ``CACHE_NAMESPACES`` or said there to be no team's, and every name here is still built.
-TEAM_JOBS = frozenset({"import_upload", "import_claim", "import_issues", "leaderboard_repair", "offboard_tenant"})
+TEAM_JOBS = frozenset(
+    {"import_upload", "import_claim", "import_issues", "leaderboard_repair", "offboard_tenant", "label_change"}
+)
 # The cache's namespaces of a team's values: ``<namespace>:<team>``, then ``:…`` or ``#…`` or nothing.
 CACHE_NAMESPACES = frozenset(
-    {"ddb:projects", "ddb:project", "ddb:leaderboard", "ddb:order-key", "inbox-unread", "counts-pending"}
+    {"ddb:projects", "ddb:project", "ddb:leaderboard", "ddb:order-key", "inbox-unread", "counts-pending", "ddb:labels"}
 )
 # The tasks of ``tracker.tasks`` that are about one team: the parameter naming it, and its position.
 # ``tests/tracker/test_team_leftovers.py`` checks these against the tasks' signatures, and that every
@@ -52,6 +54,7 @@ TASK_TEAM: dict[str, tuple[str, int]] = {
     "send_notification_digest": ("tenant", -1),  # keywords only (``**window``)
     "fan_out_event": ("event", 0),  # the event's ``tenant``, or its ``stream`` ``<team>#<PROJECT>#<n>``
     "offboard_tenant": ("slug", 0),
+    "change_label": ("tenant", 0),
 }
 TASKS_OF_NO_TEAM = frozenset(
     {
