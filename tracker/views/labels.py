@@ -1,1 +1,183 @@
-"""(being built for issue 21: labels pages)."""
+"""The labels a team manages (``/t/<team>/labels/``): members create, edit, rename and delete; viewers read.
+
+Rename and delete go through a confirm page that says how many issues follow and what it costs (and,
+for a delete, which issues lose the label); the change runs in the request for a few issues, in a
+background job for more (progress on the labels page, which offers to resume a stopped one).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from ddbmodels.core.errors import InvalidInput
+from ddbmodels.labels import Label
+from tracker.forms.labels import ConfirmForm, LabelForm, RenameForm
+from tracker.models import Membership
+from tracker.selectors import labels as select
+from tracker.services import labels as service
+from tracker.views.base import tenant_view
+
+SHOWN_ISSUES = 25  # the delete page lists this many of the issues that lose the label
+
+
+def _member(membership: Membership) -> None:
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers read the labels; members manage them.")
+
+
+def _back(membership: Membership) -> HttpResponse:
+    return redirect("label_list", tenant=membership.tenant.slug)
+
+
+@tenant_view
+def label_list(request: HttpRequest, membership: Membership) -> HttpResponse:
+    found = select.label_catalogue(tenant=membership.tenant)
+    in_use = [label for label in found if label.in_use]
+    busy = [label for label in found if label.busy]
+    gone = [label for label in found if label.state == "gone"]
+    return render(
+        request,
+        "tracker/labels/list.html",
+        {
+            "membership": membership,
+            "labels": in_use,
+            "busy": busy,
+            "gone": gone,
+            "label_colours": select.label_colours(found),
+            "can_manage": membership.allows("member"),
+        },
+    )
+
+
+@tenant_view
+@require_http_methods(["GET", "POST"])
+def label_create(request: HttpRequest, membership: Membership) -> HttpResponse:
+    _member(membership)
+    form = LabelForm(request.POST or None, initial={"name": request.GET.get("name", "")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            label = service.label_create(
+                membership=membership, name=data["name"], colour=data["colour"], description=data["description"]
+            )
+        except InvalidInput as error:
+            form.add_error("name", f"{str(error)[:1].upper()}{str(error)[1:]}.")
+        else:
+            messages.success(request, f"Label {label.name} created.")
+            return _back(membership)
+    return render(request, "tracker/labels/form.html", {"membership": membership, "form": form, "label": None})
+
+
+@tenant_view
+@require_http_methods(["GET", "POST"])
+def label_edit(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
+    _member(membership)
+    current = select.label_access(tenant=membership.tenant, name=label)
+    initial = {"colour": current.colour, "description": current.description, "version": current.version}
+    form = LabelForm(request.POST or None, initial=initial, editing=True)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        saved = service.label_edit(
+            membership=membership,
+            name=current.name,
+            colour=data["colour"],
+            description=data["description"],
+            expected_version=data["version"],
+        )  # a stale form: ChangedSinceRead, the 409 page
+        messages.success(request, f"Label {saved.name} saved.")
+        return _back(membership)
+    return render(request, "tracker/labels/form.html", {"membership": membership, "form": form, "label": current})
+
+
+def _confirm(
+    request: HttpRequest, membership: Membership, current: Label, *, action: str, to: str, form: object
+) -> HttpResponse:
+    count = select.label_issue_count(tenant=membership.tenant, name=current.name)
+    target = next((lb for lb in select.label_catalogue(tenant=membership.tenant) if lb.name == to), None)
+    return render(
+        request,
+        "tracker/labels/confirm.html",
+        {
+            "membership": membership,
+            "label": current,
+            "action": action,
+            "to": to,
+            "target_exists": bool(target and target.state != "gone"),
+            "form": form,
+            "count": count,
+            "issues": select.label_issues(tenant=membership.tenant, name=current.name, limit=SHOWN_ISSUES)
+            if count
+            else [],
+            "in_request": count <= service.IN_REQUEST_MAX,
+            "in_request_max": service.IN_REQUEST_MAX,
+            "cost_wcu": count * service.COST_PER_ISSUE_WCU,
+            "cost_per_issue": service.COST_PER_ISSUE_WCU,
+            "label_colours": select.catalogue_colours(tenant=membership.tenant),
+        },
+    )
+
+
+def _done(request: HttpRequest, membership: Membership, moved: service.Moved, *, what: str) -> HttpResponse:
+    if moved.queued:
+        messages.success(request, f"{what} goes on in the background; its progress shows below.")
+    elif moved.label.busy:
+        messages.warning(request, f"{what} could not be started in the background; press Resume below.")
+    else:
+        n = moved.moved
+        messages.success(request, f"{what}: {n} issue{'' if n == 1 else 's'} changed.")
+    return _back(membership)
+
+
+@tenant_view
+@require_http_methods(["GET", "POST"])
+def label_rename(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
+    _member(membership)
+    current = select.label_access(tenant=membership.tenant, name=label)
+    form = RenameForm(request.POST or None, initial={"version": current.version})
+    if request.method == "POST" and form.is_valid():
+        to = form.cleaned_data["to"]
+        if not form.cleaned_data["confirm"]:
+            return _confirm(request, membership, current, action="rename", to=to, form=form)
+        try:
+            moved = service.label_rename(
+                membership=membership, name=current.name, to=to, expected_version=form.cleaned_data["version"]
+            )
+        except InvalidInput as error:
+            form.add_error("to", f"{str(error)[:1].upper()}{str(error)[1:]}.")
+        else:
+            return _done(request, membership, moved, what=f"Renaming {current.name} to {to}")
+    return render(request, "tracker/labels/rename.html", {"membership": membership, "form": form, "label": current})
+
+
+@tenant_view
+@require_http_methods(["GET", "POST"])
+def label_delete(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
+    _member(membership)
+    current = select.label_access(tenant=membership.tenant, name=label)
+    if request.method == "POST":
+        form = ConfirmForm(request.POST)
+        if form.is_valid():
+            moved = service.label_delete(
+                membership=membership, name=current.name, expected_version=form.cleaned_data["version"]
+            )
+            return _done(request, membership, moved, what=f"Deleting {current.name}")
+    form = ConfirmForm(initial={"version": current.version})
+    return _confirm(request, membership, current, action="delete", to="", form=form)
+
+
+@tenant_view
+@require_POST
+def label_resume(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
+    _member(membership)
+    current = select.label_access(tenant=membership.tenant, name=label)
+    if not current.busy:
+        messages.info(request, f"Nothing is left to do for {current.name}.")
+    elif service.label_change_queue(membership=membership, name=current.name):
+        messages.success(request, f"The change of {current.name} goes on in the background.")
+    else:
+        messages.warning(request, "The background queue does not answer; try again in a minute.")
+    return _back(membership)

@@ -1,0 +1,210 @@
+"""The labels a team manages (/t/<team>/labels/): create, edit, rename and delete with every issue following.
+
+Members manage, viewers read (403 on every write page), another team's people get a 404. A stale
+form is a 409 that changes nothing. A rename or delete of up to 25 issues is done in the request;
+more go to the job ``label_change:<team>:<label>`` (progress on the labels page, resumable), and the
+old name is refused meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ddbmodels import events
+from ddbmodels import labels as ddb_labels
+from tests.tracker.conftest import World
+from tests.tracker.helpers import flash, load, new_issue, text
+from tracker import tasks
+from tracker.selectors.activity import issue_stream
+from tracker.services import labels as label_service
+
+
+def _labels_of(world: World, number: int) -> set[str]:
+    issue = load(world, number)
+    assert issue is not None
+    return set(issue.labels or ())
+
+
+def _entries(world: World, label: str) -> list[tuple[str, int]]:
+    return [ddb_labels.issue_of(item["s"]["S"]) for item in ddb_labels.label_entries(world.slug, label, limit=100)]
+
+
+def _label(world: World, name: str) -> ddb_labels.Label:
+    found = ddb_labels.label_get(world.slug, name)
+    assert found is not None
+    return found
+
+
+def _kinds(world: World, number: int) -> list[str]:
+    issue = load(world, number)
+    assert issue is not None
+    return [event.kind for event in events.stream_events_all(stream=issue_stream(issue))]
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """The tasks the services queue (the broker is not consumed in these tests): run them with ``run_queued``."""
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(label_service.enqueue, "delay", lambda name, *args, **kw: calls.append((name, *args)))
+    return calls
+
+
+def run_queued(calls: list[tuple[Any, ...]]) -> dict[str, Any]:
+    name, *args = calls.pop(0)
+    assert name.endswith(".change_label")
+    result = tasks.change_label.apply(args=args).get()
+    assert isinstance(result, dict)
+    return result
+
+
+def test_a_member_creates_a_label_with_a_colour_and_the_list_shows_it_in_that_colour(world: World) -> None:
+    client = world.client_for(world.member)
+    response = client.post(world.url("labels/new/"), {"name": "Needs-Review", "colour": "teal", "description": "PRs"})
+    assert response.status_code == 302
+    label = _label(world, "needs-review")
+    assert (label.colour, label.description, label.version) == ("teal", "PRs", 1)
+    page = text(client.get(world.url("labels/")))
+    assert 'class="label label-teal"' in page
+    assert "needs-review" in page
+    assert "PRs" in page
+    again = client.post(world.url("labels/new/"), {"name": "needs-review", "colour": "red"})
+    assert again.status_code == 200
+    assert "already" in text(again)
+    assert _label(world, "needs-review").colour == "teal"
+
+
+def test_a_colour_outside_the_palette_is_refused_and_nothing_is_stored(world: World) -> None:
+    client = world.client_for(world.member)
+    response = client.post(world.url("labels/new/"), {"name": "bug", "colour": "#ff0000"})
+    assert response.status_code == 200
+    assert ddb_labels.label_get(world.slug, "bug") is None
+
+
+def test_an_edit_from_a_stale_form_is_a_409_and_changes_nothing(world: World) -> None:
+    client = world.client_for(world.member)
+    client.post(world.url("labels/new/"), {"name": "bug", "colour": "red"})
+    ok = client.post(world.url("labels/bug/edit/"), {"colour": "orange", "description": "broken", "version": "1"})
+    assert ok.status_code == 302
+    stale = client.post(world.url("labels/bug/edit/"), {"colour": "blue", "description": "", "version": "1"})
+    assert stale.status_code == 409
+    assert (_label(world, "bug").colour, _label(world, "bug").version) == ("orange", 2)
+
+
+def test_a_viewer_reads_the_labels_and_may_change_none(world: World) -> None:
+    world.client_for(world.member).post(world.url("labels/new/"), {"name": "bug", "colour": "red"})
+    client = world.client_for(world.viewer)
+    page = client.get(world.url("labels/"))
+    assert page.status_code == 200
+    assert "label-red" in text(page)
+    assert "New label" not in text(page)
+    assert "/labels/bug/rename/" not in text(page)
+    for url, data in [
+        ("labels/new/", {"name": "x", "colour": "red"}),
+        ("labels/bug/edit/", {"colour": "blue", "version": "1"}),
+        ("labels/bug/rename/", {"to": "defect", "version": "1", "confirm": "on"}),
+        ("labels/bug/delete/", {"version": "1"}),
+        ("labels/bug/resume/", {}),
+    ]:
+        assert client.post(world.url(url), data).status_code == 403, url
+    assert _label(world, "bug").version == 1
+    assert _label(world, "bug").in_use
+
+
+def test_another_team_s_labels_are_not_found(world: World, other_world: World) -> None:
+    world.client_for(world.member).post(world.url("labels/new/"), {"name": "bug", "colour": "red"})
+    stranger = other_world.client_for(other_world.owner)
+    assert stranger.get(world.url("labels/")).status_code == 404
+    assert stranger.post(world.url("labels/bug/delete/"), {"version": "1"}).status_code == 404
+    assert other_world.client_for(other_world.owner).get(other_world.url("labels/bug/edit/")).status_code == 404
+
+
+def test_a_small_rename_says_how_many_issues_follow_then_moves_them_in_the_request(world: World) -> None:
+    for n in range(3):
+        new_issue(world, f"Crash {n}", labels={"bug", "ui"} if n else {"bug"})
+    new_issue(world, "Other", labels={"ui"})
+    client = world.client_for(world.member)
+    version = _label(world, "bug").version
+    confirm = client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version})
+    page = text(confirm)
+    assert confirm.status_code == 200
+    assert "<strong>3 issues</strong>" in page
+    assert "about 30 in all" in page
+    assert _labels_of(world, 1) == {"bug"}  # nothing yet
+    done = client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version, "confirm": "on"})
+    assert done.status_code == 302
+    assert flash(done) == ["Renaming bug to defect: 3 issues changed."]
+    assert [_labels_of(world, n) for n in (1, 2, 3, 4)] == [{"defect"}, {"defect", "ui"}, {"defect", "ui"}, {"ui"}]
+    assert _entries(world, "bug") == []
+    assert len(_entries(world, "defect")) == 3
+    old = _label(world, "bug")
+    assert (old.state, old.renamed_to) == ("gone", "defect")
+    assert _label(world, "defect").in_use
+    assert "issue.labels_renamed" in _kinds(world, 1)
+    listing = text(client.get(world.url("labels/")))
+    assert "renamed to" in listing
+
+
+def test_a_rename_from_a_stale_confirm_page_is_a_409_and_moves_nothing(world: World) -> None:
+    new_issue(world, "Crash", labels={"bug"})
+    client = world.client_for(world.member)
+    stale = _label(world, "bug").version
+    client.post(world.url("labels/bug/edit/"), {"colour": "red", "description": "", "version": stale})
+    response = client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": stale, "confirm": "on"})
+    assert response.status_code == 409
+    assert _labels_of(world, 1) == {"bug"}
+    assert _label(world, "bug").in_use
+
+
+def test_a_delete_lists_the_issues_that_lose_the_label_first_then_takes_it_off_them(world: World) -> None:
+    new_issue(world, "Crash on save", labels={"bug", "ui"})
+    new_issue(world, "Slow page", labels={"perf"})
+    client = world.client_for(world.member)
+    page = client.get(world.url("labels/bug/delete/"))
+    body = text(page)
+    assert "<strong>1 issue</strong> loses the label" in body
+    assert "WEB-1</a> Crash on save" in body
+    assert "Slow page" not in body
+    assert _labels_of(world, 1) == {"bug", "ui"}
+    done = client.post(world.url("labels/bug/delete/"), {"version": _label(world, "bug").version})
+    assert done.status_code == 302
+    assert _labels_of(world, 1) == {"ui"}
+    assert _labels_of(world, 2) == {"perf"}
+    gone = _label(world, "bug")
+    assert (gone.state, gone.renamed_to) == ("gone", "")
+    assert "bug" in ddb_labels.team_labels(world.slug)  # the registry item stays (offboarding relies on it)
+
+
+def test_a_large_rename_runs_as_a_job_with_progress_and_the_old_name_is_refused_meanwhile(
+    world: World, queued: list[tuple[Any, ...]]
+) -> None:
+    count = label_service.IN_REQUEST_MAX + 5
+    for n in range(count):
+        new_issue(world, f"Crash {n}", labels={"bug"})
+    client = world.client_for(world.member)
+    version = _label(world, "bug").version
+    confirm = text(client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version}))
+    assert f"<strong>{count} issues</strong>" in confirm
+    assert "in the background" in confirm
+    done = client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version, "confirm": "on"})
+    assert done.status_code == 302
+    assert "in the background" in flash(done)[0]
+    assert len(queued) == 1
+    assert _labels_of(world, 1) == {"bug"}
+    busy = _label(world, "bug")
+    assert (busy.state, busy.total, busy.done) == ("renaming", count, 0)
+    listing = text(client.get(world.url("labels/")))
+    assert "is being renamed to <strong>defect</strong>" in listing
+    assert f"0 of {count} issues done" in listing
+    # the job stops after one batch (a worker lost) and a resume finishes it
+    label_service.label_move(tenant=world.slug, label=busy, actor="member", limit=1)
+    assert _label(world, "bug").done == label_service.BATCH
+    assert len(_entries(world, "bug")) == count - 25
+    assert client.post(world.url("labels/bug/resume/")).status_code == 302
+    result = run_queued(queued)
+    assert result["status"] == "done"
+    assert result["result"]["state"] == "gone"
+    assert len(_entries(world, "defect")) == count
+    assert _entries(world, "bug") == []
+    assert all(_labels_of(world, n) == {"defect"} for n in range(1, count + 1))

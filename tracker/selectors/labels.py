@@ -1,0 +1,87 @@
+"""A team's managed labels as pages see them: the catalogue, cached in Redis (cache-aside), dropped by every label
+write (``services.labels``); one label read consistently where a form needs its version."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.http import Http404
+
+from ddbmodels import labels as ddb_labels
+from ddbmodels.labels import Label
+from tracker.cache import cached
+from tracker.issue_terms import LABEL_RE
+from tracker.models import Tenant
+
+
+def labels_cache_key(tenant: str) -> str:
+    return f"ddb:labels:{tenant}"
+
+
+def change_job_name(tenant: str, label: str) -> str:
+    """The job that moves a label's issues off it (a rename or delete of more than fit in one request)."""
+    return f"label_change:{tenant}:{label}"
+
+
+def label_catalogue(*, tenant: Tenant) -> list[Label]:
+    """Every label the team ever used, by name (gone ones too): Redis, or one Query of the registry (≈ 0.5–1.5 RCU)."""
+    return cached(
+        labels_cache_key(tenant.slug),
+        settings.PROJECT_CACHE_SECONDS,
+        lambda: ddb_labels.label_catalogue(tenant.slug),
+        dump=lambda found: [dataclasses.asdict(label) for label in found],
+        restore=lambda raws: [Label(**raw) for raw in raws],
+    )
+
+
+def label_colours(found: Iterable[Label]) -> dict[str, str]:
+    """Name → palette colour of every label, for the ``label_class`` filter (a label not in it: the default)."""
+    return {label.name: label.colour for label in found}
+
+
+def catalogue_colours(*, tenant: Tenant) -> dict[str, str]:
+    """``label_colours`` of the team's (cached) catalogue: what a page showing labels hands its template."""
+    return label_colours(label_catalogue(tenant=tenant))
+
+
+def label_access(*, tenant: Tenant, name: str) -> Label:
+    """The label as stored now (one consistent GetItem, 1 RCU): its version for a form; Http404 if never used."""
+    label = ddb_labels.label_get(tenant.slug, name) if LABEL_RE.match(name) else None
+    if label is None:
+        raise Http404("No such label.")
+    return label
+
+
+def label_issue_count(*, tenant: Tenant, name: str) -> int:
+    """How many issues carry the label (a COUNT Query of its entries: 1 RCU per ≈ 13 issues)."""
+    return ddb_labels.label_issue_count(tenant.slug, name)
+
+
+def refused_labels(found: Iterable[Label]) -> dict[str, str]:
+    """Labels a form may not add now, with why: being renamed or deleted, or renamed already."""
+    why: dict[str, Any] = {}
+    for label in found:
+        if label.busy:
+            verb = "renamed" if label.state == ddb_labels.RENAMING else "deleted"
+            why[label.name] = f"“{label.name}” is being {verb}; try again when that has finished."
+        elif label.state == ddb_labels.GONE:
+            why[label.name] = (
+                f"“{label.name}” was renamed to “{label.renamed_to}”."
+                if label.renamed_to
+                else f"“{label.name}” was deleted; a member can create it again on the labels page."
+            )
+    return why
+
+
+def label_issues(*, tenant: Tenant, name: str, limit: int = 25) -> list[dict[str, Any]]:
+    """The first ``limit`` issues carrying the label (its entries, consistent: ≤ 2 RCU), each
+    {project, number, title, status}: what the delete and rename confirm pages list."""
+    found = []
+    for entry in ddb_labels.label_entries(tenant.slug, name, limit=limit):
+        project, number = ddb_labels.issue_of(entry["s"]["S"])
+        status = entry["s"]["S"].split("#", 1)[0]
+        found.append({"project": project, "number": number, "title": entry.get("t", {}).get("S", ""), "status": status})
+    return found
