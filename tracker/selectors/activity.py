@@ -128,8 +128,8 @@ def sentences(event: events.Event) -> list[str]:
     if kind == Kind.COMMENT_DELETED:
         return ["deleted a comment"]
     if kind == Kind.ISSUE_LABELS_RENAMED:  # the labels page's rename or delete (tracker.services.labels)
-        before, after = data.get("from", "a label"), data.get("to")
-        return [f"renamed the team's label {before} to {after}" if after else f"deleted the team's label {before}"]
+        old, new = data.get("from", "a label"), data.get("to")
+        return [f"renamed the team's label {old} to {new}" if new else f"deleted the team's label {old}"]
     return ["changed the issue"]
 
 
