@@ -96,7 +96,16 @@ class Command(BaseCommand):
         if not todo:
             self._index_if_missing()
             self.stdout.write("Demo data already loaded.")
-            return
+        else:
+            self._load(rng, todo, options["seed"])
+        self._features()
+
+    def _features(self) -> None:
+        """Issue 21's features' demo data: one idempotent call each (tracker/demo/<feature>.py), run on every
+        seed_demo so that a demo loaded before a feature gets it too; what exists is left alone."""
+
+    def _load(self, rng: random.Random, todo: list[tuple[str, str, str, int]], seed: int) -> None:
+        """The teams' projects, their issues' stories and the orders (a first run)."""
         total = sum(count for *_, count in todo)
         planned: list[demo_orders.PlannedOrder] = []
         with tqdm(total=total, desc="demo issues", unit="issue", disable=None) as bar:
@@ -104,7 +113,7 @@ class Command(BaseCommand):
                 planned += self._project(rng, slug, key, title, count, bar)
         # all teams' orders oldest first, so the global numbers follow their dates; statuses by age
         made = demo_orders.orders_place(
-            planned, rng=random.Random(options["seed"] + 1), shards=settings.ORDER_SHARDS, now=utcnow()
+            planned, rng=random.Random(seed + 1), shards=settings.ORDER_SHARDS, now=utcnow()
         )
         statuses = ", ".join(f"{made[s]} {s}" for s in orders.STATUSES if made[s])
         self.stdout.write(
