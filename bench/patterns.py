@@ -45,7 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script:
 
 from pattern_rows.chart import chart
 from pattern_rows.collections import run_orders, run_projects_and_issues
-from pattern_rows.others import run_attachments, run_events, run_leaderboard, run_small_patterns
+from pattern_rows.others import (
+    run_attachments,
+    run_events,
+    run_label_prefix,
+    run_leaderboard,
+    run_small_patterns,
+)
 from pattern_rows.rows import ORDER_SHARDS, check_item_sizes
 from pattern_rows.workload import AWARDED, Workload, judge_rows
 
@@ -81,6 +87,7 @@ def measure(run: bench.Run) -> None:
         run_leaderboard(work, issues)
         run_events(work, args.events)
         run_small_patterns(work)
+        run_label_prefix(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise

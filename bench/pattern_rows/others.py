@@ -10,10 +10,12 @@ from typing import Any
 
 from ddbmodels import attachments, counters, events, jobs, scores
 from ddbmodels import issues as ddb_issues
+from ddbmodels import labels as ddb_labels
 from ddbmodels.attachments import ATTACHED, IN_FLIGHT, IN_FLIGHT_SHARDS, AttachmentItem
 from ddbmodels.core.keys import shard_suffix
 from ddbmodels.issues import IssueItem
 from ddbmodels.scores import POINTS
+from devtools import bench
 from devtools.bench import check
 from pattern_rows.issue_writes import IssueWrite
 from pattern_rows.workload import ASSIGNEES, AWARDED, PROJECT, STREAMS, TENANT, Workload
@@ -152,3 +154,14 @@ def run_small_patterns(run: Workload) -> None:
     run("jobs.checkpoint", jobs.checkpoint_save, "bench-patterns", token, "page-2")
     state = run("jobs.state", jobs.job_state, "bench-patterns")
     check(state is not None and state.checkpoint == "page-2", "the job's checkpoint was not kept")
+
+
+def run_label_prefix(run: Workload) -> None:
+    """Autocomplete's labels (tracker.selectors.assist.label_suggestions): one Query of the team's registry,
+    Limit 15 (10 shown, a few more for the renamed or deleted ones it drops). Its people are one SQL query of
+    Django's memberships: no DynamoDB, so no row."""
+    names = ["bug", "build", "burn", "docs", *(f"bu{n:02}" for n in range(20))]
+    bench.unmetered(lambda: ddb_labels.registry_ensure(TENANT, names))
+    found = run("labels.prefix (autocomplete)", ddb_labels.label_prefix_page, TENANT, "bu", limit=15)
+    wanted = sorted(name for name in names if name.startswith("bu"))[:15]
+    check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")

@@ -360,6 +360,11 @@ ROWS: dict[str, Row] = {
     "jobs.fence": Row("UpdateItem ≤ 1 KB (ADD token / conditional SET)", fixed(0, 1, 1)),
     "jobs.checkpoint": Row("conditional UpdateItem ≤ 1 KB", fixed(0, 1, 1)),
     "jobs.state": CONSISTENT_GET,
+    "labels.prefix (autocomplete)": Row(
+        "Query of the team's label registry, s BETWEEN prefix AND prefix+U+10FFFF, Limit 15 of ≈ 100 B items: 0.5 RCU "
+        "(autocomplete's labels; its people are one SQL query of Django's memberships: no DynamoDB, no row)",
+        fixed(0.5, 0, 1),
+    ),
 }
 
 
