@@ -47,6 +47,7 @@ from pattern_rows.chart import chart
 from pattern_rows.collections import run_orders, run_projects_and_issues
 from pattern_rows.others import (
     run_attachments,
+    run_board,
     run_events,
     run_label_prefix,
     run_leaderboard,
@@ -82,6 +83,7 @@ def measure(run: bench.Run) -> None:
     work = Workload()
     with tempfile.TemporaryDirectory(prefix="bench-patterns-") as store_dir, capacity.measure() as meter:
         issues = run_projects_and_issues(work, args.issues)
+        run_board(work)
         run_orders(work, args.orders)
         run_attachments(work, store_dir)
         run_leaderboard(work, issues)

@@ -1,4 +1,4 @@
-"""The workload of attachments, the leaderboard, events, counters and jobs (``bench/patterns.py``)."""
+"""The workload of attachments, the leaderboard, events, counters, jobs and the board (``bench/patterns.py``)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,17 @@ from ddbmodels import attachments, counters, events, jobs, scores
 from ddbmodels import issues as ddb_issues
 from ddbmodels import labels as ddb_labels
 from ddbmodels.attachments import ATTACHED, IN_FLIGHT, IN_FLIGHT_SHARDS, AttachmentItem
+from ddbmodels.core import tables
 from ddbmodels.core.keys import shard_suffix
-from ddbmodels.issues import IssueItem
+from ddbmodels.issues import STATUSES, CollectionItem, IssueItem
 from ddbmodels.scores import POINTS
 from devtools import bench
 from devtools.bench import check
+from pattern_rows.collections import collection
 from pattern_rows.issue_writes import IssueWrite
 from pattern_rows.workload import ASSIGNEES, AWARDED, PROJECT, STREAMS, TENANT, Workload
 
+BOARD_INDEX = "project_status_updated"  # a board's columns (ddbmodels.issues.board)
 TEXT: dict[str, Any] = {"tenant": TENANT, "project_key": PROJECT, "content_type": "text/plain", "by": "bench"}
 
 
@@ -165,3 +168,29 @@ def run_label_prefix(run: Workload) -> None:
     found = run("labels.prefix (autocomplete)", ddb_labels.label_prefix_page, TENANT, "bu", limit=15)
     wanted = sorted(name for name in names if name.startswith("bu"))[:15]
     check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")
+
+
+def run_board(run: Workload) -> None:
+    """The project's board: one Query a status, the open column cut to 10 so that it has a next page."""
+    index = bench.unmetered(
+        lambda: next(
+            i for i in tables.describe(CollectionItem)["GlobalSecondaryIndexes"] if i["IndexName"] == BOARD_INDEX
+        )
+    )
+    keys = tuple(k["AttributeName"] for k in index["KeySchema"])
+    projected = index["Projection"]["NonKeyAttributes"]
+    live = [i for i in collection() if i.deleted_at is None]
+    sizes = {"open": 10}
+    read: dict[str, list[int]] = {}
+    for status in STATUSES:
+        newest = sorted((i for i in live if i.status == status), key=lambda i: (i.updated_at, i.number), reverse=True)
+        limit = {**ddb_issues.COLUMN_SIZES, **sizes}[status] + 1
+        entries = [bench.index_entry(i.serialize(), ("pk", "n"), keys, projected) for i in newest[:limit]]
+        read[status] = [bench.item_size(entry) for entry in entries if entry is not None]
+    columns = run(
+        "board.columns", ddb_issues.board_columns, tenant=TENANT, project_key=PROJECT, sizes=sizes, basis=read
+    )
+    shown = {status: [int(i.number) for i in page.issues] for status, page in columns.items()}
+    check(len(shown["open"]) == 10 and columns["open"].next_key is not None, f"the open column is {shown['open']}")
+    check(sorted(shown["resolved"]) == list(range(1, AWARDED + 1)), f"the resolved column is {shown['resolved']}")
+    check(shown["in_progress"] == shown["closed"] == [], f"columns that should be empty: {shown}")

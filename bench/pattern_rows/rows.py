@@ -164,6 +164,23 @@ ORDERS, ORDERS_LOCAL, ORDERS_EXTRA = sharded(orders_by_shard)
 IN_FLIGHT_FLOOR, IN_FLIGHT_LOCAL, _ = sharded(in_flight_by_partition)
 
 
+BOARD_EXTRA = "each column's Query reads its size + 1 entries: the one more tells whether a next page exists"
+
+
+def board_parts(found: dict[str, Any], read: dict[str, list[int]]) -> tuple[Cost, Cost, int]:
+    """A board's floor (each column's Query: the entries it shows), what each read beyond, its empty columns.
+
+    ``read``: the sizes of the index entries each column's Query read, in order (its page and the one more).
+    """
+    floor, beyond, empty = Cost(), Cost(), 0
+    for status, page in found.items():
+        shown = read[status][: len(page.issues)]
+        floor += Cost(bench.query_units(shown), 0, 1)
+        beyond += Cost(bench.query_units(read[status]) - bench.query_units(shown))
+        empty += not read[status]
+    return floor, beyond, empty
+
+
 def issue_write(why: str, reads: Cost) -> Row:
     """An issue write: ``reads`` (its RCU and requests) + the WCU of what it wrote (basis: ``IssueWrite``)."""
 
@@ -364,6 +381,12 @@ ROWS: dict[str, Row] = {
         "Query of the team's label registry, s BETWEEN prefix AND prefix+U+10FFFF, Limit 15 of ≈ 100 B items: 0.5 RCU "
         "(autocomplete's labels; its people are one SQL query of Django's memberships: no DynamoDB, no row)",
         fixed(0.5, 0, 1),
+    ),
+    "board.columns": Row(
+        "one Query of `project_status_updated` per status (4), each 0.5 RCU per started 4 KB of the entries it shows",
+        lambda found, read: board_parts(found, read)[0],
+        (bench.LOCAL_EMPTY_QUERY, lambda found, read: Cost(-0.5 * board_parts(found, read)[2])),
+        (BOARD_EXTRA, lambda found, read: board_parts(found, read)[1]),
     ),
 }
 

@@ -1,5 +1,6 @@
 """The issues table: projects and their issues, one item collection per project. See ``model`` for keys and costs."""
 
+from ddbmodels.issues.board import COLUMN_SIZES, board_columns
 from ddbmodels.issues.bulk import (
     LabelsChecked,
     Reconciled,
@@ -71,6 +72,7 @@ from ddbmodels.issues.writes import (
 )
 
 __all__ = [
+    "COLUMN_SIZES",
     "DESCRIPTION_MAX",
     "LABELS_MAX",
     "LABEL_MAX",
@@ -99,6 +101,7 @@ __all__ = [
     "Request",
     "Unset",
     "all_project_keys",
+    "board_columns",
     "collection_key",
     "import_load",
     "import_order",

@@ -1,1 +1,186 @@
-"""(being built for issue 21: board pages)."""
+"""A project's board (``/t/<team>/p/<KEY>/board/``): its issues in one column per status; moving a card.
+
+The page is four one-Query columns (``tracker.selectors.board``), each paged on its own by a
+signed cursor (``?open=…``). A card shows the list row (number, title, priority, assignee,
+labels) and, for members, one button per status the workflow lets it move to: a small form
+posting ``n``, ``v`` (the version the board was read at) and ``to`` to ``board/move/``. That is
+the whole page without JavaScript and on a phone; ``static/tracker/board.js`` adds dragging a
+card between columns where it runs, posting the same form with ``Accept: application/json``.
+
+The move is ``services.issues.issue_change_status`` (the issue page's status change: version
+checked, history, counts, points). Answers: a form post goes back to the board with a message;
+a fetch gets ``{"status", "version", "moves", "message"}``. Refused — changed since the board
+was read, or a move the workflow forbids — nothing changes: a 409 page with the way back to the
+board, or for a fetch a 409 ``{"error", "message", "current": {"status", "version"}}`` (the card
+goes back to its column and the message says why). Viewers see no buttons; their post is a 403.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
+from tracker.exceptions import BadRequest
+from tracker.forms.board import BoardForm, MoveForm
+from tracker.issue_terms import STATUS_LABELS
+from tracker.models import Membership
+from tracker.selectors.board import Column, moves, project_board
+from tracker.selectors.issues import issue_access
+from tracker.selectors.projects import project_access
+from tracker.services import issues as issue_services
+from tracker.views.base import tenant_view
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _board_url(membership: Membership, project: ProjectItem, positions: dict[str, str] | None = None) -> str:
+    url = reverse("board", kwargs={"tenant": membership.tenant.slug, "project": project.project_key})
+    kept = {status: cursor for status, cursor in (positions or {}).items() if cursor}
+    return f"{url}?{urlencode(kept)}" if kept else url
+
+
+def _positions(request: HttpRequest) -> dict[str, str]:
+    """Each paged column's cursor from the query string (a 400 when one is not a cursor at all)."""
+    form = BoardForm(request.GET)
+    if not form.is_valid():
+        raise BadRequest("This page link is invalid.")
+    return {status: form.cleaned_data[status] for status in STATUSES if form.cleaned_data[status]}
+
+
+def _column_links(
+    membership: Membership, project: ProjectItem, positions: dict[str, str], column: Column
+) -> dict[str, str | None]:
+    """A column's "More" and "Previous" links: the other columns stay where they are."""
+
+    def to(cursor: str | None) -> str | None:
+        return _board_url(membership, project, {**positions, column.status: cursor}) if cursor else None
+
+    first = _board_url(membership, project, {**positions, column.status: ""}) if column.paged else None
+    return {"next_url": to(column.next_cursor), "previous_url": to(column.previous_cursor), "first_url": first}
+
+
+def _count(project: ProjectItem, column: Column) -> dict[str, str]:
+    """The number a column's heading shows: the project's count (refreshed a few seconds after each change)
+    where the column's first page agrees with it, else what that page shows ("25+" when more pages follow)."""
+    known = project.live_count(column.status) if project.issue_counts is not None else None
+    shown = len(column.issues)
+    agrees = known is not None and (known > shown if column.next_cursor else known == shown)
+    if known is not None and (agrees or column.paged):
+        return {"count": str(known), "count_title": f"{known} {column.label.lower()} issues"}
+    if column.paged:
+        return {"count": "", "count_title": ""}
+    more = "+" if column.next_cursor else ""
+    return {"count": f"{shown}{more}", "count_title": f"{shown}{more and ' or more'} {column.label.lower()} issues"}
+
+
+@tenant_view
+@require_GET
+def board(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    positions = _positions(request)
+    found = project_board(tenant=membership.tenant.slug, project_key=project_item.project_key, positions=positions)
+    columns = [
+        {
+            "column": column,
+            **_count(project_item, column),
+            **_column_links(membership, project_item, positions, column),
+        }
+        for column in found.columns
+    ]
+    context = {
+        "membership": membership,
+        "project": project_item,
+        "columns": columns,
+        "can_move": membership.allows("member"),
+        "query": urlencode(positions),
+    }
+    return render(request, "tracker/board.html", context)
+
+
+def _refused(
+    request: HttpRequest,
+    membership: Membership,
+    project: ProjectItem,
+    asked: IssueItem,
+    to: str,
+    error: ChangedSinceRead | InvalidTransition,
+) -> HttpResponse:
+    """Nothing moved: say why, with the issue as it is now (read again: a race may have changed it)."""
+    try:
+        now: IssueItem | None = issue_access(project=project, number=int(asked.number), consistent=True)
+    except Http404:  # deleted meanwhile
+        now = None
+    reference = asked.reference
+    wanted = STATUS_LABELS[to]
+    if now is None:
+        message = f"{reference} was deleted; nothing was moved."
+    elif isinstance(error, ChangedSinceRead):
+        message = (
+            f"{reference} changed since the board was loaded: it is now {STATUS_LABELS[now.status]}. "
+            "Nothing was moved; reload the board to see it as it is."
+        )
+    else:
+        message = f"{reference} is {STATUS_LABELS[now.status]}; it cannot move to {wanted}. Nothing was moved."
+    code = "changed" if isinstance(error, ChangedSinceRead) else "not_allowed"
+    if _wants_json(request):
+        current = {"status": now.status, "version": int(now.version or 0)} if now is not None else None
+        return JsonResponse({"error": code, "message": message, "current": current}, status=409)
+    context: dict[str, object] = {
+        "heading": "Changed since you opened it" if code == "changed" else "Not possible now",
+        "message": message,
+        "status": 409,
+        "back_url": _board_url(membership, project),
+        "back_label": "Back to the board",
+    }
+    if now is not None:
+        context["states"] = [("Now", STATUS_LABELS[now.status]), ("You asked for", wanted)]
+    return render(request, "409.html", context, status=409)
+
+
+@tenant_view
+@require_POST
+def board_move(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot move issues.")
+    form = MoveForm(request.POST)
+    if not form.is_valid():
+        if _wants_json(request):
+            return JsonResponse({"error": "invalid", "message": form.problem()}, status=400)
+        raise BadRequest(form.problem())
+    number, version, to = form.cleaned_data["n"], form.cleaned_data["v"], form.cleaned_data["to"]
+    issue = issue_access(project=project_item, number=number, consistent=True)  # 404: missing or deleted
+    try:
+        moved = issue_services.issue_change_status(
+            membership=membership, project=project_item, issue=issue, expected_version=version, to=to
+        )
+    except (ChangedSinceRead, InvalidTransition) as error:  # nothing changed: the answer says why
+        return _refused(request, membership, project_item, issue, to, error)
+    message = f"{moved.reference} is now {STATUS_LABELS[moved.status]}."
+    if _wants_json(request):
+        return JsonResponse(
+            {
+                "status": moved.status,
+                "version": int(moved.version or 0),
+                "moves": moves(moved.status),
+                "message": message,
+            }
+        )
+    messages.success(request, message)
+    return redirect(_board_url(membership, project_item, _kept_positions(request)))
+
+
+def _kept_positions(request: HttpRequest) -> dict[str, str]:
+    """The board's columns' cursors the form was posted from (its action's query string), if they are sound."""
+    form = BoardForm(request.GET)
+    return {s: form.cleaned_data[s] for s in STATUSES if form.cleaned_data[s]} if form.is_valid() else {}

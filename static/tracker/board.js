@@ -1,0 +1,164 @@
+// The board (templates/tracker/board.html): drag a card to another column, or press one of its buttons,
+// and the move is posted with the card's own form (n, v, to) and Accept: application/json, without
+// leaving the page. The card goes to its new column at once; if the server refuses (the issue changed
+// since the board was loaded, or the workflow forbids the move) it goes back where it was and the
+// status line (aria-live) says why. Only the columns the workflow allows accept a dropped card.
+// Without JavaScript the buttons post the same form and the server sends the board back.
+"use strict";
+(function () {
+  var board = document.querySelector("[data-board]");
+  var status = document.getElementById("board-status");
+  if (!board || !status) { return; }
+  var help = document.querySelector("[data-drag-help]");
+  if (help) { help.hidden = false; }
+  var dragged = null;
+
+  function say(text, refused) {
+    status.textContent = text;
+    status.classList.toggle("refused", Boolean(refused));
+  }
+  function columnOf(node) { return node.closest("[data-column]"); }
+  function columnFor(to) { return board.querySelector('[data-column="' + to + '"]'); }
+  function movesOf(card) { return (card.dataset.moves || "").split(" ").filter(Boolean); }
+  function labelOf(to) { var column = columnFor(to); return column ? column.dataset.label : to; }
+
+  function settle(column, delta) {
+    var count = column.querySelector("[data-count]");
+    if (count && delta) {  // "25+" (more on later pages) stays "26+"
+      var more = /\+$/.test(count.textContent) ? "+" : "";
+      count.textContent = String(Math.max(0, parseInt(count.textContent, 10) + delta)) + more;
+    }
+    var empty = column.querySelector("[data-empty]");
+    if (empty) { empty.hidden = column.querySelectorAll("[data-card]").length > 0; }
+  }
+
+  function rebuildButtons(card, moves) {
+    var form = card.querySelector("form.moves");
+    form.querySelectorAll("button").forEach(function (button) { button.remove(); });
+    moves.forEach(function (to) {
+      var button = document.createElement("button");
+      button.type = "submit";
+      button.name = "to";
+      button.value = to;
+      button.textContent = labelOf(to);
+      button.setAttribute("aria-label", "Move " + card.dataset.ref + " to " + labelOf(to));
+      button.title = button.getAttribute("aria-label");
+      form.appendChild(document.createTextNode(" "));
+      form.appendChild(button);
+    });
+  }
+
+  function move(card, to) {
+    var from = columnOf(card);
+    var target = columnFor(to);
+    if (!target || target === from || card.classList.contains("moving")) { return; }
+    var form = card.querySelector("form.moves");
+    var data = new FormData(form);
+    data.set("to", to);
+    var home = card.parentNode;
+    var next = card.nextElementSibling;
+    var list = target.querySelector("[data-cards]");
+    list.insertBefore(card, list.firstElementChild);
+    settle(from, -1);
+    settle(target, +1);
+    card.classList.remove("snapped");
+    card.classList.add("moving");
+    card.setAttribute("aria-busy", "true");
+    say("Moving " + card.dataset.ref + " to " + labelOf(to) + "…");
+
+    function back(message) {
+      home.insertBefore(card, next && next.parentNode === home ? next : null);
+      settle(target, -1);
+      settle(from, +1);
+      card.classList.add("snapped");
+      say(message, true);
+    }
+    function done() {
+      card.classList.remove("moving");
+      card.removeAttribute("aria-busy");
+    }
+
+    fetch(form.action, {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (answer) {
+        done();
+        if (response.ok && answer.status === to) {
+          form.querySelector("[data-version]").value = String(answer.version);
+          card.dataset.moves = answer.moves.join(" ");
+          rebuildButtons(card, answer.moves);
+          say(answer.message);
+          return;
+        }
+        back(answer.message || "The move was refused (" + response.status + "); nothing was moved. Reload the board.");
+      });
+    }, function () {
+      done();
+      back("The move could not be sent; nothing was moved. Check the connection and try again.");
+    });
+  }
+
+  board.addEventListener("submit", function (event) {
+    var form = event.target.closest("form.moves");
+    var button = event.submitter;
+    if (!form || !button || button.name !== "to") { return; }
+    event.preventDefault();
+    var card = form.closest("[data-card]");
+    move(card, button.value);
+    var title = card.querySelector(".card-title a");
+    if (title) { title.focus(); }  // its buttons are rebuilt: keep the keyboard on the card
+  });
+
+  board.addEventListener("dragstart", function (event) {
+    var card = event.target.closest && event.target.closest("[data-card][draggable=true]");
+    if (!card) { return; }
+    dragged = card;
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", card.dataset.ref);
+    card.classList.add("dragging");
+  });
+
+  board.addEventListener("dragend", function () {
+    if (dragged) { dragged.classList.remove("dragging"); }
+    dragged = null;
+    board.querySelectorAll(".drop-ok").forEach(function (column) { column.classList.remove("drop-ok"); });
+  });
+
+  function allowed(column) {
+    return dragged && column && column !== columnOf(dragged) && movesOf(dragged).indexOf(column.dataset.column) >= 0;
+  }
+
+  board.addEventListener("dragenter", function (event) {
+    var column = columnOf(event.target);
+    if (!dragged || !column || column === columnOf(dragged)) { return; }
+    if (allowed(column)) {
+      column.classList.add("drop-ok");
+    } else {
+      say(dragged.dataset.ref + " cannot move from " + columnOf(dragged).dataset.label + " to " + column.dataset.label + ".");
+    }
+  });
+
+  board.addEventListener("dragover", function (event) {
+    var column = columnOf(event.target);
+    if (allowed(column)) {
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "move";
+    }
+  });
+
+  board.addEventListener("dragleave", function (event) {
+    var column = columnOf(event.target);
+    if (column && !column.contains(event.relatedTarget)) { column.classList.remove("drop-ok"); }
+  });
+
+  board.addEventListener("drop", function (event) {
+    var column = columnOf(event.target);
+    if (!allowed(column)) { return; }
+    event.preventDefault();
+    column.classList.remove("drop-ok");
+    move(dragged, column.dataset.column);
+  });
+})();

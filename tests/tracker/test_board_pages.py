@@ -1,0 +1,280 @@
+"""The board (/t/<team>/p/<KEY>/board/): a column per status, cards with their legal moves, a checked status change.
+
+Each refusal (stale version, a move the workflow forbids, bad input, a viewer, another team)
+changes nothing; an accepted move changes the status exactly once, by a form post (back to the
+board) or a fetch (JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+
+from django.conf import settings
+
+from ddbmodels import events, issues
+from ddbmodels.core import capacity
+from ddbmodels.core.keys import utcnow
+from tests.tracker.conftest import World
+from tests.tracker.helpers import flash, load, new_issue, text, unchanged, version_of
+from tracker.demo import story
+from tracker.management.commands import seed_demo
+from tracker.selectors.activity import issue_stream
+from tracker.services.projects import project_counts_refresh
+
+JSON = {"HTTP_ACCEPT": "application/json"}
+CARD = re.compile(r'<li class="card" id="card-(\d+)"')
+
+
+def _board(world: World, *statuses: str) -> None:
+    """Issues 1, 2, … in ``statuses`` (one each, in order)."""
+    for status in statuses:
+        issue = new_issue(world, f"In {status}")
+        path = {"open": [], "in_progress": ["in_progress"], "resolved": ["resolved"], "closed": ["closed"]}[status]
+        for to in path:
+            issue = issues.issue_change_status(issue, to=to)
+
+
+def _columns(page: str) -> dict[str, list[int]]:
+    """The card numbers in each column of a board page, top to bottom."""
+    found = {}
+    for match in re.finditer(r'<section class="column" id="column-(\w+)"(.*?)</section>', page, re.S):
+        found[match.group(1)] = [int(n) for n in CARD.findall(match.group(2))]
+    return found
+
+
+def _counts(page: str) -> dict[str, str]:
+    """The number in each column's heading."""
+    return dict(re.findall(r'<h2 id="column-(\w+)-heading">.*?data-count title="[^"]*">([^<]+)</span>', page))
+
+
+def _buttons(page: str, number: int) -> list[str]:
+    card = re.search(rf'<li class="card" id="card-{number}".*?</li>', page, re.S)
+    assert card, f"no card {number}"
+    return re.findall(r'<button type="submit" name="to" value="(\w+)"', card.group(0))
+
+
+def _status_events(world: World, number: int) -> int:
+    issue = load(world, number)
+    assert issue is not None
+    found = events.stream_events_all(stream=issue_stream(issue))
+    return sum(1 for event in found if event.kind == events.Kind.ISSUE_STATUS)
+
+
+# ------------------------------------------------------------------------------------------- the page
+
+
+def test_the_board_shows_a_column_per_status_and_each_card_only_its_legal_moves(world: World) -> None:
+    new_issue(world, "In open", labels=["ui", "bug"], assignee=world.member.username, priority="urgent")
+    _board(world, "in_progress", "resolved", "closed", "open")
+    client = world.client_for(world.member)
+    with capacity.measure() as meter:
+        response = client.get(world.project_url("board/"))
+    assert response.status_code == 200
+    page = text(response)
+    assert _columns(page) == {"open": [5, 1], "in_progress": [2], "resolved": [3], "closed": [4]}  # newest first
+    board_reads = meter.by_pattern["board.columns"]
+    assert (board_reads.calls, board_reads.requests, board_reads.rcu) == (1, 4, 4 * 0.5)  # one Query a column
+    assert _buttons(page, 1) == ["in_progress", "resolved", "closed"]
+    assert _buttons(page, 2) == ["open", "resolved", "closed"]
+    assert _buttons(page, 3) == ["open", "closed"]
+    assert _buttons(page, 4) == ["open"]
+    card = re.search(r'<li class="card" id="card-1".*?</li>', page, re.S).group(0)  # type: ignore[union-attr]
+    for shown in ("WEB-1", "In open", "Urgent", world.member.username):
+        assert shown in card
+    assert re.findall(r'class="label"[^>]*>(\w+)<', card) == ["bug", "ui"]
+    assert f'name="v" value="{version_of(world, 1)}"' in card
+    assert 'aria-label="Move WEB-1 to In progress"' in card
+    assert 'draggable="true"' in card
+    assert 'src="/static/tracker/board.js"' in page
+
+
+def test_the_project_list_links_to_its_board(world: World) -> None:
+    page = text(world.client_for(world.viewer).get(world.project_url()))
+    assert f'<a href="{world.project_url("board/")}">Board</a>' in page
+
+
+def test_a_viewer_sees_the_board_without_moves_and_a_forged_move_is_refused(world: World) -> None:
+    _board(world, "open", "in_progress")
+    client = world.client_for(world.viewer)
+    page = text(client.get(world.project_url("board/")))
+    assert _columns(page) == {"open": [1], "in_progress": [2], "resolved": [], "closed": []}
+    assert "<button" not in page.split('<div class="board"', 1)[1]
+    assert "draggable" not in page
+    assert "board.js" not in page
+    with unchanged(world):
+        for headers in ({}, JSON):
+            response = client.post(world.project_url("board/move/"), {"n": 1, "v": 1, "to": "resolved"}, **headers)
+            assert response.status_code == 403
+
+
+def test_another_team_finds_no_board_and_cannot_move_its_cards(world: World, make_world) -> None:  # type: ignore[no-untyped-def]
+    _board(world, "open")
+    stranger = make_world(with_project=False).owner
+    client = world.client_for(stranger)
+    assert client.get(world.project_url("board/")).status_code == 404
+    with unchanged(world):
+        assert client.post(world.project_url("board/move/"), {"n": 1, "v": 1, "to": "closed"}).status_code == 404
+    assert client.get(world.url("p/NOPE/board/")).status_code == 404
+
+
+def test_each_column_pages_on_its_own_and_a_cursor_works_only_in_its_column(world: World) -> None:
+    for _ in range(27):
+        new_issue(world)
+    issues.issue_change_status(load(world, 1), to="closed")
+    client = world.client_for(world.member)
+    first = text(client.get(world.project_url("board/")))
+    columns = _columns(first)
+    assert columns["open"] == list(range(27, 2, -1))
+    assert columns["closed"] == [1]
+    # No counts refreshed yet: what the first pages show; then the project's counts, which agree with them.
+    assert _counts(first) == {"open": "25+", "in_progress": "0", "resolved": "0", "closed": "1"}
+    project_counts_refresh(tenant=world.slug, key=world.project_key)  # as the debounced task does
+    assert _counts(text(client.get(world.project_url("board/")))) == {
+        "open": "26",
+        "in_progress": "0",
+        "resolved": "0",
+        "closed": "1",
+    }
+    more = re.search(r'<a rel="next" href="([^"]+)">More open', first)
+    assert more
+    assert '<a rel="next"' not in first.split('id="column-in_progress"', 1)[1]
+    url = more.group(1).replace("&amp;", "&")
+    second = text(client.get(url))
+    assert _columns(second) == {"open": [2], "in_progress": [], "resolved": [], "closed": [1]}
+    assert "Newest first" in second
+    assert "← Previous" in second
+    cursor = url.split("open=", 1)[1]
+    wrong = client.get(world.project_url(f"board/?closed={cursor}"))
+    assert wrong.status_code == 400
+    assert "This page link belongs to another list." in text(wrong)
+    assert client.get(world.project_url("board/?open=tampered")).status_code == 400
+
+
+# --------------------------------------------------------------------------------------------- moves
+
+
+def test_a_form_move_changes_the_status_once_and_returns_to_the_board(world: World) -> None:
+    _board(world, "open")
+    client = world.client_for(world.member)
+    before = version_of(world, 1)
+    response = client.post(world.project_url("board/move/"), {"n": 1, "v": before, "to": "in_progress"})
+    assert response.status_code == 302
+    assert response["Location"] == world.project_url("board/")
+    assert flash(response) == ["WEB-1 is now In progress."]
+    moved = load(world, 1)
+    assert (moved.status, int(moved.version)) == ("in_progress", before + 1)
+    assert _status_events(world, 1) == 1
+    page = text(client.get(response["Location"]))
+    assert _columns(page)["in_progress"] == [1]
+    assert "WEB-1 is now In progress." in page
+    with unchanged(world):  # the same form sent again: its version is stale now
+        again = client.post(world.project_url("board/move/"), {"n": 1, "v": before, "to": "in_progress"})
+    assert again.status_code == 409
+    assert "WEB-1 changed since the board was loaded: it is now In progress." in text(again)
+    assert f'href="{world.project_url("board/")}"' in text(again)
+    assert _status_events(world, 1) == 1
+
+
+def test_a_fetch_move_answers_the_new_state_as_json(world: World) -> None:
+    _board(world, "in_progress")
+    client = world.client_for(world.member)
+    version = version_of(world, 1)
+    response = client.post(world.project_url("board/move/"), {"n": 1, "v": version, "to": "resolved"}, **JSON)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content) == {
+        "status": "resolved",
+        "version": version + 1,
+        "moves": ["open", "closed"],
+        "message": "WEB-1 is now Resolved.",
+    }
+    assert load(world, 1).status == "resolved"
+    assert _status_events(world, 1) == 1  # this move (the set-up went straight to ddbmodels: no event)
+
+
+def test_a_stale_fetch_move_is_409_with_the_current_state_and_changes_nothing(world: World) -> None:
+    _board(world, "open")
+    client = world.client_for(world.member)
+    stale = version_of(world, 1)
+    issues.issue_change_status(load(world, 1), to="resolved")  # someone else, since the board was read
+    with unchanged(world):
+        response = client.post(world.project_url("board/move/"), {"n": 1, "v": stale, "to": "in_progress"}, **JSON)
+    assert response.status_code == 409
+    assert json.loads(response.content) == {
+        "error": "changed",
+        "message": "WEB-1 changed since the board was loaded: it is now Resolved. "
+        "Nothing was moved; reload the board to see it as it is.",
+        "current": {"status": "resolved", "version": stale + 1},
+    }
+
+
+def test_a_move_the_workflow_forbids_is_409_and_changes_nothing(world: World) -> None:
+    _board(world, "closed")
+    client = world.client_for(world.member)
+    version = version_of(world, 1)
+    with unchanged(world):
+        fetched = client.post(world.project_url("board/move/"), {"n": 1, "v": version, "to": "resolved"}, **JSON)
+        posted = client.post(world.project_url("board/move/"), {"n": 1, "v": version, "to": "resolved"})
+        same = client.post(world.project_url("board/move/"), {"n": 1, "v": version, "to": "closed"}, **JSON)
+    assert fetched.status_code == posted.status_code == same.status_code == 409
+    answer = json.loads(fetched.content)
+    assert answer["error"] == "not_allowed"
+    assert answer["message"] == "WEB-1 is Closed; it cannot move to Resolved. Nothing was moved."
+    assert answer["current"] == {"status": "closed", "version": version}
+    assert "WEB-1 is Closed; it cannot move to Resolved. Nothing was moved." in text(posted)
+    assert _status_events(world, 1) == 0
+
+
+def test_a_move_not_understood_is_400_and_changes_nothing(world: World) -> None:
+    _board(world, "open")
+    client = world.client_for(world.member)
+    version = version_of(world, 1)
+    cases = [
+        ({"n": 1, "v": version, "to": "done"}, "Unknown status."),
+        ({"n": 1, "to": "closed"}, "The card is missing its version; reload the board."),
+        ({"n": "one", "v": version, "to": "closed"}, "Unknown issue number."),
+        ({"v": version, "to": "closed"}, "Unknown issue number."),
+    ]
+    with unchanged(world):
+        for data, message in cases:
+            page = client.post(world.project_url("board/move/"), data)
+            assert page.status_code == 400, data
+            assert message in text(page)
+            fetched = client.post(world.project_url("board/move/"), data, **JSON)
+            assert fetched.status_code == 400, data
+            assert json.loads(fetched.content)["message"] == message
+        assert client.post(world.project_url("board/move/"), {"n": 9, "v": 1, "to": "closed"}).status_code == 404
+        assert client.get(world.project_url("board/move/")).status_code == 405
+
+
+def test_a_form_move_keeps_the_columns_where_they_were_paged_to(world: World) -> None:
+    for _ in range(27):
+        new_issue(world)
+    client = world.client_for(world.member)
+    first = text(client.get(world.project_url("board/")))
+    url = re.search(r'<a rel="next" href="([^"]+)">More open', first).group(1).replace("&amp;", "&")  # type: ignore[union-attr]
+    page = text(client.get(url))
+    action = re.search(r'<form class="moves" method="post" action="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    assert action.startswith(world.project_url("board/move/?open="))
+    response = client.post(action.replace("&amp;", "&"), {"n": 2, "v": version_of(world, 2), "to": "closed"})
+    assert response.status_code == 302
+    assert response["Location"] == url
+
+
+# ----------------------------------------------------------------------------------------------- demo
+
+
+def test_the_demo_web_project_fills_every_working_column() -> None:
+    """seed_demo's WEB story (the first project its seeded generator tells) has ≥ 4 open, in progress, resolved."""
+    slug, (_, keys) = next(iter(seed_demo.TENANTS.items()))
+    key, (_, count) = next(iter(keys.items()))
+    people = [u for u, (_, roles) in seed_demo.USERS.items() if roles.get(slug) in ("owner", "member")]
+    told = story.tell(
+        random.Random(7), tenant=slug, key=key, count=count, people=people, now=utcnow(), period=settings.EVENTS_PERIOD
+    )
+    spread = Counter(t.issue.status for t in told)
+    assert (slug, key) == ("acme", "WEB")
+    assert min(spread["open"], spread["in_progress"], spread["resolved"]) >= 4, spread
