@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
+from pytest_django.live_server_helper import LiveServer
 
 from ddbmodels import comments, labels
 from tests.tracker.browser.helpers import shot, site_login
@@ -137,3 +138,51 @@ def test_a_new_issue_takes_a_suggested_label_and_assignee(
     issue = load(world, 1)
     assert issue is not None
     assert (issue.assignee, sorted(issue.labels or ())) == (alice.username, ["bug"])
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_without_javascript_the_preview_button_shows_the_text_and_saves_nothing(
+    browser: Browser, live_server: LiveServer, world: World, width: int
+) -> None:
+    person(world, "alice")
+    new_issue(world, "Pages are slow")
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, java_script_enabled=False
+    )
+    try:
+        page = context.new_page()
+        site_login(page, world.member.username)
+        page.goto(world.project_url("1/"))
+        form = page.locator("form.comment-form")
+        expect(form.get_by_role("tab")).to_have_count(0)  # no tabs without JavaScript: the button instead
+        form.locator("textarea[name=body]").fill("_Looked_ at it with @alice")
+        form.get_by_role("button", name="Preview").click()
+        shown = page.locator("section.preview-shown")
+        expect(shown.locator("h2")).to_have_text("Preview (not saved yet)")
+        expect(shown.locator("em")).to_have_text("Looked")
+        expect(shown.locator("a.mention")).to_have_text("@alice")
+        expect(page.locator("form.comment-form textarea[name=body]")).to_have_value("_Looked_ at it with @alice")
+        assert comments.comment_page(stream=comments.issue_stream(world.slug, "WEB", 1)).comments == []
+        assert page_width(page) <= width
+        _shot(page, f"assist-06-no-js-preview-{width}")
+        page.locator("form.comment-form").get_by_role("button", name="Comment", exact=True).click()
+        expect(page.locator("ul.messages li.success")).to_have_text("Comment posted.")
+        (stored,) = comments.comment_page(stream=comments.issue_stream(world.slug, "WEB", 1)).comments
+        assert stored.body == "_Looked_ at it with @alice"
+    finally:
+        context.close()
+
+
+def test_the_comment_edit_page_has_the_tabs_too(page: Page, world: World, violations: list[str]) -> None:
+    new_issue(world, "Pages are slow")
+    site_login(page, world.member.username)
+    page.goto(world.project_url("1/"))
+    page.locator("form.comment-form textarea[name=body]").fill("first words")
+    page.get_by_role("button", name="Comment", exact=True).click()
+    page.locator(".comment").get_by_role("link", name="Edit").click()
+    page.locator("textarea[name=body]").fill("~~first~~ second words")
+    page.get_by_role("tab", name="Preview").click()
+    expect(page.get_by_role("tabpanel").locator("s")).to_have_text("first")
+    _shot(page, "assist-07-comment-edit-preview-1280")
+    (stored,) = comments.comment_page(stream=comments.issue_stream(world.slug, "WEB", 1)).comments
+    assert stored.body == "first words"
