@@ -51,8 +51,10 @@ from pattern_rows.others import (
     run_events,
     run_label_prefix,
     run_leaderboard,
+    run_palette,
     run_small_patterns,
 )
+from pattern_rows.preferences import run_preferences
 from pattern_rows.rows import ORDER_SHARDS, check_item_sizes
 from pattern_rows.workload import AWARDED, Workload, judge_rows
 
@@ -90,6 +92,8 @@ def measure(run: bench.Run) -> None:
         run_events(work, args.events)
         run_small_patterns(work)
         run_label_prefix(work)
+        run_palette(work)
+        run_preferences(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise

@@ -159,17 +159,6 @@ def run_small_patterns(run: Workload) -> None:
     check(state is not None and state.checkpoint == "page-2", "the job's checkpoint was not kept")
 
 
-def run_label_prefix(run: Workload) -> None:
-    """Autocomplete's labels (tracker.selectors.assist.label_suggestions): one Query of the team's registry,
-    Limit 15 (10 shown, a few more for the renamed or deleted ones it drops). Its people are one SQL query of
-    Django's memberships: no DynamoDB, so no row."""
-    names = ["bug", "build", "burn", "docs", *(f"bu{n:02}" for n in range(20))]
-    bench.unmetered(lambda: ddb_labels.registry_ensure(TENANT, names))
-    found = run("labels.prefix (autocomplete)", ddb_labels.label_prefix_page, TENANT, "bu", limit=15)
-    wanted = sorted(name for name in names if name.startswith("bu"))[:15]
-    check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")
-
-
 def run_board(run: Workload) -> None:
     """The project's board: one Query a status, the open column cut to 10 so that it has a next page."""
     index = bench.unmetered(
@@ -194,3 +183,25 @@ def run_board(run: Workload) -> None:
     check(len(shown["open"]) == 10 and columns["open"].next_key is not None, f"the open column is {shown['open']}")
     check(sorted(shown["resolved"]) == list(range(1, AWARDED + 1)), f"the resolved column is {shown['resolved']}")
     check(shown["in_progress"] == shown["closed"] == [], f"columns that should be empty: {shown}")
+
+
+def run_palette(run: Workload) -> None:
+    """The command palette's reads (tracker.selectors.palette): a key typed, one GetItem; words found by the
+    search engine (no DynamoDB), then one BatchGetItem of the ≤ 5 rows it shows."""
+    live = [int(i.number) for i in collection() if i.deleted_at is None]
+    got = run("issues.get (palette: a key)", ddb_issues.issue_get, tenant=TENANT, project_key=PROJECT, number=live[0])
+    check(got is not None and int(got.number) == live[0], "the palette's key read no issue")
+    refs = [(PROJECT, number) for number in live[:5]]
+    rows = run("issues.get_many (palette: 5 rows)", ddb_issues.issues_get_many, tenant=TENANT, refs=refs)
+    check(len(rows) == 5, f"the palette's words read {len(rows)} rows, not 5")
+
+
+def run_label_prefix(run: Workload) -> None:
+    """Autocomplete's labels (tracker.selectors.assist.label_suggestions): one Query of the team's registry,
+    Limit 15 (10 shown, a few more for the renamed or deleted ones it drops). Its people are one SQL query of
+    Django's memberships: no DynamoDB, so no row."""
+    names = ["bug", "build", "burn", "docs", *(f"bu{n:02}" for n in range(20))]
+    bench.unmetered(lambda: ddb_labels.registry_ensure(TENANT, names))
+    found = run("labels.prefix (autocomplete)", ddb_labels.label_prefix_page, TENANT, "bu", limit=15)
+    wanted = sorted(name for name in names if name.startswith("bu"))[:15]
+    check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")

@@ -382,6 +382,13 @@ ROWS: dict[str, Row] = {
         "(autocomplete's labels; its people are one SQL query of Django's memberships: no DynamoDB, no row)",
         fixed(0.5, 0, 1),
     ),
+    "issues.get (palette: a key)": Row(
+        "GetItem of the issue a key (WEB-12) names: 0.5 RCU per started 4 KB", GotItem(False)
+    ),
+    "issues.get_many (palette: 5 rows)": Row(
+        "BatchGetItem of the ≤ 5 issues the search engine found: 0.5 RCU an issue (≤ 4 KB), one request",
+        lambda found, _basis: Cost(0.5 * len(found), 0, 1),
+    ),
     "board.columns": Row(
         "one Query of `project_status_updated` per status (4), each 0.5 RCU per started 4 KB of the entries it shows",
         lambda found, read: board_parts(found, read)[0],
