@@ -14,7 +14,7 @@ from collections import Counter
 
 from django.conf import settings
 
-from ddbmodels import events, issues
+from ddbmodels import events, issues, labels
 from ddbmodels.core import capacity
 from ddbmodels.core.keys import utcnow
 from tests.tracker.conftest import World
@@ -68,6 +68,9 @@ def _status_events(world: World, number: int) -> int:
 
 def test_the_board_shows_a_column_per_status_and_each_card_only_its_legal_moves(world: World) -> None:
     new_issue(world, "In open", labels=["ui", "bug"], assignee=world.member.username, priority="urgent")
+    bug = labels.label_get(world.slug, "bug")
+    assert bug is not None
+    labels.label_save(world.slug, "bug", colour="red", description="", expected_version=int(bug.version or 0))
     _board(world, "in_progress", "resolved", "closed", "open")
     client = world.client_for(world.member)
     with capacity.measure() as meter:
@@ -84,7 +87,7 @@ def test_the_board_shows_a_column_per_status_and_each_card_only_its_legal_moves(
     card = re.search(r'<li class="card" id="card-1".*?</li>', page, re.S).group(0)  # type: ignore[union-attr]
     for shown in ("WEB-1", "In open", "Urgent", world.member.username):
         assert shown in card
-    assert re.findall(r'class="label"[^>]*>(\w+)<', card) == ["bug", "ui"]
+    assert re.findall(r'class="label label-(\w+)"[^>]*>(\w+)<', card) == [("red", "bug"), ("grey", "ui")]
     assert f'name="v" value="{version_of(world, 1)}"' in card
     assert 'aria-label="Move WEB-1 to In progress"' in card
     assert 'draggable="true"' in card

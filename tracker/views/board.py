@@ -34,6 +34,7 @@ from tracker.issue_terms import STATUS_LABELS
 from tracker.models import Membership
 from tracker.selectors.board import Column, moves, project_board
 from tracker.selectors.issues import issue_access
+from tracker.selectors.labels import catalogue_colours
 from tracker.selectors.projects import project_access
 from tracker.services import issues as issue_services
 from tracker.views.base import tenant_view
@@ -102,6 +103,7 @@ def board(request: HttpRequest, membership: Membership, project: str) -> HttpRes
         "project": project_item,
         "columns": columns,
         "can_move": membership.allows("member"),
+        "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
         "query": urlencode(positions),
     }
     return render(request, "tracker/board.html", context)

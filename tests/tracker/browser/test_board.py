@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from ddbmodels import issues
+from ddbmodels import issues, labels
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
@@ -44,9 +44,13 @@ def _story(world: World) -> None:
         )
         for to in {4: ["in_progress"], 5: ["resolved"], 6: ["closed"]}.get(n, []):
             issue = issues.issue_change_status(issue, to=to)
+    for name, colour in (("ui", "purple"), ("bug", "red")):
+        label = labels.label_get(world.slug, name)
+        assert label is not None
+        labels.label_save(world.slug, name, colour=colour, description="", expected_version=int(label.version or 0))
 
 
-def _column(page: Page, status: str, number: int) -> None:
+def _column(page: Page, status: str, number: int) -> None:  # the card is in that column
     expect(page.locator(f"#column-{status} #card-{number}")).to_be_visible()
 
 
