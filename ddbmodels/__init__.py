@@ -8,8 +8,9 @@ Three layers, imports going one way (``docs/architecture.md``):
   sequence, counters, sparse index, sharded index, leaderboard, pagination, distinct keys,
   time-series tables); they import ``core`` only;
 - one package per table (``issues``, ``labels``, ``orders``, ``counters``, ``attachments``, ``comments``,
-  ``scores``, ``events``, ``jobs``, ``idempotency``, ``inbox``, ``milestones``), each ``model`` + ``writes`` + ``reads`` on top of the
-  patterns; ``tenants`` works across them (is anything stored for a tenant, offboarding).
+  ``scores``, ``events``, ``jobs``, ``idempotency``, ``inbox``, ``milestones``, ``preferences``), each
+  ``model`` + ``writes`` + ``reads`` on top of the patterns; ``tenants`` works across them (is anything
+  stored for a tenant, offboarding).
 
 Importing the package is cheap: its names load on first use (PEP 562), so ``python -m ddbmodels``
 starts without importing PynamoDB or any table. ``load()`` imports every table package, which
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
         labels,
         milestones,
         orders,
+        preferences,
         scores,
     )
     from ddbmodels.core import capacity, hot_keys, tables
@@ -69,6 +71,7 @@ TABLE_PACKAGES = (
     "labels",
     "milestones",
     "orders",
+    "preferences",
     "scores",
 )
 _MODULES = {
@@ -161,7 +164,9 @@ __all__ = [
     "jobs",
     "labels",
     "load",
+    "milestones",
     "orders",
+    "preferences",
     "registered",
     "scores",
     "table_name",

@@ -1,0 +1,135 @@
+"""The workload and rows of the preferences table (saved views, notification settings; ``bench/patterns.py``).
+
+Kept in a module of their own: ``ROWS`` (``pattern_rows.rows``) takes these rows when this module is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ddbmodels import preferences
+from ddbmodels.attachments import new_attachment_id
+from ddbmodels.core import connection
+from devtools import bench
+from devtools.bench import Cost, read_units
+from pattern_rows.issue_writes import LOCAL_TRANSACTION
+from pattern_rows.rows import ROWS, Row, counted, fixed
+from pattern_rows.workload import SPLIT, TENANT, Workload
+
+VIEWS = (("Open bugs", "is:open label:bug"), ("Mine", "assignee:@me sort:updated"), ("Stale", "is:open sort:stale"))
+
+
+def partition_bytes(partition: str) -> int:
+    """The stored size of a partition's views (read unmetered): what the menu's Query reads."""
+    client, table = connection.client(), connection.table_name("preferences")
+    request: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "pk = :p AND begins_with(s, :v)",
+        "ExpressionAttributeValues": {":p": {"S": partition}, ":v": {"S": "v#"}},
+    }
+    return sum(bench.item_size(item) for item in bench.unmetered(lambda: client.query(**request))["Items"])
+
+
+def one_query(_found: Any, size: int) -> Cost:
+    return Cost(read_units(size), 0, 1)
+
+
+PREFERENCE_ROWS: dict[str, Row] = {
+    "preferences.views_mine (the header menu, 1 of 2)": Row(
+        "Query of the person's partition, s BETWEEN v# AND v#~: 0.5 RCU per started 4 KB of their views (≈ 150 B each)",
+        one_query,
+    ),
+    "preferences.views_shared (the header menu, 2 of 2)": Row(
+        "Query of the team's partition, s BETWEEN v# AND v#~: 0.5 RCU per started 4 KB of the shared views",
+        one_query,
+    ),
+    "preferences.view_save (a person's first)": Row(
+        "the person's registry item: GetItem (0.5 RCU) + PutItem attribute_not_exists (1 WCU); the view: PutItem "
+        "attribute_not_exists ≤ 1 KB (1 WCU)",
+        fixed(0.5, 2, 3),
+    ),
+    "preferences.view_save (later)": Row(
+        "PutItem attribute_not_exists ≤ 1 KB (1 WCU): the registry is remembered by the process", fixed(0, 1, 1)
+    ),
+    "preferences.view_change (share)": Row(
+        "consistent GetItem of the view (1 RCU) + TransactWriteItems: the view on its version and the team's copy, "
+        "2 WCU each ≤ 1 KB",
+        fixed(1, 4, 2),
+        (LOCAL_TRANSACTION, lambda _found, _basis: Cost(0, -2)),
+    ),
+    "preferences.notify_get": Row(
+        "GetItem of the team's settings item, eventually consistent: 0.5 RCU per started 4 KB", fixed(0.5, 0, 1)
+    ),
+    "preferences.notify_set (a team's first)": Row(
+        "PutItem attribute_not_exists of the settings item (1 WCU) + UpdateItem SET m.#u on the person's version "
+        "(1 WCU ≤ 1 KB)",
+        fixed(0, 2, 2),
+    ),
+    "preferences.notify_set (later)": Row(
+        "UpdateItem SET m.#u on the person's version: 1 WCU ≤ 1 KB of the whole item", fixed(0, 1, 1)
+    ),
+}
+ROWS.update(PREFERENCE_ROWS)
+SPLIT.update(pattern for pattern, rows in counted(ROWS).items() if rows > 1)  # the variants, each metered
+
+
+def run_preferences(run: Workload) -> None:
+    """A person saves three views and shares one; the header menu's two Queries; two people's settings."""
+    preferences.registry_forget()  # the first save of the run writes the registry item
+    saved = [
+        run(
+            "preferences.view_save (a person's first)" if n == 0 else "preferences.view_save (later)",
+            preferences.view_save,
+            TENANT,
+            "alice",
+            view_id=new_attachment_id(),
+            name=name,
+            query=query,
+        )[0]
+        for n, (name, query) in enumerate(VIEWS)
+    ]
+    shared = run(
+        "preferences.view_change (share)",
+        preferences.view_change,
+        TENANT,
+        "alice",
+        saved[0].id,
+        expected_version=1,
+        shared=True,
+    )
+    bench.check(shared is not None and shared.shared, "the view was not shared")
+    mine = run(
+        "preferences.views_mine (the header menu, 1 of 2)",
+        preferences.views_mine,
+        TENANT,
+        "alice",
+        basis=partition_bytes(preferences.person_key(TENANT, "alice")),
+    )
+    bench.check(sorted(v.name for v in mine) == sorted(name for name, _ in VIEWS), f"alice's views are {mine}")
+    team = run(
+        "preferences.views_shared (the header menu, 2 of 2)",
+        preferences.views_shared,
+        TENANT,
+        basis=partition_bytes(preferences.team_key(TENANT)),
+    )
+    bench.check([v.name for v in team] == ["Open bugs"], f"the shared views are {team}")
+    run(
+        "preferences.notify_set (a team's first)",
+        preferences.notify_set,
+        TENANT,
+        "carol",
+        level="off",
+        email=True,
+        expected_version=0,
+    )
+    run(
+        "preferences.notify_set (later)",
+        preferences.notify_set,
+        TENANT,
+        "carol",
+        level="watching",
+        email=False,
+        expected_version=1,
+    )
+    people = run("preferences.notify_get", preferences.notify_settings, TENANT)
+    bench.check(people["carol"] == preferences.NotifySetting("watching", False, 2), f"the settings are {people}")
