@@ -116,7 +116,9 @@ def test_a_new_issue_takes_a_suggested_label_and_assignee(
     field.press_sequentially("bu")
     options = page.locator("[role=listbox][aria-label=Labels] [role=option]")
     expect(options).to_have_text(["bug — Something is broken", "build"])
-    expect(options.first.locator(".label.label-red")).to_have_text("bug")  # the label's chip in its colour
+    chip = options.first.locator(".label.label-red")
+    expect(chip).to_have_text("bug")  # the label's chip in its colour (labels.css)
+    expect(chip).to_have_css("background-color", "rgb(255, 235, 233)")
     _shot(page, f"assist-03-label-list-{width}")
     field.press("ArrowDown")
     field.press("Enter")
