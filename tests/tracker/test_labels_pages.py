@@ -208,3 +208,20 @@ def test_a_large_rename_runs_as_a_job_with_progress_and_the_old_name_is_refused_
     assert len(_entries(world, "defect")) == count
     assert _entries(world, "bug") == []
     assert all(_labels_of(world, n) == {"defect"} for n in range(1, count + 1))
+
+
+def test_labels_show_in_their_colour_on_the_lists_and_the_issue_page_and_link_to_the_filtered_list(
+    world: World,
+) -> None:
+    new_issue(world, "Crash on save", labels={"bug", "ui"})
+    client = world.client_for(world.member)
+    client.post(world.url("labels/new/"), {"name": "bug", "colour": "red"})
+    chip = '<a class="label label-red" href="?q=label%3Abug"'
+    for url in (world.project_url(), world.url("issues/")):
+        page = text(client.get(url))
+        assert chip in page, url
+        assert '<a class="label label-grey" href="?q=label%3Aui"' in page, url  # a label never given a colour
+        assert "tracker/labels.css" in page
+    issue_page = text(client.get(world.project_url("1/")))
+    assert f'<a class="label label-red" href="/t/{world.slug}/p/WEB/?q=label%3Abug"' in issue_page
+    assert "tracker/labels.css" in issue_page

@@ -19,6 +19,7 @@ from tracker.forms.issue_filters import SORT_LABELS, STATUS_LABELS, IssueFilterF
 from tracker.models import Membership
 from tracker.selectors.issue_lists import IssueListing, issue_listing
 from tracker.selectors.issues import issue_exists
+from tracker.selectors.labels import catalogue_colours
 from tracker.selectors.projects import project_access
 from tracker.views.base import tenant_view
 
@@ -57,6 +58,7 @@ def _list_context(
     base = _link(query)
     return {
         "membership": membership,
+        "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
         "listing": listing,
         "query_text": query.text(),
         "tabs": tabs,

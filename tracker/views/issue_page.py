@@ -16,6 +16,7 @@ from tracker.forms.comments import CommentForm
 from tracker.issue_terms import STATUS_LABELS
 from tracker.models import Membership
 from tracker.selectors.issue_page import issue_page
+from tracker.selectors.labels import catalogue_colours
 
 
 def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, Any]:
@@ -64,6 +65,7 @@ def issue_page_context(
         "status_labels": STATUS_LABELS,
         "next_statuses": [(s, STATUS_LABELS[s]) for s in allowed],
         "labels": sorted(issue.labels or ()),
+        "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
         "mentions": page.mentions,
         "me": membership.user.get_username(),
         "comments": comments,
