@@ -247,25 +247,35 @@
     }
     select.hidden = true;
     select.insertAdjacentElement("afterend", box);
+    var typed = false;  // the box was typed in since the choice was last taken from it
     function settle() {  // what is typed counts if it names someone the list offers; else the choice stays
-      var typed = box.value.trim().toLowerCase();
+      if (!typed) {
+        return;
+      }
+      typed = false;
+      var name = box.value.trim().toLowerCase();
       var found = Array.prototype.find.call(select.options, function (option) {
-        return option.value.toLowerCase() === typed;
+        return option.value.toLowerCase() === name;
       });
       if (found) {
         select.value = found.value;
       }
       box.value = select.value;
     }
+    box.addEventListener("input", function () { typed = true; });
     box.addEventListener("change", settle);
-    box.form.addEventListener("submit", settle);
+    box.form.addEventListener("submit", settle);  // Enter in the box sends the form before any change event
+    select.addEventListener("change", function () { box.value = select.value; });
     return new Suggester(box, {
       url: url,
       kind: "member",
       extra: "&assignable=1",
       token: function (field) { return { start: 0, end: field.value.length, query: field.value.trim() }; },
       insert: function (item) { return item.value; },
-      chosen: function (item) { select.value = item.value; }
+      chosen: function (item) {
+        typed = false;
+        select.value = item.value;
+      }
     });
   }
 
