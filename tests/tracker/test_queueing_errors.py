@@ -61,7 +61,7 @@ def counts(issue: IssueItem) -> None:
     project = SimpleNamespace(
         pk=f"{issue.tenant}#{issue.project_key}", tenant=issue.tenant, project_key=issue.project_key
     )
-    issue_services._schedule_counts(project)  # type: ignore[arg-type]
+    issue_services.schedule_counts(project)  # type: ignore[arg-type]
 
 
 def digest(issue: IssueItem) -> None:

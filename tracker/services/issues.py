@@ -70,7 +70,7 @@ def issue_create_claim(
     )
     if claimed.replayed:
         return claimed  # the first submission recorded it all
-    _schedule_counts(project)
+    schedule_counts(project)
     activity.record(claimed.item, kind=Kind.ISSUE_CREATED, actor=membership.user.get_username(), data={"title": title})
     return claimed
 
@@ -108,7 +108,7 @@ def issue_update(
     changes = {name: value for name, value in wanted.items() if value != edit_values_of(issue)[name]}
     if not changes:
         return issue
-    if changes.get("assignee") and not _assignable(membership, changes["assignee"]):
+    if changes.get("assignee") and not assignable(membership, changes["assignee"]):
         raise InvalidInput("only members and owners can be assigned", assignee=changes["assignee"])
     before = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
     description_before, labels_before = issue.description or "", set(issue.labels or ())
@@ -149,7 +149,8 @@ def edit_values_of(issue: IssueItem) -> dict[str, Any]:
     )
 
 
-def _assignable(membership: Membership, username: str) -> bool:
+def assignable(membership: Membership, username: str) -> bool:
+    """May ``username`` be assigned in the membership's team now (a member or owner)? One SQL query."""
     return Membership.objects.filter(
         tenant=membership.tenant, user__username=username, role__in=(Role.OWNER, Role.MEMBER)
     ).exists()
@@ -163,7 +164,7 @@ def issue_change_status(
     _check_version(issue, expected_version, wanted=to)
     before = issue.status
     issue = issues.issue_change_status(issue, to=to)
-    _schedule_counts(project)
+    schedule_counts(project)
     activity.record(
         issue, kind=Kind.ISSUE_STATUS, actor=membership.user.get_username(), data={"from": before, "to": to}
     )
@@ -183,7 +184,7 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     labels_before = sorted(issue.labels or ())  # the change task removes their entries if this writer stops short
     issue = issues.issue_tombstone(issue, by=membership.user.get_username())
     deleting.issue_late_remove(issue=issue)  # a comment added meanwhile, before the tombstone: no more can be
-    _schedule_counts(project)
+    schedule_counts(project)
     activity.record(
         issue,
         kind=Kind.ISSUE_DELETED,
@@ -194,7 +195,7 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     return issue
 
 
-def _schedule_counts(project: ProjectItem) -> None:
+def schedule_counts(project: ProjectItem) -> None:
     """Queue one counts refresh per project per debounce window; never fail the request."""
     pending = f"counts-pending:{project.pk}"
     refresh = enqueue.task(enqueue.REFRESH_PROJECT_COUNTS)  # a wrong name is a bug, not a broker that is down

@@ -1,5 +1,9 @@
-"""URLs of the bulk pages (being built for issue 21)."""
+"""URLs of bulk edit: ``/t/<team>/p/<KEY>/bulk/`` (the list page's bulk bar posts here)."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from tracker.views import bulk
+
+urlpatterns: list[URLPattern] = [
+    path("", bulk.bulk_edit, name="bulk_edit"),
+]

@@ -1,1 +1,92 @@
-"""(being built for issue 21: bulk pages)."""
+"""Bulk edit (``POST /t/<team>/p/<KEY>/bulk/``): the list page's bulk bar, back to the same list with the outcome.
+
+Each chosen issue is changed on the version its row showed (``services.bulk``); the outcome of every
+row is one message on the list it came from: changed, already done by this form, unchanged, or not
+changed and why. Bad input changes nothing and says so. No page of its own (the list is the form).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from ddbmodels.core.errors import InvalidInput
+from ddbmodels.issues import UNSET
+from tracker.forms.bulk import NOBODY, BulkForm, label_names
+from tracker.models import Membership
+from tracker.selectors.projects import project_access
+from tracker.services import bulk as bulk_services
+from tracker.services.bulk import BulkChange, RowOutcome
+from tracker.views.base import tenant_view
+
+NOTHING_CHANGED = "Nothing was changed."
+
+
+def _back(request: HttpRequest, membership: Membership, project_key: str, wanted: str) -> str:
+    """Where to go afterwards: ``next`` if it is a page of this team on this site, else the project's list."""
+    team = f"/t/{membership.tenant.slug}/"
+    if wanted.startswith(team) and url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()}):
+        return wanted
+    return reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": project_key})
+
+
+def _said(outcomes: list[RowOutcome]) -> list[tuple[int, str]]:
+    """The outcome as messages (level, text): one line a kind of outcome, the issues named."""
+
+    def refs(kind: str) -> str:
+        return ", ".join(row.reference for row in outcomes if row.outcome == kind)
+
+    lines: list[tuple[int, str]] = []
+    if changed := refs(bulk_services.CHANGED):
+        lines.append((messages.SUCCESS, f"Changed {changed}."))
+    if replayed := refs(bulk_services.REPLAYED):
+        lines.append((messages.INFO, f"Already done by this form (sent before): {replayed}; nothing changed twice."))
+    if unchanged := refs(bulk_services.UNCHANGED):
+        lines.append((messages.INFO, f"Already as asked, left alone: {unchanged}."))
+    refused = [f"{row.reference} ({row.why})" for row in outcomes if row.outcome == bulk_services.REFUSED]
+    if refused:
+        lines.append((messages.ERROR, f"Not changed: {'; '.join(refused)}."))
+    return lines
+
+
+@tenant_view
+@require_POST
+def bulk_edit(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot change issues.")
+    form = BulkForm(request.POST)
+    valid = form.is_valid()
+    back = _back(request, membership, project_item.project_key, str(form.cleaned_data.get("next") or ""))
+    if not valid:
+        problems = [str(error) for errors in form.errors.values() for error in errors]
+        messages.error(request, " ".join([*problems, NOTHING_CHANGED]))
+        return redirect(back)
+    data = form.cleaned_data
+    assignee = data["assignee"].strip()
+    change = BulkChange(
+        status=data["status"] or None,
+        assignee=UNSET if not assignee else None if assignee == NOBODY else assignee,
+        priority=data["priority"] or None,
+        labels_add=label_names(data["labels_add"]),
+        labels_remove=label_names(data["labels_remove"]),
+    )
+    try:
+        outcomes = bulk_services.bulk_change(
+            membership=membership,
+            project=project_item,
+            versions=data["versions"],
+            change=change,
+            token=data["idempotency_key"] or "",
+        )
+    except InvalidInput as refused:
+        messages.error(request, f"{refused} {NOTHING_CHANGED}")
+        return redirect(back)
+    for level, text in _said(outcomes):
+        messages.add_message(request, level, text)
+    return redirect(back)

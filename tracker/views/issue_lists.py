@@ -15,12 +15,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from ddbmodels.issues import STATUSES, ProjectItem
+from tracker.forms.bulk import BulkForm
 from tracker.forms.issue_filters import SORT_LABELS, STATUS_LABELS, IssueFilterForm, IssueQuery, QueryError, goto_target
 from tracker.models import Membership
 from tracker.selectors.issue_lists import IssueListing, issue_listing
 from tracker.selectors.issues import issue_exists
 from tracker.selectors.labels import catalogue_colours
 from tracker.selectors.projects import project_access
+from tracker.selectors.tenants import tenant_usernames
 from tracker.views.base import tenant_view
 
 
@@ -56,7 +58,9 @@ def _list_context(
         for sort in listing.sorts
     ]
     base = _link(query)
+    bulk = project is not None and membership.allows("member")  # the bulk bar: project lists, members and owners
     return {
+        "bulk_form": BulkForm(assignees=tenant_usernames(tenant=membership.tenant)) if bulk else None,
         "membership": membership,
         "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
         "listing": listing,

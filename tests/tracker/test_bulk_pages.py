@@ -1,0 +1,243 @@
+"""Bulk edit from a project's list (POST /t/<team>/p/<KEY>/bulk/): every row on the version its list showed.
+
+A resubmitted form changes nothing twice and says so; an issue changed since the list was loaded,
+or a move the workflow forbids, is refused alone; bad input (too many issues, a viewer as assignee,
+a label that is not one) is refused whole and changes nothing; viewers get a 403, other teams a 404.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from ddbmodels import events, issues
+from tests.tracker.conftest import World
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, text, unchanged, version_of
+from tracker.selectors.activity import issue_stream
+from tracker.services import bulk as bulk_services
+
+
+def _list_form(client: Client, world: World, query: str = "") -> tuple[str, dict[int, int]]:
+    """The project list's bulk form as the page renders it: its key, and each row's number → version."""
+    page = client.get(world.project_url(query))
+    assert page.status_code == 200
+    rows = {
+        int(n): int(v)
+        for n, v in re.findall(r'<input type="hidden" name="v(\d+)" value="(\d+)" form="bulk">', text(page))
+    }
+    return hidden_value(page, "idempotency_key"), rows
+
+
+def _post(client: Client, world: World, key: str, versions: dict[int, int], **change: Any) -> Any:
+    data: dict[str, Any] = {"idempotency_key": key, "n": [str(n) for n in versions], **change}
+    data.update({f"v{n}": str(v) for n, v in versions.items()})
+    data.setdefault("next", world.project_url("?q=is%3Aopen"))
+    return client.post(world.project_url("bulk/"), data)
+
+
+def _kinds(world: World, number: int) -> list[str]:
+    issue = load(world, number)
+    assert issue is not None
+    return [event.kind for event in events.stream_events_all(stream=issue_stream(issue))]
+
+
+def test_members_see_the_bulk_bar_and_a_box_per_row_on_a_project_list_only(world: World) -> None:
+    new_issue(world, "One")
+    new_issue(world, "Two")
+    member = world.client_for(world.member)
+    page = text(member.get(world.project_url()))
+    assert '<form id="bulk"' in page
+    assert page.count('name="n"') == 2
+    assert 'form="bulk"' in page
+    assert page.count("<form") == page.count("</form>")  # no form inside another
+    viewer_page = text(world.client_for(world.viewer).get(world.project_url()))
+    assert '<form id="bulk"' not in viewer_page
+    assert 'name="n"' not in viewer_page
+    team_page = text(member.get(world.url("issues/")))
+    assert '<form id="bulk"' not in team_page
+    assert 'name="n"' not in team_page
+
+
+def test_a_change_applies_to_every_chosen_issue_and_says_so_on_the_same_list(world: World) -> None:
+    for title in ("One", "Two", "Three"):
+        new_issue(world, title, labels=["ui"])
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    chosen = {n: rows[n] for n in (1, 3)}
+    response = _post(
+        member,
+        world,
+        key,
+        chosen,
+        status="in_progress",
+        assignee=world.owner.username,
+        priority="high",
+        labels_add="bug, perf",
+        labels_remove="ui",
+    )
+    assert response.status_code == 302
+    assert response["Location"] == world.project_url("?q=is%3Aopen")
+    assert flash(response) == ["Changed WEB-1, WEB-3."]
+    for number in (1, 3):
+        issue = load(world, number)
+        assert issue is not None
+        assert (issue.status, issue.assignee, issue.priority, issue.labels) == (
+            "in_progress",
+            world.owner.username,
+            "high",
+            {"bug", "perf"},
+        )
+        assert _kinds(world, number) == [events.Kind.ISSUE_STATUS, events.Kind.ISSUE_EDITED]
+    two = load(world, 2)
+    assert two is not None
+    assert (two.status, two.labels, two.version) == ("open", {"ui"}, 1)
+    listed = issues.label_list(tenant=world.slug, label="perf", status="in_progress")
+    assert [issue.reference for issue in listed.issues] == ["WEB-3", "WEB-1"]
+
+
+def test_the_same_form_sent_again_changes_nothing_and_says_it_was_already_done(world: World) -> None:
+    for title in ("One", "Two"):
+        new_issue(world, title)
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    first = _post(member, world, key, rows, status="resolved", labels_add="bug")
+    assert flash(first) == ["Changed WEB-1, WEB-2."]
+    assert "Changed WEB-1, WEB-2." in text(member.get(first["Location"]))  # shown on the list, after the redirect
+    versions = {n: version_of(world, n) for n in rows}
+    with unchanged(world, failed_writes=0):
+        again = _post(member, world, key, rows, status="resolved", labels_add="bug")
+    assert again.status_code == 302
+    assert flash(again) == ["Already done by this form (sent before): WEB-1, WEB-2; nothing changed twice."]
+    assert {n: version_of(world, n) for n in rows} == versions
+    assert _kinds(world, 1) == [events.Kind.ISSUE_STATUS, events.Kind.ISSUE_EDITED]
+
+
+def test_an_issue_changed_since_the_list_was_loaded_is_refused_alone(world: World) -> None:
+    for title in ("One", "Two", "Three"):
+        new_issue(world, title)
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    two = load(world, 2)
+    assert two is not None
+    issues.issue_change_status(two, to="closed")  # somebody else, meanwhile
+    response = _post(member, world, key, rows, priority="urgent")
+    assert flash(response) == ["Changed WEB-1, WEB-3.", "Not changed: WEB-2 (changed since the list was loaded)."]
+    two_now = load(world, 2)
+    assert two_now is not None
+    assert (two_now.status, two_now.priority) == ("closed", "medium")
+    assert [load(world, n).priority for n in (1, 3)] == ["urgent", "urgent"]  # type: ignore[union-attr]
+
+
+def test_a_move_the_workflow_forbids_is_refused_for_that_row_and_unchanged_rows_are_named(world: World) -> None:
+    for title in ("One", "Two", "Three"):
+        new_issue(world, title)
+    closed = load(world, 2)
+    assert closed is not None
+    issues.issue_change_status(closed, to="closed")
+    resolved = load(world, 3)
+    assert resolved is not None
+    issues.issue_change_status(resolved, to="resolved")
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world, "?q=is%3Aclosed")
+    _, more = _list_form(member, world, "?q=is%3Aresolved")
+    _, opened = _list_form(member, world)
+    rows.update(more)
+    rows.update(opened)
+    response = _post(member, world, key, rows, status="resolved")
+    assert flash(response) == [
+        "Changed WEB-1.",
+        "Already as asked, left alone: WEB-3.",
+        "Not changed: WEB-2 (closed → resolved is not a move).",
+    ]
+    assert [load(world, n).status for n in (1, 2, 3)] == ["resolved", "closed", "resolved"]  # type: ignore[union-attr]
+
+
+def test_more_than_fifty_issues_are_refused_whole(world: World) -> None:
+    new_issue(world, "One")
+    member = world.client_for(world.member)
+    key, _ = _list_form(member, world)
+    too_many = dict.fromkeys(range(1, bulk_services.MAX_ISSUES + 2), 1)
+    with unchanged(world):
+        response = _post(member, world, key, too_many, status="closed")
+    assert response.status_code == 302
+    assert flash(response) == ["At most 50 issues at a time; 51 were chosen. Nothing was changed."]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"status": "closed", "assignee": "VIEWER"}, "VIEWER cannot be assigned: only members and owners can."),
+        ({"labels_add": "no/slash"}, "Label “no/slash”: up to 30 letters, digits, dots, dashes or underscores."),
+        ({}, "Choose what to change."),
+        ({"status": "sideways"}, "Select a valid choice. sideways is not one of the available choices."),
+    ],
+)
+def test_bad_input_is_refused_whole_and_changes_nothing(world: World, change: dict[str, str], said: str) -> None:
+    new_issue(world, "One")
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    if change.get("assignee") == "VIEWER":
+        change = {**change, "assignee": world.viewer.username}
+        said = said.replace("VIEWER", world.viewer.username)
+    with unchanged(world):
+        response = _post(member, world, key, rows, **change)
+    assert flash(response) == [f"{said} Nothing was changed."]
+
+
+def test_no_issue_chosen_is_refused(world: World) -> None:
+    new_issue(world, "One")
+    member = world.client_for(world.member)
+    key, _ = _list_form(member, world)
+    with unchanged(world):
+        response = _post(member, world, key, {}, status="closed")
+    assert flash(response) == ["Choose at least one issue. Nothing was changed."]
+
+
+def test_a_row_without_its_version_is_a_damaged_form(world: World) -> None:
+    new_issue(world, "One")
+    member = world.client_for(world.member)
+    key, _ = _list_form(member, world)
+    with unchanged(world):
+        response = member.post(world.project_url("bulk/"), {"idempotency_key": key, "n": ["1"], "status": "closed"})
+    assert flash(response) == [
+        "This form is damaged (an issue without its version); reload the page. Nothing was changed."
+    ]
+
+
+def test_unassigning_and_an_outside_next_goes_back_to_the_project_list(world: World) -> None:
+    new_issue(world, "One", assignee=world.member.username)
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    response = _post(member, world, key, rows, assignee="!nobody", next="https://evil.example/t/")
+    assert response["Location"] == world.project_url()
+    one = load(world, 1)
+    assert one is not None
+    assert one.assignee is None
+
+
+def test_the_counts_are_scheduled_once_for_the_project(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    for title in ("One", "Two", "Three"):
+        new_issue(world, title)
+    scheduled: list[str] = []
+    monkeypatch.setattr(bulk_services, "schedule_counts", lambda project: scheduled.append(project.project_key))
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    _post(member, world, key, rows, status="in_progress")
+    assert scheduled == ["WEB"]
+    _post(member, world, *_list_form(member, world, "?q=is%3Ain_progress"), priority="low")
+    assert scheduled == ["WEB"]  # no status moved: the counts stay
+
+
+def test_viewers_get_a_403_and_other_teams_a_404_changing_nothing(world: World, other_world: World) -> None:
+    new_issue(world, "One")
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    with unchanged(world):
+        assert _post(world.client_for(world.viewer), world, key, rows, status="closed").status_code == 403
+    outsider = other_world.client_for(other_world.owner)
+    with unchanged(world, other_world):
+        assert _post(outsider, world, key, rows, status="closed").status_code == 404
+    assert member.get(world.project_url("bulk/")).status_code == 405

@@ -1,0 +1,63 @@
+"""The bulk bar of a project's list: which issues (``n`` repeated, ``v<n>`` the version each row showed), what to do.
+
+The list page renders it (``BulkForm(assignees=…)``: its idempotency key is the change's token); the
+bulk view reads it back. Empty fields leave that part alone; assignee ``NOBODY`` unassigns.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+
+from ddbmodels.issues import LABEL_MAX, MAX_ISSUE_NUMBER, PRIORITIES, STATUSES
+from tracker.forms.idempotency import IdempotentForm
+from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
+
+NOBODY = "!nobody"  # not a username: "!" is not allowed in one
+MAX_CHOSEN = 50  # the service's MAX_ISSUES, checked again there; here it keeps a huge post from being parsed
+LABEL_SPLIT = re.compile(r"[,\s]+")
+
+
+def label_names(raw: str) -> frozenset[str]:
+    """Labels typed as "bug, ui" or "bug ui", as a set (names are checked by the service)."""
+    return frozenset(part for part in LABEL_SPLIT.split(raw.strip()) if part)
+
+
+class BulkForm(IdempotentForm):
+    status = forms.ChoiceField(
+        required=False, choices=[("", "Status…")] + [(s, STATUS_LABELS[s]) for s in STATUSES], label="Status"
+    )
+    assignee = forms.CharField(required=False, max_length=150, label="Assignee")
+    priority = forms.ChoiceField(
+        required=False, choices=[("", "Priority…")] + [(p, PRIORITY_LABELS[p]) for p in PRIORITIES], label="Priority"
+    )
+    labels_add = forms.CharField(required=False, max_length=10 * (LABEL_MAX + 2), label="Add labels")
+    labels_remove = forms.CharField(required=False, max_length=10 * (LABEL_MAX + 2), label="Remove labels")
+    next = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, assignees: list[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.assignee_choices = [("", "Assignee…"), (NOBODY, "— nobody —")] + [(u, u) for u in assignees or ()]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.is_bound:
+            cleaned["versions"] = self._versions()
+        return cleaned
+
+    def _versions(self) -> dict[int, int]:
+        """``n`` → the row's version (``v<n>``); a form error for anything that is not a listed issue's."""
+        numbers = self.data.getlist("n") if hasattr(self.data, "getlist") else []
+        if len(numbers) > MAX_CHOSEN:
+            self.add_error(None, f"At most {MAX_CHOSEN} issues at a time; {len(numbers)} were chosen.")
+            return {}
+        versions: dict[int, int] = {}
+        for raw in numbers:
+            version = self.data.get(f"v{raw}", "")
+            if not (raw.isdigit() and version.isdigit() and 0 < int(raw) <= MAX_ISSUE_NUMBER):
+                self.add_error(None, "This form is damaged (an issue without its version); reload the page.")
+                return {}
+            versions[int(raw)] = int(version)
+        return versions

@@ -1,0 +1,180 @@
+"""Bulk edit from a project's list: one change (status, assignee, priority, labels) to up to 50 chosen issues.
+
+The rules are the single edits': members and owners only, the workflow's moves (``TRANSITIONS``), a
+newly chosen assignee must be a member or owner. Each issue is changed on the version its list row
+showed (``ddbmodels.issues.issue_change``), so an issue somebody changed since the list was loaded
+is refused alone, the others go on. The form's idempotency key is the change's token: the same form
+sent again changes nothing twice and says "already done by this form" for what it did.
+
+Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read), then per changed
+issue its update (1 WCU per KB + list-index and label entries) and its history event(s); a refused
+one 1 WCU + 1 RCU. One counts refresh is scheduled for the project, whatever the number of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ddbmodels import issues
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition
+from ddbmodels.events import Kind
+from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
+from tracker.issue_terms import LABEL_RE, STATUS_LABELS
+from tracker.models import Membership
+from tracker.services import activity, leaderboard
+from tracker.services.issues import assignable, schedule_counts
+from tracker.services.permissions import require_role
+
+MAX_ISSUES = 50
+
+CHANGED = "changed"
+REPLAYED = "replayed"
+UNCHANGED = "unchanged"
+REFUSED = "refused"
+STALE = "changed since the list was loaded"
+
+
+@dataclass(frozen=True)
+class BulkChange:
+    """What to do to every chosen issue; None / UNSET / empty: leave that alone (``assignee=None``: unassign)."""
+
+    status: str | None = None
+    assignee: str | None | Unset = UNSET
+    priority: str | None = None
+    labels_add: frozenset[str] = frozenset()
+    labels_remove: frozenset[str] = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        return (
+            self.status is None
+            and self.assignee is UNSET
+            and self.priority is None
+            and not self.labels_add
+            and not self.labels_remove
+        )
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    """One chosen issue's outcome: ``CHANGED``, ``REPLAYED`` (already done by this form), ``UNCHANGED``, ``REFUSED``."""
+
+    reference: str
+    outcome: str
+    why: str = ""
+
+
+def bulk_change(
+    *,
+    membership: Membership,
+    project: ProjectItem,
+    versions: Mapping[int, int],
+    change: BulkChange,
+    token: str,
+) -> list[RowOutcome]:
+    """Apply ``change`` to the issues ``versions`` names (number → the version its list row showed), in number order.
+
+    Refused whole (InvalidInput, nothing written): no issue, more than ``MAX_ISSUES``, nothing to
+    change, a label name that is not one, an assignee who may not be assigned. PermissionDenied for
+    viewers. Per issue, never raised: a move the workflow forbids, a change since the list was loaded,
+    too many labels, a deleted or missing issue — that row is refused with why.
+    """
+    require_role(membership, "member")
+    if not versions:
+        raise InvalidInput("Choose at least one issue.")
+    if len(versions) > MAX_ISSUES:
+        raise InvalidInput(f"At most {MAX_ISSUES} issues at a time; {len(versions)} were chosen.")
+    if change.empty:
+        raise InvalidInput("Choose what to change.")
+    _check_labels(change.labels_add)
+    if isinstance(change.assignee, str) and not assignable(membership, change.assignee):
+        raise InvalidInput(f"{change.assignee} cannot be assigned: only members and owners can.")
+    if not token:
+        raise InvalidInput("This form has no key; reload the page and try again.")
+
+    found = issues.issues_for_change(tenant=project.tenant, project_key=project.project_key, numbers=versions)
+    actor = membership.user.get_username()
+    outcomes: list[RowOutcome] = []
+    status_moved = False
+    for number in sorted(versions):
+        reference = f"{project.project_key}-{number}"
+        issue = found.get(number)
+        if issue is None:
+            outcomes.append(RowOutcome(reference, REFUSED, "there is no such issue"))
+            continue
+        if issue.bulk_token != token and int(issue.version or 0) != versions[number]:
+            why = "it was deleted" if issue.is_tombstone else STALE
+            outcomes.append(RowOutcome(reference, REFUSED, why))  # refused before any write
+            continue
+        outcome = _change_one(issue, change, token=token, actor=actor)
+        status_moved = status_moved or (outcome.outcome == CHANGED and change.status is not None)
+        outcomes.append(RowOutcome(reference, outcome.outcome, outcome.why))
+    if status_moved:
+        schedule_counts(project)  # once for the project: the tabs' counts
+    return outcomes
+
+
+def _check_labels(labels: Iterable[str]) -> None:
+    for label in labels:
+        if len(label) > issues.LABEL_MAX or not LABEL_RE.match(label):
+            raise InvalidInput(
+                f"Label “{label}”: up to {issues.LABEL_MAX} letters, digits, dots, dashes or underscores."
+            )
+
+
+def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str) -> RowOutcome:
+    try:
+        done = issues.issue_change(
+            issue,
+            token=token,
+            status=change.status,
+            assignee=change.assignee,
+            priority=change.priority,
+            labels_add=change.labels_add,
+            labels_remove=change.labels_remove,
+        )
+    except InvalidTransition as refused:
+        if refused.context.get("current") == "deleted":
+            return RowOutcome(issue.reference, REFUSED, "it was deleted")
+        before, to = STATUS_LABELS[issue.status].lower(), STATUS_LABELS.get(change.status or "", change.status)
+        return RowOutcome(issue.reference, REFUSED, f"{before} → {str(to).lower()} is not a move")
+    except InvalidInput as refused:
+        return RowOutcome(issue.reference, REFUSED, _why_input(refused))
+    except ChangedSinceRead:
+        return RowOutcome(issue.reference, REFUSED, STALE)
+    if done.replayed:
+        return RowOutcome(issue.reference, REPLAYED)
+    if not done.changed:
+        return RowOutcome(issue.reference, UNCHANGED)
+    _record(done.issue, done.before, done.after, actor=actor)
+    return RowOutcome(issue.reference, CHANGED)
+
+
+def _why_input(refused: InvalidInput) -> str:
+    if "labels" in refused.context:
+        return f"it would have more than {issues.LABELS_MAX} labels"
+    return str(refused)
+
+
+def _record(issue: IssueItem, before: dict[str, Any], after: dict[str, Any], *, actor: str) -> None:
+    """The history of one changed issue, as the single edits write it: a status event, an edit event, or both."""
+    if "status" in after:
+        activity.record(
+            issue, kind=Kind.ISSUE_STATUS, actor=actor, data={"from": before["status"], "to": after["status"]}
+        )
+        leaderboard.issue_status_changed(issue, before=before["status"])  # never raises
+    data: dict[str, Any] = {}
+    changed = {name: [before[name], after[name]] for name in ("priority", "assignee") if name in after}
+    if changed:
+        data["changed"] = changed
+    if "labels" in after:
+        labels_before, labels_after = set(before["labels"] or ()), set(after["labels"] or ())
+        data["labels"] = {
+            "added": sorted(labels_after - labels_before),
+            "removed": sorted(labels_before - labels_after),
+        }
+    if data:
+        data.setdefault("changed", {})
+        activity.record(issue, kind=Kind.ISSUE_EDITED, actor=actor, data=data)
