@@ -39,6 +39,7 @@ SEND_NOTIFICATION_DIGEST = PREFIX + "send_notification_digest"
 SEARCH_INDEX_CHANGE = PREFIX + "search_index_change"
 IMPORT_GITHUB_EXPORT = PREFIX + "import_github_export"
 SEND_INVITATION_EMAIL = PREFIX + "send_invitation_email"
+CLOSE_MILESTONE = PREFIX + "close_milestone"
 CHANGE_LABEL = PREFIX + "change_label"
 
 NAMES = frozenset(
@@ -58,6 +59,7 @@ NAMES = frozenset(
         SEARCH_INDEX_CHANGE,
         IMPORT_GITHUB_EXPORT,
         SEND_INVITATION_EMAIL,
+        CLOSE_MILESTONE,
         CHANGE_LABEL,
     }
 )

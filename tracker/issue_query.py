@@ -1,4 +1,6 @@
-"""The issue list's query language: ``is:open assignee:@me label:bug sort:updated`` and free words.
+"""The issue list's query language: ``is:open assignee:@me label:bug milestone:"v1.2" sort:updated`` and free words.
+
+A value may be quoted (``milestone:"v1.2 beta"``): a double-quoted run is one token, spaces included.
 
 What a list is asked for (``IssueQuery``), parsed from the query box's text (``parse``) with
 every filter it does not understand named (``QueryError``). Plain Python: the list's form
@@ -11,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ddbmodels.issues import PROJECT_KEY_RE, STATUSES
+from ddbmodels.milestones import NAME_MAX as MILESTONE_NAME_MAX
 from tracker.issue_terms import LABEL_RE
 
 SORT_LABELS = {
@@ -31,7 +34,9 @@ STATUS_WORDS = {
 USERNAME_RE = re.compile(r"^[\w.@+-]{1,150}$")
 GOTO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,15})$")
 NUMBER_RE = re.compile(r"^#?(\d{1,15})$")
-TOKEN_RE = re.compile(r"^(is|status|assignee|label|sort):(.*)$", re.IGNORECASE)
+TOKEN_RE = re.compile(r"^(is|status|assignee|label|milestone|sort):(.*)$", re.IGNORECASE | re.DOTALL)
+# A token: runs of anything but spaces and quotes, and double-quoted runs (spaces kept; an unclosed quote runs on).
+TOKENS_RE = re.compile(r'(?:[^\s"]+|"[^"]*"?)+')
 
 
 class QueryError(ValueError):
@@ -57,6 +62,7 @@ class IssueQuery:
     label: str | None = None
     sort: str | None = None
     words: str = ""
+    milestone: str | None = None  # a milestone's name as typed (a project's list resolves it)
 
     def text(self) -> str:
         """The query box's text for this query (what a user would type)."""
@@ -67,6 +73,9 @@ class IssueQuery:
             parts.append("assignee:@me" if self.assignee == "me" else f"assignee:{self.assignee}")
         if self.label:
             parts.append(f"label:{self.label}")
+        if self.milestone:
+            plain = self.milestone.split() == [self.milestone]
+            parts.append(f"milestone:{self.milestone}" if plain else f'milestone:"{self.milestone}"')
         if self.sort:
             parts.append(f"sort:{self.sort}")
         if self.words:
@@ -96,6 +105,13 @@ def _label(value: str) -> str:
     return value
 
 
+def _milestone(value: str) -> str:
+    name = " ".join(value.strip('"').split())
+    if not name or len(name) > MILESTONE_NAME_MAX or '"' in name:
+        raise QueryError(f"is not a milestone's name (1–{MILESTONE_NAME_MAX} characters; quote one with spaces).")
+    return name
+
+
 def _sort(value: str) -> str:
     if value not in SORT_LABELS:
         names = ", ".join(f"sort:{s}" for s in SORT_LABELS)
@@ -103,7 +119,14 @@ def _sort(value: str) -> str:
     return value
 
 
-PARSERS = {"is": _status, "status": _status, "assignee": _assignee, "label": _label, "sort": _sort}
+PARSERS = {
+    "is": _status,
+    "status": _status,
+    "assignee": _assignee,
+    "label": _label,
+    "milestone": _milestone,
+    "sort": _sort,
+}
 # The values a filter takes from a fixed list: a longer value that starts with one of them is
 # probably that one run into the next word ("sort:updateddeploy" after "sort:updated" + "deploy").
 KNOWN_VALUES = {"is": tuple(STATUS_WORDS), "status": tuple(STATUS_WORDS), "sort": tuple(SORT_LABELS)}
@@ -112,6 +135,7 @@ EXAMPLES = {
     "status": "status:open",
     "assignee": "assignee:@me",
     "label": "label:bug",
+    "milestone": 'milestone:"v1.2"',
     "sort": "sort:updated",
 }
 
@@ -132,7 +156,7 @@ def parse(text: str) -> IssueQuery:
     found: dict[str, str] = {}
     words: list[str] = []
     problems: list[str] = []
-    tokens = text.split()
+    tokens = TOKENS_RE.findall(text)
     fixed = list(tokens)
     for at, token in enumerate(tokens):
         match = TOKEN_RE.match(token)

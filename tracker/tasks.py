@@ -33,6 +33,7 @@ from tracker.services import (
     inbox,
     labels,
     maintenance,
+    milestones,
     offboarding,
     offboarding_exports,
     personal_invitations,
@@ -263,5 +264,34 @@ def change_label(self: Task, tenant: str, name: str, actor: str) -> dict:
         self,
         change_job_name(tenant, name),
         lambda run: labels.change_label_job(run, tenant=tenant, name=name, actor=actor),
+        tenant=tenant,
+    )
+
+
+@shared_task(**JOB_OPTIONS)
+def close_milestone(
+    self: Task,
+    tenant: str,
+    project_key: str,
+    milestone_id: str,
+    to: str | None,
+    token: str,
+    expected_version: int,
+    actor: str,
+) -> dict:
+    """Close a milestone whose open issues are more than a request moves: resumable, fenced, then closed."""
+    return _run(
+        self,
+        milestones.job_name(tenant, project_key, milestone_id),
+        lambda run: milestones.milestone_close_job(
+            run,
+            tenant=tenant,
+            project_key=project_key,
+            milestone_id=milestone_id,
+            to=to,
+            token=token,
+            expected_version=expected_version,
+            actor=actor,
+        ),
         tenant=tenant,
     )

@@ -32,6 +32,7 @@ NOT_A_TEAMS = {
     "label": "an issue search's words (tracker.issue_query), not a key",
     "sort": "an issue search's words (tracker.issue_query), not a key",
     "assignee": "an issue search's words (tracker.issue_query), not a key",
+    "milestone": "an issue search's words (tracker.issue_query), not a key",
     "tracker:job-lock": "a job's lock, named by the job's name: TEAM_JOBS decides (redis_places)",
     "tracker:job-lock:shared": "the lock of a job every team shares",
     "pwreset:ip": "a person's password-reset throttle (an address), no team",

@@ -32,6 +32,7 @@ class IssueFilterForm(forms.Form):
     status = forms.CharField(required=False, max_length=20)
     assignee = forms.CharField(required=False, max_length=151)
     label = forms.CharField(required=False, max_length=31)
+    milestone = forms.CharField(required=False, max_length=61)
     sort = forms.CharField(required=False, max_length=20)
     cursor = forms.CharField(required=False, max_length=2000)
 
@@ -48,7 +49,7 @@ class IssueFilterForm(forms.Form):
             error, query = problem, problem.query
         changes: dict[str, str] = {}
         problems = [str(error)] if error else []
-        for field in ("status", "assignee", "label", "sort"):
+        for field in ("status", "assignee", "label", "milestone", "sort"):
             value = (data.get(field) or "").strip()
             if value:
                 try:

@@ -112,7 +112,13 @@ def _render_list(
         context = _list_context(membership, listing, project, query)
         context.update(project=project, error=error, query_text=form.data.get("q", ""))
         return render(request, template, context, status=400)
-    listing = _listing(membership, project, query, cursor=form.cleaned_data.get("cursor") or None)
+    try:
+        listing = _listing(membership, project, query, cursor=form.cleaned_data.get("cursor") or None)
+    except QueryError as problem:  # a milestone this list cannot show: named, the list shows the rest
+        listing = _listing(membership, project, problem.query, cursor=None)
+        context = _list_context(membership, listing, project, problem.query)
+        context.update(project=project, error=str(problem), query_text=form.data.get("q", ""), rest_listed=True)
+        return render(request, template, context)
     context = _list_context(membership, listing, project, query)
     context["project"] = project
     return render(request, template, context)

@@ -1,1 +1,277 @@
-"""(being built for issue 21: milestones pages)."""
+"""A project's milestones (``/t/<team>/p/<KEY>/milestones/``): the list with progress, new, edit, close, reopen.
+
+Members manage them, viewers read. Progress is the milestone's counts as the project's counts refresh left
+them (the list is one Query, cached); each milestone links to its issues (``milestone:"<name>"`` on the list).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import BadRequest, PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.issues import ProjectItem
+from ddbmodels.milestones import MilestoneItem, NameTaken
+from tracker.forms.milestones import CloseForm, IssueMilestoneForm, MilestoneForm, VersionOnly
+from tracker.issue_query import IssueQuery
+from tracker.models import Membership
+from tracker.selectors import milestones as milestone_selectors
+from tracker.selectors.issues import issue_access
+from tracker.selectors.projects import project_access
+from tracker.services import milestones as milestone_services
+from tracker.views.base import posted_version, tenant_view
+
+STALE = "Somebody saved this milestone since you opened it: here it is as it is now; your changes are in the form."
+
+
+def _list_url(membership: Membership, project: ProjectItem) -> str:
+    return reverse("milestone_list", kwargs={"tenant": membership.tenant.slug, "project": project.project_key})
+
+
+def issues_url(membership: Membership, project: ProjectItem, milestone: MilestoneItem, status: str = "") -> str:
+    """The project's issue list filtered to the milestone (``milestone:"v1.2"``)."""
+    query = IssueQuery(milestone=milestone.name, status=status or None).text()
+    url = reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": project.project_key})
+    return f"{url}?{urlencode({'q': query})}"
+
+
+def _member(membership: Membership) -> None:
+    if not membership.allows("member"):
+        raise PermissionDenied("Viewers cannot change milestones.")
+
+
+@tenant_view
+def milestone_list(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    found = milestone_list_rows(membership, project_item)
+    return render(
+        request,
+        "tracker/milestones/list.html",
+        {
+            "project": project_item,
+            "membership": membership,
+            "open_rows": [row for row in found if row.milestone.is_open],
+            "closed_rows": [row for row in found if not row.milestone.is_open],
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """A milestone as the list shows it: its progress and its links."""
+
+    milestone: MilestoneItem
+    total: int
+    done: int
+    percent: int
+    issues_url: str
+    open_url: str
+
+
+def milestone_list_rows(membership: Membership, project: ProjectItem) -> list[Row]:
+    rows = []
+    for milestone in milestone_selectors.milestone_list(tenant=project.tenant, project_key=project.project_key):
+        total, done = milestone.total(), milestone.done()
+        rows.append(
+            Row(
+                milestone=milestone,
+                total=total,
+                done=done,
+                percent=round(100 * done / total) if total else 0,
+                issues_url=issues_url(membership, project, milestone),
+                open_url=issues_url(membership, project, milestone, "open"),
+            )
+        )
+    return rows
+
+
+@tenant_view
+def milestone_create(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    _member(membership)
+    form = MilestoneForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            milestone, created = milestone_services.milestone_create(
+                membership=membership,
+                project=project_item,
+                name=data["name"],
+                due=data["due"],
+                description=data["description"],
+                idempotency_key=data["idempotency_key"],
+            )
+        except NameTaken:
+            form.add_error("name", f"{project_item.project_key} already has a milestone called {data['name']}.")
+        else:
+            if created:
+                messages.success(request, f"Milestone {milestone.name} created.")
+            else:
+                messages.info(request, f"This form was already sent: milestone {milestone.name} exists, nothing new.")
+            return redirect(_list_url(membership, project_item))
+    return render(
+        request,
+        "tracker/milestones/form.html",
+        {"form": form, "project": project_item, "membership": membership, "milestone": None},
+    )
+
+
+@tenant_view
+def milestone_edit(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    _member(membership)
+    milestone = milestone_selectors.milestone_access(
+        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
+    )
+    initial = {
+        "name": milestone.name,
+        "due": milestone.due or None,
+        "description": milestone.description or "",
+        "version": int(milestone.version or 0),
+    }
+    form = MilestoneForm(request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            milestone_services.milestone_update(
+                membership=membership,
+                milestone=milestone,
+                expected_version=int(data["version"] or 0),
+                name=data["name"],
+                due=data["due"],
+                description=data["description"],
+            )
+        except NameTaken:
+            form.add_error("name", f"{project_item.project_key} already has a milestone called {data['name']}.")
+        except ChangedSinceRead:
+            post = request.POST.copy()
+            post["version"] = str(int(milestone.version or 0))
+            form = MilestoneForm(post, initial=initial)
+            form.is_valid()
+            form.add_error(None, STALE)
+            status = 409
+        else:
+            messages.success(request, f"Milestone {data['name']} saved.")
+            return redirect(_list_url(membership, project_item))
+    context = {"form": form, "project": project_item, "membership": membership, "milestone": milestone}
+    return render(request, "tracker/milestones/form.html", context, status=status)
+
+
+@tenant_view
+def milestone_close(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    _member(membership)
+    milestone = milestone_selectors.milestone_access(
+        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
+    )
+    if not milestone.is_open:
+        messages.info(request, f"Milestone {milestone.name} is closed already.")
+        return redirect(_list_url(membership, project_item))
+    others = [
+        m
+        for m in milestone_selectors.milestone_list(tenant=project_item.tenant, project_key=project)
+        if m.is_open and m.milestone_id != milestone.milestone_id
+    ]
+    found, more = milestone_selectors.milestone_open_issues(
+        tenant=project_item.tenant,
+        project_key=project,
+        milestone_id=milestone.milestone_id,
+        limit=milestone_services.MOVE_IN_REQUEST,
+    )
+    form = CloseForm(request.POST or None, others=others, initial={"version": int(milestone.version or 0)})
+    status = 200
+    if request.method == "POST" and (not found or form.is_valid()):
+        data = form.cleaned_data if found else {}
+        try:
+            closed = milestone_services.milestone_close(
+                membership=membership,
+                project=project_item,
+                milestone=milestone,
+                expected_version=int(data.get("version") or posted_version(request, VersionOnly)),
+                issues=data.get("issues") or "keep",
+                to=data.get("to") or None,
+                token=data.get("idempotency_key"),
+            )
+        except ChangedSinceRead:
+            form = CloseForm(None, others=others, initial={"version": int(milestone.version or 0)})
+            form.add_error(None, "Somebody saved this milestone since you opened it: look again, then close it.")
+            status = 409
+        else:
+            _said(request, closed, project_item)
+            return redirect(_list_url(membership, project_item))
+    context = {
+        "form": form,
+        "project": project_item,
+        "membership": membership,
+        "milestone": milestone,
+        "open_issues": found,
+        "more": more,
+        "limit": milestone_services.MOVE_IN_REQUEST,
+        "issues_url": issues_url(membership, project_item, milestone),
+    }
+    return render(request, "tracker/milestones/close.html", context, status=status)
+
+
+def _said(request: HttpRequest, closed: milestone_services.Closed, project: ProjectItem) -> None:
+    name = closed.milestone.name
+    if closed.job:
+        messages.info(
+            request,
+            f"Moving the open issues of {name} has started; it closes when they are all moved. "
+            "Reload this page to see it.",
+        )
+        return
+    moved = f" {closed.moved} open issue{'s' if closed.moved != 1 else ''} moved." if closed.moved else ""
+    messages.success(request, f"Milestone {name} closed.{moved}")
+    if closed.refused:
+        listed = ", ".join(f"{ref} ({why})" for ref, why in sorted(closed.refused.items()))
+        messages.warning(request, f"Not moved: {listed}.")
+
+
+@tenant_view
+@require_POST
+def milestone_reopen(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
+    project_item = project_access(tenant=membership.tenant, key=project)
+    _member(membership)
+    milestone = milestone_selectors.milestone_access(
+        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
+    )
+    milestone_services.milestone_reopen(
+        membership=membership, milestone=milestone, expected_version=posted_version(request, VersionOnly)
+    )
+    messages.success(request, f"Milestone {milestone.name} reopened.")
+    return redirect(_list_url(membership, project_item))
+
+
+@tenant_view
+@require_POST
+def issue_milestone(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
+    """The issue page's milestone form: one issue into a milestone (or none), on the version the page showed."""
+    project_item = project_access(tenant=membership.tenant, key=project)
+    _member(membership)
+    form = IssueMilestoneForm(request.POST)
+    if not form.is_valid():
+        raise BadRequest("This form is incomplete: reload the issue's page and choose again.")
+    data = form.cleaned_data
+    issue = issue_access(project=project_item, number=data["n"], consistent=True)
+    changed = milestone_services.issue_milestone_set(
+        membership=membership,
+        project=project_item,
+        issue=issue,
+        expected_version=data["v"],
+        milestone_id=data["milestone"] or None,
+        token=data["idempotency_key"],
+    )
+    if not changed:
+        messages.info(request, f"Nothing to change: {issue.reference} is in that milestone already.")
+    else:
+        messages.success(request, f"Saved {issue.reference}'s milestone.")
+    return redirect("issue_detail", tenant=membership.tenant.slug, project=project_item.project_key, number=data["n"])

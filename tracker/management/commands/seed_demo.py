@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from ddbmodels import issues, orders, scores
 from ddbmodels.core.keys import utcnow
+from tracker.demo import milestones as demo_milestones
 from tracker.demo import orders as demo_orders
 from tracker.demo import story
 from tracker.models import Membership, Tenant
@@ -103,6 +104,8 @@ class Command(BaseCommand):
     def _features(self) -> None:
         """Issue 21's features' demo data: one idempotent call each (tracker/demo/<feature>.py), run on every
         seed_demo so that a demo loaded before a feature gets it too; what exists is left alone."""
+        for line in demo_milestones.milestones_seed():  # WEB's milestones v1.2 and v1.3
+            self.stdout.write(f"acme: {line}")
 
     def _load(self, rng: random.Random, todo: list[tuple[str, str, str, int]], seed: int) -> None:
         """The teams' projects, their issues' stories and the orders (a first run)."""

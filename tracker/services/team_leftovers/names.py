@@ -39,10 +39,12 @@ REMOVED = "(removed: an offboarded team's)"
 # ``TEAM_JOBS`` or ``CACHE_NAMESPACES`` or said there to be no team's, and every name here is still built.
 TEAM_JOBS = frozenset(
     {"import_upload", "import_claim", "import_issues", "leaderboard_repair", "offboard_tenant", "label_change"}
+    | {"milestone_close"}
 )
 # The cache's namespaces of a team's values: ``<namespace>:<team>``, then ``:…`` or ``#…`` or nothing.
 CACHE_NAMESPACES = frozenset(
     {"ddb:projects", "ddb:project", "ddb:leaderboard", "ddb:order-key", "inbox-unread", "counts-pending", "ddb:labels"}
+    | {"ddb:milestones"}
 )
 # The tasks of ``tracker.tasks`` that are about one team: the parameter naming it, and its position.
 # ``tests/tracker/test_team_leftovers.py`` checks these against the tasks' signatures, and that every
@@ -54,6 +56,7 @@ TASK_TEAM: dict[str, tuple[str, int]] = {
     "send_notification_digest": ("tenant", -1),  # keywords only (``**window``)
     "fan_out_event": ("event", 0),  # the event's ``tenant``, or its ``stream`` ``<team>#<PROJECT>#<n>``
     "offboard_tenant": ("slug", 0),
+    "close_milestone": ("tenant", 0),
     "change_label": ("tenant", 0),
 }
 TASKS_OF_NO_TEAM = frozenset(

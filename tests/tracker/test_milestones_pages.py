@@ -1,0 +1,233 @@
+"""A project's milestones (/t/<team>/p/<KEY>/milestones/): list with progress, new (exactly once), edit (stale:
+409), close (its open issues moved, taken out or kept; many: a job), and the list's ``milestone:"…"`` filter."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from ddbmodels import issues, milestones
+from ddbmodels.core import capacity
+from tests.tracker.conftest import World
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, references, text
+from tracker import tasks
+from tracker.demo.milestones import milestones_seed
+from tracker.services.projects import project_counts_refresh
+
+
+def _milestone(world: World, name: str, **fields: Any) -> milestones.MilestoneItem:
+    item, _ = milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name=name, due=fields.get("due"), created_by=world.member.username
+    )
+    return item
+
+
+def _in(world: World, milestone: milestones.MilestoneItem, count: int, title: str = "task") -> list[int]:
+    """``count`` new issues in ``milestone``; their numbers."""
+    numbers = []
+    for i in range(count):
+        issue = new_issue(world, f"{title} {i + 1}")
+        issues.issue_change(issue, token=f"t-{issue.number}", milestone=milestone.milestone_id)
+        numbers.append(int(issue.number))
+    return numbers
+
+
+def _listed(world: World) -> list[milestones.MilestoneItem]:
+    return milestones.milestone_list(tenant=world.slug, project_key="WEB", consistent=True)
+
+
+def test_a_new_milestone_is_created_exactly_once_by_its_form(world: World) -> None:
+    client = world.client_for(world.member)
+    form = client.get(world.project_url("milestones/new/"))
+    assert form.status_code == 200
+    key = hidden_value(form, "idempotency_key")
+    data = {"name": "v1.2", "due": "2026-12-06", "description": "The December release", "idempotency_key": key}
+    first = client.post(world.project_url("milestones/new/"), data)
+    assert first.status_code == 302
+    assert flash(first) == ["Milestone v1.2 created."]
+    with capacity.measure() as meter:
+        again = client.post(world.project_url("milestones/new/"), data)
+    assert again.status_code == 302
+    assert flash(again)[-1] == "This form was already sent: milestone v1.2 exists, nothing new."
+    assert meter.wcu == 0
+    found = _listed(world)
+    assert [(m.name, m.due, m.description) for m in found] == [("v1.2", "2026-12-06", "The December release")]
+    page = text(client.get(world.project_url("milestones/")))
+    assert "v1.2" in page
+    assert "due 2026-12-06" in page
+
+
+def test_a_name_the_project_has_already_is_a_form_error(world: World) -> None:
+    _milestone(world, "v1.2")
+    client = world.client_for(world.member)
+    key = hidden_value(client.get(world.project_url("milestones/new/")), "idempotency_key")
+    response = client.post(world.project_url("milestones/new/"), {"name": "V1.2", "idempotency_key": key})
+    assert response.status_code == 200
+    assert "WEB already has a milestone called V1.2." in text(response)
+    quoted = client.post(world.project_url("milestones/new/"), {"name": 'say "hi"', "idempotency_key": key})
+    assert "cannot hold double quotes" in text(quoted)
+    assert [m.name for m in _listed(world)] == ["v1.2"]
+
+
+def test_an_edit_of_a_milestone_saved_meanwhile_is_a_409_that_changes_nothing(world: World) -> None:
+    item = _milestone(world, "v1.2")
+    client = world.client_for(world.member)
+    url = world.project_url(f"milestones/{item.milestone_id}/edit/")
+    form = client.get(url)
+    version = hidden_value(form, "version")
+    milestones.milestone_update(item, name="v1.2.0", due=None, description="", expected_version=1)  # somebody else
+    response = client.post(url, {"name": "v1.2-final", "due": "", "description": "", "version": version})
+    assert response.status_code == 409
+    assert "Somebody saved this milestone since you opened it" in text(response)
+    assert hidden_value(response, "version") == "2"  # saving again is a decision made on what is there now
+    assert [m.name for m in _listed(world)] == ["v1.2.0"]
+    saved = client.post(url, {"name": "v1.2-final", "due": "2027-01-01", "description": "", "version": "2"})
+    assert saved.status_code == 302
+    assert [(m.name, m.due) for m in _listed(world)] == [("v1.2-final", "2027-01-01")]
+
+
+def test_a_viewer_reads_the_milestones_but_changes_none(world: World) -> None:
+    item = _milestone(world, "v1.2")
+    client = world.client_for(world.viewer)
+    page = client.get(world.project_url("milestones/"))
+    assert page.status_code == 200
+    assert "v1.2" in text(page)
+    assert "New milestone" not in text(page)
+    for suffix in ("new/", f"{item.milestone_id}/edit/", f"{item.milestone_id}/close/"):
+        assert client.get(world.project_url(f"milestones/{suffix}")).status_code == 403
+        assert client.post(world.project_url(f"milestones/{suffix}"), {"name": "x", "version": "1"}).status_code == 403
+    assert [(m.name, m.state) for m in _listed(world)] == [("v1.2", "open")]
+
+
+def test_another_teams_milestones_are_not_found(world: World, other_world: World) -> None:
+    item = _milestone(world, "v1.2")
+    client = other_world.client_for(other_world.member)
+    assert client.get(world.project_url("milestones/")).status_code == 404
+    assert client.get(world.project_url(f"milestones/{item.milestone_id}/edit/")).status_code == 404
+    own = world.client_for(world.member)
+    assert own.get(world.project_url("milestones/NOTANID/edit/")).status_code == 404
+
+
+def test_the_list_shows_progress_from_the_counts_refresh(world: World) -> None:
+    v12 = _milestone(world, "v1.2")
+    numbers = _in(world, v12, 5)
+    for number in numbers[:3]:
+        issue = load(world, number)
+        assert issue is not None
+        issues.issue_change_status(issue, to="resolved")
+    project_counts_refresh(tenant=world.slug, key="WEB")
+    page = text(world.client_for(world.member).get(world.project_url("milestones/")))
+    assert re.search(r'<progress max="5" value="3"', page)
+    assert "60 % done" in page
+    assert "2 open</a>" in page
+    assert "style=" not in page  # CSP: bars are <progress>, never inline styles
+
+
+def test_the_list_filters_by_milestone_in_one_query(world: World) -> None:
+    beta = _milestone(world, "v1.2 beta")
+    other = _milestone(world, "v1.3")
+    mine = _in(world, beta, 3)
+    _in(world, other, 2)
+    new_issue(world, "in no milestone")
+    client = world.client_for(world.member)
+    with capacity.measure() as meter:
+        response = client.get(world.project_url(), {"q": 'milestone:"v1.2 beta"'})
+    assert response.status_code == 200
+    assert references(response) == sorted(mine, reverse=True)
+    assert meter.by_pattern["issues.list"].requests == 1
+    assert 'value="milestone:&quot;v1.2 beta&quot;"' in text(response)  # the box keeps the quotes
+    unknown = client.get(world.project_url(), {"q": "milestone:v9"})
+    assert "WEB has no milestone of that name" in text(unknown)
+    team_wide = client.get(world.url("issues/"), {"q": "milestone:v1.3"})
+    assert "works inside a project" in text(team_wide)
+    with_words = client.get(world.project_url(), {"q": "milestone:v1.3 login"})
+    assert "do not go together yet" in text(with_words)
+
+
+def _close_form(client: Any, world: World, milestone: milestones.MilestoneItem) -> dict[str, str]:
+    page = client.get(world.project_url(f"milestones/{milestone.milestone_id}/close/"))
+    assert page.status_code == 200
+    return {"version": hidden_value(page, "version"), "idempotency_key": hidden_value(page, "idempotency_key")}
+
+
+def test_closing_a_milestone_moves_its_open_issues_where_asked_once(world: World) -> None:
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 3)
+    done = load(world, numbers[0])
+    assert done is not None
+    issues.issue_change_status(done, to="resolved")  # done: stays in v1.2
+    client = world.client_for(world.member)
+    page = text(client.get(world.project_url(f"milestones/{v12.milestone_id}/close/")))
+    assert "v1.2 still has 2 open issues" in page
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
+    assert response.status_code == 302
+    assert flash(response) == ["Milestone v1.2 closed. 2 open issues moved."]
+    by_number = {n: load(world, n) for n in numbers}
+    assert {n: i.milestone for n, i in by_number.items() if i} == {
+        numbers[0]: v12.milestone_id,
+        numbers[1]: v13.milestone_id,
+        numbers[2]: v13.milestone_id,
+    }
+    assert [(m.name, m.state) for m in _listed(world)] == [("v1.3", "open"), ("v1.2", "closed")]
+    again = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)  # sent twice
+    assert flash(again)[-1] == "Milestone v1.2 is closed already."
+    assert {n: (load(world, n) or done).version for n in numbers} == {n: i.version for n, i in by_number.items() if i}
+
+
+def test_closing_with_no_target_takes_the_issues_out_and_close_anyway_keeps_them(world: World) -> None:
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    out = _in(world, v12, 2)
+    kept = _in(world, v13, 2)
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "remove"}
+    assert client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form).status_code == 302
+    assert [(load(world, n) or object()).milestone for n in out] == [None, None]  # type: ignore[attr-defined]
+    form = {**_close_form(client, world, v13), "issues": "keep"}
+    assert client.post(world.project_url(f"milestones/{v13.milestone_id}/close/"), form).status_code == 302
+    assert [(load(world, n) or object()).milestone for n in kept] == [v13.milestone_id] * 2  # type: ignore[attr-defined]
+    assert {m.state for m in _listed(world)} == {"closed"}
+    closed_page = client.get(world.project_url(f"milestones/{v12.milestone_id}/close/"))
+    assert closed_page.status_code == 302  # closed already: back to the list, which says so
+
+
+@pytest.mark.slow
+def test_closing_a_milestone_with_more_open_issues_than_a_request_moves_starts_the_job(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 27)
+    queued: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.close_milestone, "delay", lambda *args: queued.append(args))
+    client = world.client_for(world.member)
+    page = text(client.get(world.project_url(f"milestones/{v12.milestone_id}/close/")))
+    assert "more than 25 open issues" in page
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
+    assert response.status_code == 302
+    assert "has started" in flash(response)[0]
+    assert len(queued) == 1
+    assert [(m.name, m.state) for m in _listed(world)][:2] == [("v1.2", "open"), ("v1.3", "open")]  # not yet
+    result = tasks.close_milestone.apply(args=queued[0]).get()
+    assert result["result"] == {"moved": 27, "refused": 0, "closed": True}
+    assert {(load(world, n) or object()).milestone for n in numbers} == {v13.milestone_id}  # type: ignore[attr-defined]
+    assert {m.name: m.state for m in _listed(world)} == {"v1.2": "closed", "v1.3": "open"}
+
+
+def test_the_demo_milestones_are_made_once_with_their_progress(world: World) -> None:
+    made = [new_issue(world, f"demo {i}") for i in range(45)]
+    for issue in made[:20]:
+        issues.issue_change_status(issue, to="resolved")
+    assert milestones_seed(team=world.slug, project="WEB") == [
+        "milestone v1.2 (25 issues)",
+        "milestone v1.3 (15 issues)",
+    ]
+    by_name = {m.name: m for m in _listed(world)}
+    assert round(100 * by_name["v1.2"].done() / by_name["v1.2"].total()) == 60
+    assert (by_name["v1.3"].done(), by_name["v1.3"].total()) == (2, 15)
+    assert by_name["v1.2"].due is not None
+    assert by_name["v1.2"].due < (by_name["v1.3"].due or "")
+    assert milestones_seed(team=world.slug, project="WEB") == []  # a second run leaves them alone
+    assert len(_listed(world)) == 2
