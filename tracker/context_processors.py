@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Any
 
@@ -46,3 +47,22 @@ def inbox(request: HttpRequest) -> dict[str, Any]:
             tenant=slug, username=membership.user.get_username(), cached_only=answering_an_error
         ),
     }
+
+
+def saved_views(request: HttpRequest) -> dict[str, Any]:
+    """The header's Views menu: the person's views and the team's shared ones, two cached Queries at most.
+
+    Only on a team's pages; a DynamoDB or Redis failure shows the menu without views rather than
+    failing the page, and an error page shows only what the cache holds (asks DynamoDB nothing more).
+    """
+    from tracker.selectors.preferences import view_menu  # keeps this module's imports light
+
+    membership = getattr(request, "membership", None)
+    if membership is None:
+        return {}
+    try:
+        menu = view_menu(membership=membership, cached_only=sys.exc_info()[1] is not None)
+    except Exception:  # noqa: BLE001  (the header shows no views rather than failing the page)
+        logging.getLogger(__name__).warning("could not read the views of %s", membership.tenant.slug, exc_info=True)
+        return {"views_menu": None}
+    return {"views_menu": menu}

@@ -1,5 +1,9 @@
-"""URLs of the notify_settings pages (being built for issue 21)."""
+"""URL of one's notification settings (included by tracker/urls under /t/<tenant>/settings/notifications/)."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from tracker.views import notify_settings
+
+urlpatterns: list[URLPattern] = [
+    path("", notify_settings.notify_settings, name="notify_settings"),
+]

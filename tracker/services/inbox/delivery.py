@@ -6,11 +6,19 @@ issue, a new assignee, a commenter and the members mentioned); the task
 issue's watchers (one Query), delivers one notification to each watcher but the actor (exactly
 once per event, ``ddbmodels.inbox.deliver``) and adds it to the person's mail window
 (``digests.mail_later``). Queuing never fails the user's request.
+
+Each person's notification settings in the team (``/t/<team>/settings/notifications/``; one GetItem
+of the team's settings a fan-out, cached: ``selectors.preferences.team_notify_settings``) are
+honoured: *off* delivers no notification and no e-mail (the person still watches, so turning it
+back on brings the next change); *watching* makes the person a watcher of every new issue in the
+team (added with the other implied watchers, so each later change reaches them); e-mail off
+delivers the notification but adds nothing to a mail window.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import DatabaseError
@@ -23,6 +31,7 @@ from ddbmodels.issues import IssueItem
 from tracker import enqueue, optional_redis
 from tracker.markdown import plain_text
 from tracker.models import Membership
+from tracker.selectors.preferences import team_notify_settings
 from tracker.services.inbox.digests import mail_later
 from tracker.services.inbox.reading import forget_unread
 from tracker.services.inbox.wording import note_text
@@ -79,8 +88,20 @@ def watch_now(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], 
     is in place before the request that made them one answers, so every later change reaches them.
     DynamoDB not answering is logged and left to the task (``False``), never raised: the change is saved.
     """
+    try:
+        watching = watching_everything(issue.tenant) if kind == Kind.ISSUE_CREATED else set()
+    except Exception as error:
+        if not errors.is_unavailable(error):
+            raise
+        log.warning("could not read the notification settings of %s now: the fan-out task adds them", issue.tenant)
+        return False
     implied = implied_watchers(
-        kind=kind, actor=actor, data=data, reporter=issue.reporter or "", assignee=issue.assignee or ""
+        kind=kind,
+        actor=actor,
+        data=data,
+        reporter=issue.reporter or "",
+        assignee=issue.assignee or "",
+        watching=watching,
     ) & set(members)
     if not implied:
         return True
@@ -109,10 +130,17 @@ def team_addresses(tenant: str) -> dict[str, str]:
     return {name: email if email and email.strip().lower() == confirmed else "" for name, email, confirmed in rows}
 
 
-def implied_watchers(*, kind: str, actor: str, data: dict[str, Any], reporter: str, assignee: str) -> set[str]:
-    """Who starts watching because of this change."""
+def watching_everything(tenant: str) -> set[str]:
+    """The people whose notification level in the team is *watching* (cached, else one GetItem: 0.5 RCU)."""
+    return {name for name, setting in team_notify_settings(tenant).items() if setting.level == "watching"}
+
+
+def implied_watchers(
+    *, kind: str, actor: str, data: dict[str, Any], reporter: str, assignee: str, watching: Iterable[str] = ()
+) -> set[str]:
+    """Who starts watching because of this change (``watching``: the people who watch every new issue)."""
     if kind == Kind.ISSUE_CREATED:
-        return {name for name in (reporter, assignee) if name}
+        return {name for name in (reporter, assignee, *watching) if name}
     if kind == Kind.ISSUE_EDITED:
         change = (data.get("changed") or {}).get("assignee")
         return {change[1]} if change and change[1] else set()
@@ -149,6 +177,9 @@ def fan_out(
 ) -> dict[str, Any]:
     """The task's work: implied watchers added, watchers read, one notification each but the actor's, e-mails.
 
+    The team's notification settings (one GetItem, cached) decide: *off* gets nothing, *watching*
+    watches every new issue, e-mail off gets the notification and no e-mail.
+
     Only members of the team are notified (and become watchers): ``team`` as it was when the change
     was queued (username → e-mail), or as it is now when not given. ``watchers_added``: the request
     added the implied watchers already (``watch_now``). Running it twice for
@@ -159,13 +190,25 @@ def fan_out(
     if _quotes_a_deleted_comment(stream, kind, data):
         data = {**data, "excerpt": ""}
     members = team_addresses(tenant) if team is None else team
-    implied = implied_watchers(kind=kind, actor=actor, data=data, reporter=reporter, assignee=assignee) & set(members)
+    people = team_notify_settings(tenant)
+    implied = implied_watchers(
+        kind=kind,
+        actor=actor,
+        data=data,
+        reporter=reporter,
+        assignee=assignee,
+        watching=[name for name, setting in people.items() if setting.level == "watching"],
+    ) & set(members)
     if implied and not watchers_added:  # the request could not add them (``watch_now``)
         inbox.watchers_add(tenant=tenant, project_key=project_key, number=number, usernames=implied)
     watching = set(inbox.watchers(tenant=tenant, project_key=project_key, number=number)) | implied
     if kind == Kind.COMMENT_EDITED:
         watching = implied  # an edited comment only tells the people it newly mentions
-    recipients = sorted(name for name in watching if name in members and name != actor)
+    recipients = sorted(
+        name
+        for name in watching
+        if name in members and name != actor and (name not in people or people[name].level != "off")
+    )
     reference = f"{project_key}-{number}"
     notes = [
         inbox.Note(
@@ -183,7 +226,7 @@ def fan_out(
     when = parse_time_key(event_key.partition("#")[0])
     delivery = inbox.deliver(tenant=tenant, event_key=event_key, notes=notes, when=when)
     forget_unread(tenant, delivery.delivered + delivery.late)
-    mailed = [name for name in delivery.delivered if members.get(name)]
+    mailed = [name for name in delivery.delivered if members.get(name) and (name not in people or people[name].email)]
     for name in mailed:
         mail_later(
             tenant=tenant,

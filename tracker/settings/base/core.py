@@ -60,6 +60,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "tracker.context_processors.tenancy",
                 "tracker.context_processors.inbox",
+                "tracker.context_processors.saved_views",
             ],
         },
     },
