@@ -49,7 +49,15 @@
     field.setAttribute("autocomplete", "off");
     field.addEventListener("input", function () { self.later(); });
     field.addEventListener("keydown", function (event) { self.key(event); });
-    field.addEventListener("blur", function () { window.setTimeout(function () { self.close(); }, 150); });
+    field.addEventListener("blur", function () {
+      window.clearTimeout(self.timer);  // nothing asked after the field is left
+      window.setTimeout(function () {
+        if (document.activeElement !== field) {
+          self.stop();
+          self.close();
+        }
+      }, 150);
+    });
     self.list.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep the focus
     self.list.addEventListener("click", function (event) {
       var option = event.target.closest("[role=option]");
@@ -68,10 +76,7 @@
   Suggester.prototype.ask = function () {
     var self = this;
     var token = self.options.token(self.field);
-    if (self.controller) {
-      self.controller.abort();
-      self.controller = null;
-    }
+    self.stop();
     if (!token) {
       self.close();
       return;
@@ -97,8 +102,18 @@
     });
   };
 
+  Suggester.prototype.stop = function () {  // the answer on its way is not wanted any more
+    if (this.controller) {
+      this.controller.abort();
+      this.controller = null;
+    }
+  };
+
   Suggester.prototype.show = function (found) {
     var self = this;
+    if (document.activeElement !== self.field) {
+      return;  // answered after the field was left: a list there would cover what comes next
+    }
     self.items = found;
     self.list.textContent = "";
     if (!found.length) {

@@ -3,12 +3,13 @@ Write / Preview tabs (static/tracker/autocomplete.js, preview.js), at desktop an
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Error, Page, Route, expect
 from pytest_django.live_server_helper import LiveServer
 
 from ddbmodels import comments, labels
@@ -188,3 +189,30 @@ def test_the_comment_edit_page_has_the_tabs_too(page: Page, world: World, violat
     _shot(page, "assist-07-comment-edit-preview-1280")
     (stored,) = comments.comment_page(stream=comments.issue_stream(world.slug, "WEB", 1)).comments
     assert stored.body == "first words"
+
+
+def test_an_answer_that_comes_after_the_box_was_left_opens_no_list(
+    page: Page, world: World, violations: list[str]
+) -> None:
+    person(world, "alice")
+    new_issue(world, "Pages are slow")
+    site_login(page, world.member.username)
+    held: list[Route] = []
+    page.route("**/autocomplete/**", lambda route: held.append(route))  # held back until the box is left
+    page.goto(world.project_url("1/"))
+    box = page.locator("form.comment-form textarea[name=body]")
+    box.click()
+    box.press_sequentially("@a")
+    page.wait_for_timeout(400)  # the request is sent after a 120 ms pause
+    page.locator("h1").click()  # the box is left
+    page.wait_for_timeout(300)
+    assert held, "no suggestions were asked"
+    page.unroute("**/autocomplete/**")
+    for route in held:
+        with contextlib.suppress(Error):  # the page may have given up on it (aborted): nothing to answer
+            route.continue_()
+    page.wait_for_timeout(500)
+    expect(page.locator("form.comment-form [role=listbox]")).to_be_hidden()
+    box.click()  # back in the box: typing asks again and the list shows
+    box.press_sequentially("l")
+    expect(page.locator("form.comment-form [role=option]")).to_have_text(["alice"])
