@@ -208,7 +208,8 @@ def test_the_edit_form_is_prefilled_with_the_current_issue(world: World) -> None
         "description": "Body",
         "priority": "high",
         "assignee": world.owner.username,
-        "labels": "a, b",
+        "picked": ["a", "b"],  # the team's labels (every label an issue has is registered) as ticked checkboxes
+        "labels": "",  # none left to type
         "version": 1,
     }
     assert hidden_value(page, "version") == "1"

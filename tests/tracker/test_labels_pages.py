@@ -17,6 +17,7 @@ from ddbmodels import labels as ddb_labels
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, load, new_issue, text
 from tracker import tasks
+from tracker.demo import labels as demo_labels
 from tracker.selectors.activity import issue_stream
 from tracker.services import labels as label_service
 
@@ -197,6 +198,12 @@ def test_a_large_rename_runs_as_a_job_with_progress_and_the_old_name_is_refused_
     listing = text(client.get(world.url("labels/")))
     assert "is being renamed to <strong>defect</strong>" in listing
     assert f"0 of {count} issues done" in listing
+    # meanwhile, an issue form cannot give an issue the old name (typed or ticked), and nothing is created
+    for labels, why in (({"labels": "bug"}, "“bug” is being renamed"), ({"picked": ["bug"]}, "not one of the")):
+        refused = client.post(world.project_url("new/"), {"title": "New crash", "priority": "medium", **labels})
+        assert refused.status_code == 200
+        assert why in text(refused)  # a busy label is no checkbox: a stale form's tick is refused
+    assert load(world, count + 1) is None
     # the job stops after one batch (a worker lost) and a resume finishes it
     label_service.label_move(tenant=world.slug, label=busy, actor="member", limit=1)
     assert _label(world, "bug").done == label_service.BATCH
@@ -225,3 +232,41 @@ def test_labels_show_in_their_colour_on_the_lists_and_the_issue_page_and_link_to
     issue_page = text(client.get(world.project_url("1/")))
     assert f'<a class="label label-red" href="/t/{world.slug}/p/WEB/?q=label%3Abug"' in issue_page
     assert "tracker/labels.css" in issue_page
+
+
+def test_the_issue_forms_offer_the_team_s_labels_as_checkboxes_and_a_member_may_type_a_new_one(world: World) -> None:
+    client = world.client_for(world.member)
+    client.post(world.url("labels/new/"), {"name": "bug", "colour": "red"})
+    client.post(world.url("labels/new/"), {"name": "ui", "colour": "purple"})
+    form = text(client.get(world.project_url("new/")))
+    assert 'name="picked" value="bug"' in form
+    assert '<span class="label label-red">bug</span>' in form
+    made = client.post(
+        world.project_url("new/"),
+        {"title": "Crash", "priority": "medium", "picked": ["bug"], "labels": "Needs-Triage"},
+    )
+    assert made.status_code == 302
+    assert _labels_of(world, 1) == {"bug", "needs-triage"}
+    assert "needs-triage" in ddb_labels.team_labels(world.slug)  # registered: the labels page lists it
+    assert "needs-triage" in text(client.get(world.url("labels/")))
+    edit = text(client.get(world.project_url("1/edit/")))
+    assert 'name="picked" value="bug" class="label-pick" id="id_picked_0" checked' in edit
+    version = load(world, 1).version  # type: ignore[union-attr]
+    saved = client.post(
+        world.project_url("1/edit/"),
+        {"title": "Crash", "priority": "medium", "picked": ["ui"], "labels": "", "version": version},
+    )
+    assert saved.status_code == 302
+    assert _labels_of(world, 1) == {"ui"}  # bug and needs-triage unticked, ui ticked
+
+
+def test_the_demo_colours_the_team_s_labels_once_and_leaves_a_colour_chosen_since(world: World) -> None:
+    new_issue(world, "Crash", labels={"bug", "ux"})
+    done = demo_labels.labels_seed(world.slug)
+    assert done == [f"labels coloured: {', '.join(demo_labels.LABELS)}"]
+    assert (_label(world, "bug").colour, _label(world, "ux").colour) == ("red", "purple")
+    assert _label(world, "a11y").description  # a label no issue has yet is created too
+    client = world.client_for(world.member)
+    client.post(world.url("labels/bug/edit/"), {"colour": "pink", "description": "", "version": "1"})
+    assert demo_labels.labels_seed(world.slug) == []
+    assert _label(world, "bug").colour == "pink"

@@ -6,8 +6,10 @@ from typing import Any
 
 from django import forms
 from django.core import signing, validators
+from django.utils.html import format_html
 
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX, one_line
+from ddbmodels.labels import GONE, RENAMING, Label
 from tracker.forms.idempotency import IdempotentForm
 from tracker.issue_terms import LABEL_RE, PRIORITY_LABELS, STATUS_LABELS
 
@@ -56,6 +58,12 @@ class IssueForm(IdempotentForm):
     )
     priority = forms.ChoiceField(choices=PRIORITY_CHOICES, initial="medium")
     assignee = forms.ChoiceField(required=False)
+    # The team's labels in use as checkboxes (``catalogue``: works without JavaScript), each in its colour; others
+    # are typed in ``labels`` (a member's new label is created with the default colour). The issue's labels are
+    # the two together.
+    picked = forms.MultipleChoiceField(
+        label="The team's labels", required=False, widget=forms.CheckboxSelectMultiple(attrs={"class": "label-pick"})
+    )
     labels = forms.CharField(
         required=False,
         max_length=LABELS_MAX * (LABEL_MAX + 2),
@@ -72,6 +80,7 @@ class IssueForm(IdempotentForm):
         assignees: list[str],
         current: dict[str, Any] | None = None,
         standing: dict[str, str] | None = None,
+        catalogue: list[Label] | None = None,
         **kwargs: Any,
     ) -> None:
         """``standing``: why a kept assignee cannot be picked anew ("viewer now"; default "not in this team")."""
@@ -94,6 +103,8 @@ class IssueForm(IdempotentForm):
         kept = (current or {}).get("priority") or ""
         if kept and kept not in PRIORITIES:
             priority.choices = [*PRIORITY_CHOICES, (kept, f"{kept} (no longer offered)")]
+        self.refused = _refused(catalogue or [])
+        self._offer(catalogue or [])
         if current is not None:  # what is stored always fits back: a longer value may be kept, not typed anew
             _widen(self.fields["title"], len(current["title"]))
             _widen(self.fields["description"], len(_lines(current["description"])))
@@ -117,14 +128,40 @@ class IssueForm(IdempotentForm):
             raise forms.ValidationError(f"At most {DESCRIPTION_MAX} characters.")
         return description.strip()
 
+    def _offer(self, catalogue: list[Label]) -> None:
+        """The catalogue's labels in use as the ``picked`` checkboxes; the issue's among them ticked, not typed."""
+        offered = [label for label in catalogue if label.in_use]
+        if not offered:
+            del self.fields["picked"]
+            return
+        picked = self.fields["picked"]
+        assert isinstance(picked, forms.MultipleChoiceField)
+        picked.choices = [
+            (label.name, format_html('<span class="label label-{}">{}</span>', label.colour, label.name))
+            for label in offered
+        ]
+        if not self.is_bound:
+            names = {label.name for label in offered}
+            given = [part.strip() for part in str(self.initial.get("labels") or "").split(",") if part.strip()]
+            self.initial = {
+                **self.initial,
+                "picked": [name for name in given if name in names],
+                "labels": ", ".join(name for name in given if name not in names),
+            }
+        self.fields["labels"].label = "Other labels"
+        self.fields["labels"].help_text = f"Comma-separated; at most {LABELS_MAX} labels in all."
+
     def clean_labels(self) -> list[str]:
         raw = self.cleaned_data.get("labels") or ""
         kept = {label.lower(): label for label in (self.current or {}).get("labels") or ()}
-        labels: set[str] = set()
+        labels: set[str] = set(self.cleaned_data.get("picked") or ())
         for part in (part.strip() for part in raw.split(",")):
             if part:
                 labels.add(part if part in kept.values() else kept.get(part.lower(), part.lower()))
         new = sorted(labels - set(kept.values()))
+        for label in new:  # an issue keeps what it has; it is not given a label being renamed, deleted or gone
+            if label in self.refused:
+                raise forms.ValidationError(self.refused[label])
         if len(labels) > LABELS_MAX and new:
             raise forms.ValidationError(f"At most {LABELS_MAX} labels.")
         for label in new:
@@ -133,6 +170,22 @@ class IssueForm(IdempotentForm):
                     f"Label “{label}”: up to {LABEL_MAX} letters, digits, dots, dashes or underscores."
                 )
         return sorted(labels)
+
+
+def _refused(catalogue: list[Label]) -> dict[str, str]:
+    """Labels an issue may not be given now, with why (a rename or delete of it runs, or is done)."""
+    why: dict[str, str] = {}
+    for label in catalogue:
+        if label.busy:
+            doing = "renamed" if label.state == RENAMING else "deleted"
+            why[label.name] = f"“{label.name}” is being {doing}; choose another label or try again when that is done."
+        elif label.state == GONE:
+            why[label.name] = (
+                f"“{label.name}” was renamed to “{label.renamed_to}”."
+                if label.renamed_to
+                else f"“{label.name}” was deleted; a member can create it again on the labels page."
+            )
+    return why
 
 
 class StatusForm(forms.Form):

@@ -12,7 +12,7 @@ from django.http import Http404
 
 from ddbmodels import labels as ddb_labels
 from ddbmodels.labels import Label
-from tracker.cache import cached
+from tracker.cache import cached, store
 from tracker.issue_terms import LABEL_RE
 from tracker.models import Tenant
 
@@ -26,8 +26,20 @@ def change_job_name(tenant: str, label: str) -> str:
     return f"label_change:{tenant}:{label}"
 
 
-def label_catalogue(*, tenant: Tenant) -> list[Label]:
-    """Every label the team ever used, by name (gone ones too): Redis, or one Query of the registry (≈ 0.5–1.5 RCU)."""
+def label_catalogue(*, tenant: Tenant, fresh: bool = False) -> list[Label]:
+    """Every label the team ever used, by name (gone ones too): Redis, or one Query of the registry (≈ 0.5–1.5 RCU).
+
+    ``fresh``: the Query whatever the cache holds, and the cache refreshed (the labels page: a label an issue
+    form created a moment ago is listed at once; the forms and lists take the cached copy, ≤ 5 minutes old).
+    """
+    if fresh:
+        found = ddb_labels.label_catalogue(tenant.slug)
+        store(
+            labels_cache_key(tenant.slug),
+            [dataclasses.asdict(label) for label in found],
+            settings.PROJECT_CACHE_SECONDS,
+        )
+        return found
     return cached(
         labels_cache_key(tenant.slug),
         settings.PROJECT_CACHE_SECONDS,
@@ -58,22 +70,6 @@ def label_access(*, tenant: Tenant, name: str) -> Label:
 def label_issue_count(*, tenant: Tenant, name: str) -> int:
     """How many issues carry the label (a COUNT Query of its entries: 1 RCU per ≈ 13 issues)."""
     return ddb_labels.label_issue_count(tenant.slug, name)
-
-
-def refused_labels(found: Iterable[Label]) -> dict[str, str]:
-    """Labels a form may not add now, with why: being renamed or deleted, or renamed already."""
-    why: dict[str, Any] = {}
-    for label in found:
-        if label.busy:
-            verb = "renamed" if label.state == ddb_labels.RENAMING else "deleted"
-            why[label.name] = f"“{label.name}” is being {verb}; try again when that has finished."
-        elif label.state == ddb_labels.GONE:
-            why[label.name] = (
-                f"“{label.name}” was renamed to “{label.renamed_to}”."
-                if label.renamed_to
-                else f"“{label.name}” was deleted; a member can create it again on the labels page."
-            )
-    return why
 
 
 def label_issues(*, tenant: Tenant, name: str, limit: int = 25) -> list[dict[str, Any]]:

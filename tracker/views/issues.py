@@ -29,6 +29,7 @@ from tracker.forms.issues import (
 from tracker.models import Membership
 from tracker.selectors.assist import text_preview
 from tracker.selectors.issues import issue_access, issue_delete_preview, project_issue_access
+from tracker.selectors.labels import label_catalogue
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
@@ -46,7 +47,11 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
     project_item = project_access(tenant=membership.tenant, key=project)
     if not membership.allows("member"):
         raise PermissionDenied("Viewers cannot create issues.")
-    form = IssueForm(request.POST or None, assignees=tenant_usernames(tenant=membership.tenant))
+    form = IssueForm(
+        request.POST or None,
+        assignees=tenant_usernames(tenant=membership.tenant),
+        catalogue=label_catalogue(tenant=membership.tenant),
+    )
     if previewed(request):  # the "Preview" button without JavaScript: the form as typed, the preview under it
         preview = text_preview(tenant=membership.tenant, text=request.POST.get("description", ""))
         context = {"form": as_typed(form), "project": project_item, "membership": membership, "preview": preview}
@@ -112,7 +117,14 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
     }
     # What the editor loaded decides what they changed: a field as it was then is a field left alone.
     loaded = (read_base(request.POST.get("base") or "") if request.method == "POST" else None) or snapshot
-    form = IssueForm(request.POST or None, initial=initial, assignees=assignees, current=loaded, standing=standing)
+    form = IssueForm(
+        request.POST or None,
+        initial=initial,
+        assignees=assignees,
+        current=loaded,
+        standing=standing,
+        catalogue=label_catalogue(tenant=membership.tenant),
+    )
     if previewed(request):  # the "Preview" button without JavaScript: nothing saved, version and base kept
         preview = text_preview(tenant=membership.tenant, text=request.POST.get("description", ""))
         context = {"form": as_typed(form), "project": project_item, "membership": membership, "issue": issue}

@@ -35,7 +35,7 @@ def _back(membership: Membership) -> HttpResponse:
 
 @tenant_view
 def label_list(request: HttpRequest, membership: Membership) -> HttpResponse:
-    found = select.label_catalogue(tenant=membership.tenant)
+    found = select.label_catalogue(tenant=membership.tenant, fresh=True)
     in_use = [label for label in found if label.in_use]
     busy = [label for label in found if label.busy]
     gone = [label for label in found if label.state == "gone"]

@@ -19,6 +19,7 @@ from tqdm import tqdm
 from ddbmodels import issues, orders, scores
 from ddbmodels.core.keys import utcnow
 from tracker.demo import milestones as demo_milestones
+from tracker.demo import labels as demo_labels
 from tracker.demo import orders as demo_orders
 from tracker.demo import preferences as demo_preferences
 from tracker.demo import story
@@ -105,6 +106,8 @@ class Command(BaseCommand):
     def _features(self) -> None:
         """Issue 21's features' demo data: one idempotent call each (tracker/demo/<feature>.py), run on every
         seed_demo so that a demo loaded before a feature gets it too; what exists is left alone."""
+        for line in demo_labels.labels_seed():  # acme's labels in colour, with descriptions
+            self.stdout.write(f"acme: {line}")
         for line in demo_preferences.preferences_seed():  # saved views, notification settings
             self.stdout.write(f"acme: {line}")
         for line in demo_milestones.milestones_seed():  # WEB's milestones v1.2 and v1.3
