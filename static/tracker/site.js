@@ -10,6 +10,11 @@
 //     j / k  move a highlight down / up over the elements marked data-list-item
 //     Enter  open the first link inside the highlighted item
 //     ?      show or hide the shortcuts that work on this page (Escape hides it)
+//   and a page's own: an element marked data-shortcut="e" data-shortcut-label="Edit" is clicked
+//   (a link, a button) or focused (a field) by its key. A page's own key wins over the ones above
+//   (the issue page's c is "Comment"; the help says it stands for New issue elsewhere). Only
+//   elements shown and enabled count, and the help lists them in the page's order.
+//   Ctrl-K / ⌘K (the command palette) is static/tracker/palette.js's.
 "use strict";
 document.addEventListener("submit", function (event) {
   var form = event.target;
@@ -107,16 +112,56 @@ document.addEventListener("submit", function (event) {
     return false;
   }
 
+  function ownShortcuts() {  // the page's data-shortcut elements shown and enabled, the first for each key
+    var seen = {};
+    return Array.prototype.filter.call(document.querySelectorAll("[data-shortcut]"), function (element) {
+      var key = element.dataset.shortcut;
+      if (!key || seen[key] || element.disabled || !element.getClientRects().length) {
+        return false;
+      }
+      seen[key] = true;
+      return true;
+    });
+  }
+
+  function ownShortcut(key) {
+    return ownShortcuts().find(function (element) { return element.dataset.shortcut === key; });
+  }
+
+  function use(element) {  // a field takes the focus; a link or a button is pressed
+    if (element.matches("input, textarea, select")) {
+      element.scrollIntoView({ block: "center" });
+      element.focus();
+    } else {
+      element.click();
+    }
+    return true;
+  }
+
+  function canCreate() {
+    return Boolean(document.querySelector("a[data-new-issue]") || document.body.dataset.newIssueUrl);
+  }
+
   function shortcuts() {  // the ones that do something on this page, as the help lists them
     var rows = [];
-    if (searchBox()) {
+    var own = ownShortcuts();
+    var claimed = own.map(function (element) { return element.dataset.shortcut; });
+    if (claimed.indexOf("/") < 0 && searchBox()) {
       rows.push(["/", "Search"]);
-    } else if (document.body.dataset.searchUrl) {
+    } else if (claimed.indexOf("/") < 0 && document.body.dataset.searchUrl) {
       rows.push(["/", "Search (on the issue list)"]);
     }
-    if (document.querySelector("a[data-new-issue]") || document.body.dataset.newIssueUrl) {
+    if (claimed.indexOf("c") < 0 && canCreate()) {
       rows.push(["c", "New issue"]);
     }
+    own.forEach(function (element) {
+      var key = element.dataset.shortcut;
+      var label = element.dataset.shortcutLabel || element.getAttribute("aria-label") || element.textContent.trim();
+      if (key === "c" && canCreate()) {
+        label += " (on this page; elsewhere c is New issue)";
+      }
+      rows.push([key, label]);
+    });
     var all = items();
     if (all.length) {
       rows.push(["j / k", "Next / previous in the list"]);
@@ -155,6 +200,19 @@ document.addEventListener("submit", function (event) {
     title.textContent = "Keyboard shortcuts";
     box.appendChild(title);
     box.appendChild(list);
+    if (document.querySelector("form[data-palette]")) {  // palette.js's, on every team page
+      var palette = document.createElement("p");
+      palette.className = "muted";
+      var ctrl = document.createElement("kbd");
+      ctrl.textContent = "Ctrl K";
+      var cmd = document.createElement("kbd");
+      cmd.textContent = "⌘K";
+      palette.appendChild(ctrl);
+      palette.appendChild(document.createTextNode(" or "));
+      palette.appendChild(cmd);
+      palette.appendChild(document.createTextNode(" anywhere, even while typing: go to an issue, a project or a page"));
+      box.appendChild(palette);
+    }
     document.body.appendChild(box);
     return true;
   }
@@ -164,7 +222,10 @@ document.addEventListener("submit", function (event) {
       return;
     }
     var done = false;
-    if (event.key === "/") {
+    var own = event.key === "?" || event.key === "Escape" ? null : ownShortcut(event.key);
+    if (own) {
+      done = use(own);
+    } else if (event.key === "/") {
       done = search();
     } else if (event.key === "c") {
       done = newIssue();

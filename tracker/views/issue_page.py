@@ -8,20 +8,34 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.urls import reverse
 
 from ddbmodels.attachments import AttachmentItem
 from ddbmodels.issues import TRANSITIONS, IssueItem, ProjectItem
 from tracker.forms.attachments import AttachmentForm
+from tracker.forms.bulk import NOBODY
 from tracker.forms.comments import CommentForm
+from tracker.forms.idempotency import new_idempotency_key
 from tracker.issue_terms import STATUS_LABELS
 from tracker.models import Membership
 from tracker.selectors.issue_page import issue_page
 from tracker.selectors.labels import catalogue_colours
+from tracker.selectors.tenants import tenant_usernames
 
 
 def issue_kwargs(membership: Membership, issue: IssueItem) -> dict[str, Any]:
     """The ``issue_detail`` URL's arguments for ``issue``."""
     return {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
+
+
+@dataclass(frozen=True)
+class QuickForms:
+    """The issue page's side forms (keys a, l, s): one-issue changes sent to the project's bulk edit."""
+
+    assignees: list[str]  # the team's members and owners (one SQL query)
+    keys: tuple[str, str, str]  # each form's own idempotency key (assign, labels, status)
+    next: str  # back to the issue page
+    nobody: str = NOBODY
 
 
 @dataclass(frozen=True)
@@ -82,4 +96,11 @@ def issue_page_context(
             unavailable=page.attachments is None,
         ),
         "watch": page.watch,
+        "quick": QuickForms(
+            assignees=tenant_usernames(tenant=membership.tenant),
+            keys=(new_idempotency_key(), new_idempotency_key(), new_idempotency_key()),
+            next=reverse("issue_detail", kwargs=issue_kwargs(membership, issue)),
+        )
+        if can_write
+        else None,
     }

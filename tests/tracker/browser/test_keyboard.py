@@ -111,12 +111,14 @@ PAGES = {
     "project-issues": ("p/WEB/", "p/WEB/", "links"),
     "team-issues": ("issues/", "issues/", "links"),
     "my-issues": ("issues/?q=assignee:@me", "issues/", "links"),
-    "issue": ("p/WEB/1/", "p/WEB/", ""),
+    # the issue page has keys of its own (e, a, l, s, and c for its comment box): test_shortcuts.py
     "new-issue-form": ("p/WEB/new/", "issues/", ""),
     "orders": ("orders/", "issues/", "links"),
     "leaderboard": ("leaderboard/", "issues/", ""),
     "team": ("team/", "issues/", "rows"),  # a member's view of the team: rows without links
     "inbox": ("inbox/", "issues/", ""),
+    "board": ("p/WEB/board/", "issues/", ""),
+    "labels": ("labels/", "issues/", ""),
 }
 ROWS = "[data-list-item]"
 
