@@ -1,6 +1,7 @@
 """A project's board: its live issues by status, one column per status, each column one page of a list index.
 
     column        index project_status_updated  PK xs = "<tenant>#<PROJECT>#<status>"  SK ua (newest first)
+    … of a milestone   index milestone_status   PK xm = "<tenant>#<PROJECT>#<id>#<status>"  SK n (newest first)
 
 A column is the project list of that status sorted by last update (``lists.status_list``), so a
 board costs what its columns cost and nothing grows with the project: closed issues (the
@@ -29,6 +30,7 @@ def board_columns(
     project_key: str,
     starts: Mapping[str, tuple[dict[str, Any], bool] | None] | None = None,
     sizes: Mapping[str, int] | None = None,
+    milestone: str | None = None,
 ) -> dict[str, IssuePage]:
     """4 Queries of project_status_updated, Limit size+1 each — ≤ 4 × (0.5–1) RCU, 4 requests (25 + 25 + 25 + 10 rows).
 
@@ -37,7 +39,9 @@ def board_columns(
     entry, so 0.5 RCU per started 4 KB of each column — 26 rows ≈ 4–8 KB: 0.5–1 RCU a column,
     the same at 1,000 or 100,000 issues. An empty column still costs its request (0.5 RCU).
     ``starts`` continues a column from a key (and reads backwards when its flag is set), as the
-    lists' cursors do; ``sizes`` overrides ``COLUMN_SIZES``.
+    lists' cursors do; ``sizes`` overrides ``COLUMN_SIZES``. With ``milestone`` (its id) each column
+    is that milestone's issues in the status instead: the sparse ``milestone_status`` index (PK
+    ``xm``, by number, newest first), the same 4 Queries at the same cost.
     """
     starts = starts or {}
     sizes = {**COLUMN_SIZES, **(sizes or {})}
@@ -48,6 +52,7 @@ def board_columns(
             tenant=tenant,
             project_key=project_key,
             status=status,
+            milestone=milestone,
             sort="updated",
             size=sizes[status],
             start=start,

@@ -14,7 +14,7 @@ from collections import Counter
 
 from django.conf import settings
 
-from ddbmodels import events, issues, labels
+from ddbmodels import events, issues, labels, milestones
 from ddbmodels.core import capacity
 from ddbmodels.core.keys import utcnow
 from tests.tracker.conftest import World
@@ -265,6 +265,52 @@ def test_a_form_move_keeps_the_columns_where_they_were_paged_to(world: World) ->
     response = client.post(action.replace("&amp;", "&"), {"n": 2, "v": version_of(world, 2), "to": "closed"})
     assert response.status_code == 302
     assert response["Location"] == url
+
+
+# ------------------------------------------------------------------------------------------ milestone
+
+
+def test_a_milestone_board_shows_only_its_issues_and_a_move_keeps_it(world: World) -> None:
+    for _ in range(27):
+        new_issue(world)
+    v12, _ = milestones.milestone_create(
+        tenant=world.slug, project_key=world.project_key, name="v1.2", due=None, created_by=world.owner.username
+    )
+    milestones.milestone_create(
+        tenant=world.slug, project_key=world.project_key, name="v2", due=None, created_by=world.owner.username
+    )
+    for number in (1, 3):
+        issues.issue_change(load(world, number), token=f"set-{number}", milestone=v12.milestone_id)
+    issues.issue_change_status(load(world, 3), to="in_progress")
+    client = world.client_for(world.member)
+    whole = text(client.get(world.project_url("board/")))
+    assert '<option value="">All issues</option>' in whole
+    assert '<option value="v1.2">v1.2</option>' in whole
+    with capacity.measure() as meter:
+        response = client.get(world.project_url("board/?milestone=V1.2"))  # names are case-insensitive
+    assert response.status_code == 200
+    page = text(response)
+    assert _columns(page) == {"open": [1], "in_progress": [3], "resolved": [], "closed": []}
+    assert (meter.by_pattern["board.columns"].calls, meter.by_pattern["board.columns"].requests) == (1, 4)
+    assert '<option value="v1.2" selected>v1.2</option>' in page
+    assert "board · v1.2</small>" in page
+    action = re.search(r'<form class="moves" method="post" action="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    assert action == world.project_url("board/move/?milestone=V1.2")
+    moved = client.post(action, {"n": 1, "v": version_of(world, 1), "to": "resolved"})
+    assert moved.status_code == 302
+    assert moved["Location"] == world.project_url("board/?milestone=V1.2")
+    assert _columns(text(client.get(moved["Location"]))) == {
+        "open": [],
+        "in_progress": [3],
+        "resolved": [1],
+        "closed": [],
+    }
+    # The whole board's "More" link is not a page of the milestone's column, and an unknown name is said so.
+    cursor = re.search(r'<a rel="next" href="[^"]*open=([^"&]+)', whole).group(1)  # type: ignore[union-attr]
+    assert client.get(world.project_url(f"board/?open={cursor}&milestone=v1.2")).status_code == 400
+    missing = client.get(world.project_url("board/?milestone=v9"))
+    assert missing.status_code == 400
+    assert "WEB has no milestone called “v9”." in text(missing)
 
 
 # ----------------------------------------------------------------------------------------------- demo

@@ -1,7 +1,8 @@
 """A project's board as its page shows it: one column per status, each one page of a list index.
 
 Reads: ``issues.board_columns`` — 4 Queries of ``project_status_updated`` (open, in progress,
-resolved: 25 rows; closed: 10), ≤ 4 × (0.5–1) RCU and 4 requests, whatever the project's size.
+resolved: 25 rows; closed: 10), ≤ 4 × (0.5–1) RCU and 4 requests, whatever the project's size;
+a milestone's board (``?milestone=v1.2``) the same 4 Queries of ``milestone_status``.
 Each column pages on its own ("More") by a signed cursor (``tracker.cursors``) bound to the
 team, the project and that column's status, so a cursor of one column (or of the issue list)
 opened in another is a 400, never another column's rows.
@@ -15,8 +16,10 @@ from typing import Any
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels.issues import STATUSES, TRANSITIONS, IssueItem
+from ddbmodels.milestones import MilestoneItem, by_name
 from tracker import cursors
 from tracker.issue_terms import STATUS_LABELS
+from tracker.selectors.milestones import milestone_list
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,9 @@ class Board:
     columns: list[Column]
 
 
-def column_listing(tenant: str, project_key: str, status: str) -> str:
-    """What a column's cursor is bound to."""
-    return "|".join([tenant, project_key, "board", status])
+def column_listing(tenant: str, project_key: str, status: str, milestone: str | None = None) -> str:
+    """What a column's cursor is bound to (a milestone's board: its id too)."""
+    return "|".join([tenant, project_key, "board", status, *([milestone] if milestone else [])])
 
 
 def moves(status: str) -> list[str]:
@@ -48,17 +51,23 @@ def moves(status: str) -> list[str]:
     return [s for s in STATUSES if s in allowed]
 
 
-def project_board(*, tenant: str, project_key: str, positions: Mapping[str, str | None]) -> Board:
-    """The board; ``positions`` holds each paged column's cursor (by status). BadCursor for one not its column's."""
+def project_board(
+    *, tenant: str, project_key: str, positions: Mapping[str, str | None], milestone: str | None = None
+) -> Board:
+    """The board (of one milestone's issues: its id); ``positions`` holds each paged column's cursor (by status).
+
+    BadCursor for a cursor that is not its column's (another column's, another milestone's, the lists').
+    """
     starts: dict[str, tuple[dict[str, Any], bool] | None] = {}
     for status in STATUSES:
-        position = cursors.decode_key(positions.get(status), listing=column_listing(tenant, project_key, status))
+        listing = column_listing(tenant, project_key, status, milestone)
+        position = cursors.decode_key(positions.get(status), listing=listing)
         starts[status] = (position.key, position.backwards) if position else None
-    pages = ddb_issues.board_columns(tenant=tenant, project_key=project_key, starts=starts)
+    pages = ddb_issues.board_columns(tenant=tenant, project_key=project_key, starts=starts, milestone=milestone)
     columns = []
     for status in STATUSES:
         page = pages[status]
-        listing = column_listing(tenant, project_key, status)
+        listing = column_listing(tenant, project_key, status, milestone)
         columns.append(
             Column(
                 status=status,
@@ -73,3 +82,12 @@ def project_board(*, tenant: str, project_key: str, positions: Mapping[str, str 
             )
         )
     return Board(columns=columns)
+
+
+def board_milestones(
+    *, tenant: str, project_key: str, name: str | None
+) -> tuple[list[MilestoneItem], MilestoneItem | None]:
+    """The project's milestones (the board's picker: cached, one Query ≈ 0.5 RCU on a miss) and the one called
+    ``name`` (case-insensitive; None when no name is given or none has it)."""
+    milestones = milestone_list(tenant=tenant, project_key=project_key)
+    return milestones, by_name(milestones, name) if name else None

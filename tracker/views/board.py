@@ -1,7 +1,8 @@
 """A project's board (``/t/<team>/p/<KEY>/board/``): its issues in one column per status; moving a card.
 
 The page is four one-Query columns (``tracker.selectors.board``), each paged on its own by a
-signed cursor (``?open=…``). A card shows the list row (number, title, priority, assignee,
+signed cursor (``?open=…``); ``?milestone=v1.2`` (the picker above the columns) shows one
+milestone's issues the same way. A card shows the list row (number, title, priority, assignee,
 labels) and, for members, one button per status the workflow lets it move to: a small form
 posting ``n``, ``v`` (the version the board was read at) and ``to`` to ``board/move/``. That is
 the whole page without JavaScript and on a phone; ``static/tracker/board.js`` adds dragging a
@@ -32,7 +33,7 @@ from tracker.exceptions import BadRequest
 from tracker.forms.board import BoardForm, MoveForm
 from tracker.issue_terms import STATUS_LABELS
 from tracker.models import Membership
-from tracker.selectors.board import Column, moves, project_board
+from tracker.selectors.board import Column, board_milestones, moves, project_board
 from tracker.selectors.issues import issue_access
 from tracker.selectors.labels import catalogue_colours
 from tracker.selectors.projects import project_access
@@ -44,18 +45,19 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
-def _board_url(membership: Membership, project: ProjectItem, positions: dict[str, str] | None = None) -> str:
+def _board_url(membership: Membership, project: ProjectItem, params: dict[str, str] | None = None) -> str:
+    """The board's URL with ``params`` (columns' cursors by status, ``milestone``) that have a value."""
     url = reverse("board", kwargs={"tenant": membership.tenant.slug, "project": project.project_key})
-    kept = {status: cursor for status, cursor in (positions or {}).items() if cursor}
+    kept = {name: value for name, value in (params or {}).items() if value}
     return f"{url}?{urlencode(kept)}" if kept else url
 
 
 def _positions(request: HttpRequest) -> dict[str, str]:
-    """Each paged column's cursor from the query string (a 400 when one is not a cursor at all)."""
+    """Each paged column's cursor and the milestone from the query string (a 400 when one is not ours at all)."""
     form = BoardForm(request.GET)
     if not form.is_valid():
         raise BadRequest("This page link is invalid.")
-    return {status: form.cleaned_data[status] for status in STATUSES if form.cleaned_data[status]}
+    return form.params()
 
 
 def _column_links(
@@ -70,10 +72,10 @@ def _column_links(
     return {"next_url": to(column.next_cursor), "previous_url": to(column.previous_cursor), "first_url": first}
 
 
-def _count(project: ProjectItem, column: Column) -> dict[str, str]:
-    """The number a column's heading shows: the project's count (refreshed a few seconds after each change)
-    where the column's first page agrees with it, else what that page shows ("25+" when more pages follow)."""
-    known = project.live_count(column.status) if project.issue_counts is not None else None
+def _count(counts: dict[str, int] | None, column: Column) -> dict[str, str]:
+    """The number a column's heading shows: the project's (or milestone's) count, refreshed a few seconds after
+    each change, where the column's first page agrees with it, else what that page shows ("25+": more pages)."""
+    known = counts.get(column.status) if counts is not None else None
     shown = len(column.issues)
     agrees = known is not None and (known > shown if column.next_cursor else known == shown)
     if known is not None and (agrees or column.paged):
@@ -89,11 +91,23 @@ def _count(project: ProjectItem, column: Column) -> dict[str, str]:
 def board(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
     project_item = project_access(tenant=membership.tenant, key=project)
     positions = _positions(request)
-    found = project_board(tenant=membership.tenant.slug, project_key=project_item.project_key, positions=positions)
+    tenant, key = membership.tenant.slug, project_item.project_key
+    milestones, milestone = board_milestones(tenant=tenant, project_key=key, name=positions.get("milestone"))
+    if positions.get("milestone") and milestone is None:
+        raise BadRequest(f"{key} has no milestone called “{positions['milestone']}”.")
+    found = project_board(
+        tenant=tenant, project_key=key, positions=positions, milestone=milestone.milestone_id if milestone else None
+    )
+    if milestone is not None:
+        counts: dict[str, int] | None = milestone.counts()
+    elif project_item.issue_counts is not None:
+        counts = {status: project_item.live_count(status) for status in STATUSES}
+    else:
+        counts = None
     columns = [
         {
             "column": column,
-            **_count(project_item, column),
+            **_count(counts, column),
             **_column_links(membership, project_item, positions, column),
         }
         for column in found.columns
@@ -105,6 +119,8 @@ def board(request: HttpRequest, membership: Membership, project: str) -> HttpRes
         "can_move": membership.allows("member"),
         "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
         "query": urlencode(positions),
+        "milestone": milestone,
+        "milestones": milestones,
     }
     return render(request, "tracker/board.html", context)
 
@@ -141,7 +157,7 @@ def _refused(
         "heading": "Changed since you opened it" if code == "changed" else "Not possible now",
         "message": message,
         "status": 409,
-        "back_url": _board_url(membership, project),
+        "back_url": _board_url(membership, project, _kept_positions(request)),
         "back_label": "Back to the board",
     }
     if now is not None:
@@ -183,6 +199,6 @@ def board_move(request: HttpRequest, membership: Membership, project: str) -> Ht
 
 
 def _kept_positions(request: HttpRequest) -> dict[str, str]:
-    """The board's columns' cursors the form was posted from (its action's query string), if they are sound."""
+    """The cursors and milestone of the board the form was posted from (its action's query string), if sound."""
     form = BoardForm(request.GET)
-    return {s: form.cleaned_data[s] for s in STATUSES if form.cleaned_data[s]} if form.is_valid() else {}
+    return form.params() if form.is_valid() else {}

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from ddbmodels import issues, labels
+from ddbmodels import issues, labels, milestones
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
@@ -150,3 +150,29 @@ def test_a_viewer_sees_the_board_without_buttons(page: Page, world: World, viola
     expect(page.locator("[data-board] button")).to_have_count(0)
     expect(page.locator("[data-card][draggable=true]")).to_have_count(0)
     _shot(page, f"board-08-viewer-{width}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_board_of_one_milestone(page: Page, world: World, violations: list[str], width: int) -> None:
+    _story(world)
+    v12, _ = milestones.milestone_create(
+        tenant=world.slug, project_key=world.project_key, name="v1.2", due=None, created_by=world.owner.username
+    )
+    for number in (2, 4, 5):
+        issues.issue_change(load(world, number), token=f"set-{number}", milestone=v12.milestone_id)
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url("board/"))
+    page.get_by_label("Milestone").select_option("v1.2")
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator("h1")).to_contain_text("v1.2")
+    expect(page.locator("[data-card]")).to_have_count(3)
+    _column(page, "open", 2)
+    _column(page, "in_progress", 4)
+    _column(page, "resolved", 5)
+    _shot(page, f"board-09-milestone-{width}")
+    page.get_by_role("button", name="Move WEB-2 to In progress").click()
+    expect(page.locator("#board-status")).to_have_text("WEB-2 is now In progress.")
+    page.reload()
+    _column(page, "in_progress", 2)
+    expect(page.locator("[data-card]")).to_have_count(3)
