@@ -15,7 +15,7 @@ from a vocabulary ("Checkout fails on Safari"). Search is the search engine's, n
 
 Then each list is called ``--repeat`` times (one unmetered call first): the open list by number
 and by last update, the closed list's first page, the team's open issues, one person's ("My
-issues"), label ``bug`` open in the project and in the team — and the old
+issues"), label ``bug`` open in the project and in the team, a milestone's open issues — and the old
 ``issues.issue_page(status="open")``, a Query of the whole collection with a FilterExpression, for
 comparison ("before": it reads the issues it discards).
 Each call is checked against the issues loaded (exactly the right rows, in order).
@@ -60,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script:
 from issue_list_parts.chart import chart
 from issue_list_parts.shape import (
     API_SHARE,
+    MILESTONE,
     PEOPLE,
     RARE_TITLES,
     Spec,
@@ -330,6 +331,12 @@ def listings(team: Team) -> list[Listing]:
             lambda: refs(issues.label_list(tenant=slug, label="bug", status="open")),
             top(bug_open, label_sort_key),
             None,
+        ),
+        Listing(
+            "milestone: open",
+            lambda: refs(issues.status_list(tenant=slug, project_key="WEB", status="open", milestone=MILESTONE)),
+            top([s for s in open_web if s.milestone == MILESTONE], by_number),
+            "milestone_status",
         ),
         Listing(
             OLD_LIST,

@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script:
 
 from pattern_rows.chart import chart
 from pattern_rows.collections import run_orders, run_projects_and_issues
+from pattern_rows.milestones import run_milestones
 from pattern_rows.others import (
     run_attachments,
     run_board,
@@ -94,6 +95,7 @@ def measure(run: bench.Run) -> None:
         run_label_prefix(work)
         run_palette(work)
         run_preferences(work)
+        run_milestones(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise

@@ -71,6 +71,7 @@ class Spec:
     title: str
     created: datetime
     updated: datetime
+    milestone: str | None = None  # WEB's milestone (``MILESTONE``): about half its open work, 5 % of the rest
 
     @property
     def ref(self) -> str:
@@ -122,9 +123,20 @@ def project_specs(rng: random.Random, project: str, total: int, offset: int, rar
                 title=title.strip(),
                 created=created,
                 updated=updated,
+                milestone=_milestone(rng, project, status.get(n, "closed")),
             )
         )
     return specs
+
+
+MILESTONE = "01JDBENCH0000000000000000V"  # a milestone id (26 Crockford characters), WEB's only
+
+
+def _milestone(rng: random.Random, project: str, status: str) -> str | None:
+    """WEB's issues in the milestone: about half of the open and in-progress ones, 5 % of the others."""
+    if project != "WEB":
+        return None
+    return MILESTONE if rng.random() < (0.5 if status in ("open", "in_progress") else 0.05) else None
 
 
 def issue_of(slug: str, spec: Spec) -> IssueItem:
@@ -137,6 +149,7 @@ def issue_of(slug: str, spec: Spec) -> IssueItem:
         assignee=spec.assignee,
         reporter=PEOPLE[spec.number % len(PEOPLE)],
         labels=set(spec.labels) or None,
+        milestone=spec.milestone,
         created_at=spec.created,
         updated_at=spec.updated,
     )
