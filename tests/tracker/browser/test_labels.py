@@ -1,0 +1,94 @@
+"""The labels a team manages, in a real browser at desktop and phone width: create one in a colour, see it on
+the list rows and the issue page, rename it (the confirm page says how many issues follow), delete another."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.tracker.browser.helpers import shot, site_login
+from tests.tracker.conftest import World
+from tests.tracker.helpers import load, new_issue
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/shots/B")  # noqa: S108  (copies for the person reviewing the pages)
+
+
+def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot(page, name), SHOTS / f"{name}.png")
+
+
+def _fits(page: Page, width: int) -> None:
+    assert int(page.evaluate("document.documentElement.scrollWidth")) <= width
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_member_colours_renames_and_deletes_labels(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    new_issue(world, "Checkout button does nothing", labels={"bug", "frontend"})
+    new_issue(world, "Slow landing page", labels={"perf", "bug"})
+    new_issue(world, "Old docs link", labels={"docs"})
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.url("labels/"))
+    page.get_by_role("link", name="Edit bug").click()
+    page.locator("label.swatch", has_text="red").click()
+    page.get_by_label("Description").fill("Something does not work as it should")
+    _fits(page, width)
+    _shot(page, f"labels-01-edit-{width}")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("ul.messages li.success")).to_have_text("Label bug saved.")
+    page.get_by_role("link", name="New label").click()
+    page.get_by_label("Name").fill("needs-review")
+    page.locator("label.swatch", has_text="teal").click()
+    page.get_by_role("button", name="Create label").click()
+    chip = page.locator("table.labels a.label", has_text="bug")
+    expect(chip).to_have_class("label label-red")
+    assert chip.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 235, 233)"
+    _fits(page, width)
+    _shot(page, f"labels-02-list-{width}")
+
+    # the issue list shows it in colour, and a chip filters the list
+    page.goto(world.project_url())
+    row_chip = page.locator("table.issues a.label-red", has_text="bug").first
+    expect(row_chip).to_be_visible()
+    _fits(page, width)
+    _shot(page, f"labels-03-issue-list-{width}")
+    row_chip.click()
+    expect(page.locator("#issue-q")).to_have_value("label:bug")
+    page.goto(world.project_url("1/"))
+    expect(page.locator("dd a.label-red", has_text="bug")).to_be_visible()
+    _shot(page, f"labels-04-issue-page-{width}")
+
+    # rename: the confirm page says how many issues follow, then they do
+    page.goto(world.url("labels/"))
+    page.get_by_role("link", name="Rename bug").click()
+    page.get_by_label("New name").fill("defect")
+    page.get_by_role("button", name="Next: see what changes").click()
+    expect(page.locator("#count")).to_contain_text("2 issues change from bug to defect")
+    _fits(page, width)
+    _shot(page, f"labels-05-rename-confirm-{width}")
+    page.get_by_role("button", name="Rename bug to defect").click()
+    expect(page.locator("ul.messages li.success")).to_have_text("Renaming bug to defect: 2 issues changed.")
+    expect(page.locator("table.labels a.label-red", has_text="defect")).to_be_visible()
+    issue = load(world, 2)
+    assert issue is not None
+    assert set(issue.labels or ()) == {"defect", "perf"}
+
+    # delete: the page names the issues that lose the label first
+    page.get_by_role("link", name="Delete docs").click()
+    expect(page.locator("ul.lose li")).to_have_text(["WEB-3 Old docs link"])
+    _fits(page, width)
+    _shot(page, f"labels-06-delete-confirm-{width}")
+    page.get_by_role("button", name="Delete docs").click()
+    expect(page.locator("ul.messages li.success")).to_have_text("Deleting docs: 1 issue changed.")
+    page.get_by_text("Renamed and deleted (2)").click()
+    expect(page.locator("main details li", has_text="bug")).to_contain_text("renamed to")
+    _fits(page, width)
+    _shot(page, f"labels-07-after-{width}")
