@@ -95,6 +95,14 @@ def _edited(data: dict[str, Any]) -> list[str]:
             clauses.append(f"unassigned {before}")
         else:
             clauses.append(f"reassigned it from {before} to {after}")
+    if "milestone" in changed:  # issue 21: names, as they were when it moved
+        before, after = changed["milestone"]
+        if not before:
+            clauses.append(f"put it in milestone {after}")
+        elif not after:
+            clauses.append(f"took it out of milestone {before}")
+        else:
+            clauses.append(f"moved it from milestone {before} to {after}")
     if data.get("description"):
         clauses.append("edited the description")
     labels = data.get("labels") or {}

@@ -20,6 +20,7 @@ from tracker.issue_terms import STATUS_LABELS
 from tracker.models import Membership
 from tracker.selectors.issue_page import issue_page
 from tracker.selectors.labels import catalogue_colours
+from tracker.selectors.milestones import issue_milestone, milestone_list
 from tracker.selectors.tenants import tenant_usernames
 
 
@@ -96,6 +97,7 @@ def issue_page_context(
             unavailable=page.attachments is None,
         ),
         "watch": page.watch,
+        **_milestone_context(membership, project, issue, can_write),
         "quick": QuickForms(
             assignees=tenant_usernames(tenant=membership.tenant),
             keys=(new_idempotency_key(), new_idempotency_key(), new_idempotency_key()),
@@ -103,4 +105,20 @@ def issue_page_context(
         )
         if can_write
         else None,
+    }
+
+
+def _milestone_context(
+    membership: Membership, project: ProjectItem, issue: IssueItem, can_write: bool
+) -> dict[str, Any]:
+    """The issue's milestone (name, link to its issues) and, for members, the open ones to choose from (cached)."""
+    milestone = issue_milestone(tenant=project.tenant, project_key=project.project_key, milestone_id=issue.milestone)
+    listed = reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": project.project_key})
+    query = f'milestone:"{milestone.name}"' if milestone else ""
+    choices = [m for m in milestone_list(tenant=project.tenant, project_key=project.project_key) if m.is_open]
+    return {
+        "milestone": milestone,
+        "milestone_url": f"{listed}?{urlencode({'q': query})}" if milestone else None,
+        "milestone_choices": choices if can_write else None,
+        "milestone_key": new_idempotency_key() if can_write else None,
     }

@@ -1,0 +1,43 @@
+"""The issue page's milestone: shown with a link to its issues, set by members from a side form (once per form,
+on the version the page showed), said by the history."""
+
+from __future__ import annotations
+
+import re
+
+from tests.tracker.conftest import World
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
+from tests.tracker.test_milestones_pages import _milestone
+
+
+def test_the_issue_page_shows_its_milestone_and_a_member_sets_it_once(world: World) -> None:
+    v12 = _milestone(world, "v1.2", due=None)
+    issue = new_issue(world, "Login page")
+    client = world.client_for(world.member)
+    url = world.project_url(f"{issue.number}/")
+    page = client.get(url)
+    assert re.search(r"<dt>Milestone</dt><dd data-milestone>—</dd>", text(page))
+    form = {
+        "n": str(issue.number),
+        "v": hidden_value(page, "v"),
+        "milestone": v12.milestone_id,
+        "idempotency_key": re.findall(r'name="idempotency_key" value="([^"]+)"', text(page))[-1],
+    }
+    response = client.post(world.project_url("milestones/issue/"), form)
+    assert response.status_code == 302
+    assert flash(response)[-1] == f"Saved {issue.reference}'s milestone."
+    saved = load(world, int(issue.number))
+    assert saved is not None
+    assert saved.milestone == v12.milestone_id
+    again = client.post(world.project_url("milestones/issue/"), form)  # the same form sent twice
+    assert again.status_code == 302
+    assert load(world, int(issue.number)).version == saved.version  # type: ignore[union-attr]
+    shown = text(client.get(url))
+    assert 'title="Issues of WEB in v1.2">v1.2</a>' in shown
+    assert "put it in milestone v1.2" in shown  # the history says it
+    stale = client.post(world.project_url("milestones/issue/"), {**form, "milestone": "", "idempotency_key": ""})
+    assert stale.status_code == 409  # the page showed an older version: nothing changes
+    assert load(world, int(issue.number)).milestone == v12.milestone_id  # type: ignore[union-attr]
+    viewer = world.client_for(world.viewer)
+    assert "quick-milestone" not in text(viewer.get(url))
+    assert viewer.post(world.project_url("milestones/issue/"), form).status_code == 403
