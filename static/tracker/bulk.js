@@ -1,6 +1,6 @@
 // Bulk edit on a project's list: the rows' tick boxes (form="bulk") and the bar above them.
 // Everything works without this file (tick, choose, Apply); it adds:
-//   - "select all on this page" in the table's head (hidden without JavaScript)
+//   - "All on this page" in the bar (hidden without JavaScript)
 //   - shift-click: ticks (or unticks) every box between the last one clicked and this one
 //   - x: ticks or unticks the row highlighted with j / k (site.js's highlight), ignored while typing
 //   - the count of chosen issues, and Apply disabled while none is chosen
@@ -13,7 +13,8 @@
   var all = document.querySelector("[data-bulk-all]");
   var count = form.querySelector("[data-bulk-count]");
   var apply = form.querySelector("[data-bulk-apply]");
-  var idle = count ? count.textContent : "";
+  var idle = "None chosen";
+  form.classList.add("js");
   var last = null;
 
   function boxes() {
@@ -30,7 +31,7 @@
       }
     });
     if (count) {
-      count.textContent = chosen ? chosen + " chosen: change them to" : idle;
+      count.textContent = chosen ? chosen + " chosen" : idle;
       count.classList.toggle("some", chosen > 0);
     }
     if (apply) {
@@ -43,7 +44,7 @@
   }
 
   if (all) {
-    all.hidden = false;
+    all.closest("[data-bulk-all-label]").hidden = false;
     all.addEventListener("change", function () {
       boxes().forEach(function (box) { box.checked = all.checked; });
       refresh();
