@@ -8,19 +8,12 @@ board) or a fetch (JSON).
 from __future__ import annotations
 
 import json
-import random
 import re
-from collections import Counter
-
-from django.conf import settings
 
 from ddbmodels import events, issues, labels, milestones
 from ddbmodels.core import capacity
-from ddbmodels.core.keys import utcnow
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, load, new_issue, text, unchanged, version_of
-from tracker.demo import story
-from tracker.management.commands import seed_demo
 from tracker.selectors.activity import issue_stream
 from tracker.services.projects import project_counts_refresh
 
@@ -311,19 +304,3 @@ def test_a_milestone_board_shows_only_its_issues_and_a_move_keeps_it(world: Worl
     missing = client.get(world.project_url("board/?milestone=v9"))
     assert missing.status_code == 400
     assert "WEB has no milestone called “v9”." in text(missing)
-
-
-# ----------------------------------------------------------------------------------------------- demo
-
-
-def test_the_demo_web_project_fills_every_working_column() -> None:
-    """seed_demo's WEB story (the first project its seeded generator tells) has ≥ 4 open, in progress, resolved."""
-    slug, (_, keys) = next(iter(seed_demo.TENANTS.items()))
-    key, (_, count) = next(iter(keys.items()))
-    people = [u for u, (_, roles) in seed_demo.USERS.items() if roles.get(slug) in ("owner", "member")]
-    told = story.tell(
-        random.Random(7), tenant=slug, key=key, count=count, people=people, now=utcnow(), period=settings.EVENTS_PERIOD
-    )
-    spread = Counter(t.issue.status for t in told)
-    assert (slug, key) == ("acme", "WEB")
-    assert min(spread["open"], spread["in_progress"], spread["resolved"]) >= 4, spread

@@ -59,6 +59,8 @@ def test_the_demo_has_its_logins_teams_and_weeks_of_work(demo_tables: str, db: N
     web_closed = issues.status_list(tenant="acme", project_key="WEB", status="closed")
     assert 3 <= len(web_open.issues) <= 25  # a real backlog: some open, most done
     assert len(web_closed.issues) == 25  # a full page: many done over the weeks
+    board = issues.board_columns(tenant="acme", project_key="WEB")  # worth looking at: ≥ 4 in each working column
+    assert min(len(board[status].issues) for status in ("open", "in_progress", "resolved")) >= 4
     assert issues.label_list(tenant="acme", label="bug", status="open").issues
     # search is the search engine's now (tracker/search), not a DynamoDB list: its demo tests are there
     assert issues.status_list(tenant="acme", assignee="bob", status="closed").issues
