@@ -1,5 +1,9 @@
-"""URLs of the palette pages (being built for issue 21)."""
+"""URLs of "Go to": the command palette's results, as JSON or as a page (included under /t/<tenant>/go/)."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from tracker.views import palette
+
+urlpatterns: list[URLPattern] = [
+    path("", palette.go, name="go"),
+]

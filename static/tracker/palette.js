@@ -1,0 +1,187 @@
+// The command palette: Ctrl-K (⌘K on a Mac) opens a <dialog> that finds an issue by its key (WEB-12),
+// a project, a page (new issue, inbox, …) or issues by their words, from GET <the header's "Go to"
+// form's action>?q=…&format=json (the same address without JavaScript is a page of results).
+//
+// The header's box (sent) and a phone's "Go to" link open it as well.
+// Keyboard only: type, ↑ / ↓ move over the results, Enter opens the highlighted one (the first if
+// none is), Escape closes and gives the focus back. In a text field the platform's own key opens it
+// (⌘K on a Mac, where Ctrl-K deletes to the end of the line; Ctrl-K elsewhere).
+"use strict";
+(function () {
+  var form = document.querySelector("form[data-palette]");
+  if (!form || typeof HTMLDialogElement !== "function") {
+    return;  // no team (signed out, no membership) or an old browser: the header's box still works
+  }
+  var MAC = /Mac|iPhone|iPad/.test(navigator.platform || "");
+  var DEBOUNCE_MS = 120;
+  var dialog, input, list, status, timer, pending, active = -1, results = [], before = null;
+
+  function typing(target) {
+    return Boolean(target && target.closest &&
+      target.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']"));
+  }
+
+  function build() {
+    dialog = document.createElement("dialog");
+    dialog.className = "palette";
+    dialog.setAttribute("aria-label", "Go to");
+    var label = document.createElement("label");
+    label.className = "sr";
+    label.htmlFor = "palette-q";
+    label.textContent = "Go to an issue, a project or a page, or search";
+    input = document.createElement("input");
+    input.id = "palette-q";
+    input.type = "text";
+    input.autocomplete = "off";
+    input.spellcheck = false;
+    input.maxLength = 200;
+    input.placeholder = "Go to… WEB-12, a project, inbox, words";
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-expanded", "true");
+    input.setAttribute("aria-controls", "palette-results");
+    input.setAttribute("aria-autocomplete", "list");
+    list = document.createElement("ul");
+    list.id = "palette-results";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "Results");
+    status = document.createElement("p");
+    status.className = "palette-status muted";
+    status.setAttribute("role", "status");
+    var hint = document.createElement("p");
+    hint.className = "palette-hint muted";
+    hint.textContent = "↑ ↓ to move, Enter to open, Esc to close";
+    dialog.appendChild(label);
+    dialog.appendChild(input);
+    dialog.appendChild(list);
+    dialog.appendChild(status);
+    dialog.appendChild(hint);
+    document.body.appendChild(dialog);
+
+    input.addEventListener("input", function () { later(); });
+    input.addEventListener("keydown", keys);
+    dialog.addEventListener("close", function () {
+      if (pending) { pending.abort(); }
+      if (before && before.focus) { before.focus(); }
+    });
+    dialog.addEventListener("click", function (event) {
+      if (event.target === dialog) { dialog.close(); }  // a click on the backdrop
+    });
+  }
+
+  function later() {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(load, DEBOUNCE_MS);
+  }
+
+  function load() {
+    if (pending) { pending.abort(); }
+    pending = new AbortController();
+    var url = form.action + "?" + new URLSearchParams({ q: input.value, format: "json" }).toString();
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin", signal: pending.signal })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("status " + response.status); }
+        return response.json();
+      })
+      .then(show)
+      .catch(function (error) {
+        if (error.name !== "AbortError") {
+          status.textContent = "Could not look that up just now; press Enter to search on a page instead.";
+          results = [];
+          list.replaceChildren();
+        }
+      });
+  }
+
+  function show(data) {
+    results = data.results || [];
+    list.replaceChildren();
+    results.forEach(function (result, at) {
+      var item = document.createElement("li");
+      item.id = "palette-option-" + at;
+      item.setAttribute("role", "option");
+      item.dataset.kind = result.kind;
+      var link = document.createElement("a");
+      link.href = result.url;
+      link.tabIndex = -1;
+      link.textContent = result.label;
+      var hint = document.createElement("span");
+      hint.className = "muted";
+      hint.textContent = result.hint;
+      item.appendChild(link);
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(hint);
+      item.addEventListener("mousemove", function () { highlight(at); });
+      list.appendChild(item);
+    });
+    highlight(results.length ? 0 : -1);
+    status.textContent = data.missing || (results.length ? results.length + " result" + (results.length === 1 ? "" : "s") : "Nothing found.");
+  }
+
+  function highlight(at) {
+    var items = list.children;
+    if (active >= 0 && items[active]) { items[active].removeAttribute("aria-selected"); }
+    active = at;
+    if (at >= 0 && items[at]) {
+      items[at].setAttribute("aria-selected", "true");
+      items[at].scrollIntoView({ block: "nearest" });
+      input.setAttribute("aria-activedescendant", items[at].id);
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  function keys(event) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (results.length) {
+        var step = event.key === "ArrowDown" ? 1 : -1;
+        highlight((active + step + results.length) % results.length);
+      }
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      if (active >= 0 && results[active]) {
+        window.location.assign(results[active].url);
+      } else {  // nothing loaded (yet, or the lookup failed): the page of results
+        window.location.assign(form.action + "?" + new URLSearchParams({ q: input.value }).toString());
+      }
+    }
+  }
+
+  function open(text) {
+    if (!dialog) { build(); }
+    if (dialog.open) {
+      input.select();
+      return;
+    }
+    before = document.activeElement;
+    input.value = text || "";
+    dialog.showModal();
+    input.focus();
+    load();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "k" && event.key !== "K") { return; }
+    if (event.altKey || event.shiftKey || !(event.ctrlKey || event.metaKey)) { return; }
+    // In a field only the platform's own key (a Mac's Ctrl-K is the field's: delete to the end of the line).
+    if (typing(event.target) && !(dialog && dialog.contains(event.target)) && (MAC ? !event.metaKey : !event.ctrlKey)) {
+      return;
+    }
+    event.preventDefault();
+    open("");
+  });
+
+  // The header's box and a phone's "Go to" link open it too (what was typed in the box kept).
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var box = form.querySelector("input[name=q]");
+    open(box ? box.value : "");
+  });
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-palette-open]");
+    if (link && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.button === 0) {
+      event.preventDefault();
+      open("");
+    }
+  });
+})();
