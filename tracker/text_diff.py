@@ -227,17 +227,26 @@ def _cleaned(runs: list[_Run]) -> list[_Run]:
     return grouped
 
 
+def _reach(found: list[_Token]) -> int:
+    """How many tokens from the start of ``found`` hold ``CONTEXT_WORDS`` words (punctuation does not count)."""
+    words = 0
+    for index, token in enumerate(found):
+        words += token.word[0].isalnum() or token.word[0] == "_"
+        if words == CONTEXT_WORDS:
+            return index + 1
+    return len(found)
+
+
 def _context(found: list[_Token], *, keep_head: bool, keep_tail: bool) -> list[Segment]:
-    """An unchanged run, with only ``CONTEXT_WORDS`` kept next to the changes it touches."""
-    limit = CONTEXT_WORDS * (keep_head + keep_tail)
-    if len(found) <= limit:
+    """An unchanged run, with only ``CONTEXT_WORDS`` words kept next to the changes it touches."""
+    head = _reach(found) if keep_head else 0
+    tail = _reach(found[::-1]) if keep_tail else 0
+    if head + tail >= len(found):
         return [Segment("equal", "".join(t.text for t in found))]
-    head = found[:CONTEXT_WORDS] if keep_head else []
-    tail = found[-CONTEXT_WORDS:] if keep_tail else []
     return [
-        Segment("equal", "".join(t.text for t in head)),
+        Segment("equal", "".join(t.text for t in found[:head])),
         Segment("gap"),
-        Segment("equal", "".join(t.text for t in tail)),
+        Segment("equal", "".join(t.text for t in found[len(found) - tail :])),
     ]
 
 

@@ -43,7 +43,9 @@ def _drop_old_day_tables() -> Iterator[None]:
 def history(page: str) -> list[str]:
     """The history's lines as a reader sees them: "<actor> <what>", newest first."""
     section = page[page.index('<section class="activity" id="history">') :]
-    items = re.findall(r"<li><time[^>]*>[^<]*</time> · <strong>([^<]+)</strong> ([^<]+)</li>", section)
+    diff = r'(?:<details class="word-diff">.*?</details>)?'  # what a title or description edit changed
+    line = rf"<li><time[^>]*>[^<]*</time> · <strong>([^<]+)</strong> ([^<]+){diff}</li>"
+    items = re.findall(line, section, flags=re.DOTALL)
     return [unescape(f"{actor} {what}") for actor, what in items]
 
 

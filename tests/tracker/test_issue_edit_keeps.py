@@ -97,7 +97,8 @@ def edit_as_a_browser(client: Client, world: World, number: int, **changes: str)
 def history(client: Client, world: World, number: int) -> list[str]:
     page = text(client.get(world.project_url(f"{number}/")))
     section = page[page.index('<section class="activity" id="history">') :]
-    items = re.findall(r"<li><time[^>]*>[^<]*</time> · <strong>([^<]+)</strong> ([^<]+)</li>", section)
+    diff = r'(?:<details class="word-diff">.*?</details>)?'  # what a title or description edit changed
+    items = re.findall(rf"<li><time[^>]*>[^<]*</time> · <strong>([^<]+)</strong> ([^<]+){diff}</li>", section)
     return [unescape(f"{actor} {what}") for actor, what in items]
 
 

@@ -36,6 +36,7 @@ from tracker.cursors import INVALID, open_signed, sign
 from tracker.exceptions import BadCursor
 from tracker.imports.records import SOURCES
 from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
+from tracker.text_diff import Segment, StoredDiff, stored_segments, word_diff
 
 HISTORY_PAGE_SIZE = 25
 DAY_LIMIT = 200  # events shown for one day (the newest)
@@ -56,6 +57,11 @@ class Line:
     project: str = ""
     number: int = 0
     url: str = ""  # a page elsewhere the line links to (an imported issue's original)
+    changes: StoredDiff | None = None  # what a title or description edit changed, word by word
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return self.changes.segments if self.changes else ()
 
     @property
     def reference(self) -> str:
@@ -75,54 +81,86 @@ def _plural(word: str, names: list[str]) -> str:
     return f"{word}{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
 
-def _edited(data: dict[str, Any]) -> list[str]:
-    """The clauses of an ``issue.edited`` event: one per change it records."""
-    clauses: list[str] = []
+Told = tuple[str, StoredDiff | None]  # a sentence, and what it changed word by word (a title or a description)
+
+
+def _title_changes(before: object, after: object) -> StoredDiff | None:
+    """Old and new events keep both titles (≤ 200 characters each): their diff is made as the history is read."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return None
+    segments = tuple(word_diff(before, after))
+    return StoredDiff(segments) if segments else None
+
+
+def _description_told(data: dict[str, Any]) -> Told:
+    """Events since issue 21 keep the description's diff (``text_diff.stored_diff``); older ones only a change."""
+    if "diff" not in data:
+        return "edited the description (earlier text not kept)", None
+    changes = stored_segments(data["diff"])
+    if changes is None:
+        return "edited the description", None
+    if not changes.segments:
+        return "edited the description (only spacing or line breaks changed)", None
+    return "edited the description", changes
+
+
+def _edited(data: dict[str, Any]) -> list[Told]:
+    """The clauses of an ``issue.edited`` event: one per change it records, with the words a title or a
+    description edit changed."""
+    clauses: list[Told] = []
     changed = data.get("changed") or {}
     if "title" in changed:
         before, after = changed["title"]
-        clauses.append(f"changed the title from {_quoted(before)} to {_quoted(after)}")
+        clauses.append((f"changed the title from {_quoted(before)} to {_quoted(after)}", _title_changes(before, after)))
     if "priority" in changed:
         before, after = changed["priority"]
-        clauses.append(
-            f"changed the priority from {PRIORITY_LABELS.get(before, before)} to {PRIORITY_LABELS.get(after, after)}"
-        )
+        priority = f"from {PRIORITY_LABELS.get(before, before)} to {PRIORITY_LABELS.get(after, after)}"
+        clauses.append((f"changed the priority {priority}", None))
     if "assignee" in changed:
         before, after = changed["assignee"]
         if not before:
-            clauses.append(f"assigned it to {after}")
+            clauses.append((f"assigned it to {after}", None))
         elif not after:
-            clauses.append(f"unassigned {before}")
+            clauses.append((f"unassigned {before}", None))
         else:
-            clauses.append(f"reassigned it from {before} to {after}")
+            clauses.append((f"reassigned it from {before} to {after}", None))
     if "milestone" in changed:  # issue 21: names, as they were when it moved
         before, after = changed["milestone"]
         if not before:
-            clauses.append(f"put it in milestone {after}")
+            clauses.append((f"put it in milestone {after}", None))
         elif not after:
-            clauses.append(f"took it out of milestone {before}")
+            clauses.append((f"took it out of milestone {before}", None))
         else:
-            clauses.append(f"moved it from milestone {before} to {after}")
+            clauses.append((f"moved it from milestone {before} to {after}", None))
     if data.get("description"):
-        clauses.append("edited the description")
+        clauses.append(_description_told(data))
     labels = data.get("labels") or {}
     if labels.get("added"):
-        clauses.append(f"added {_plural('label', list(labels['added']))}")
+        clauses.append((f"added {_plural('label', list(labels['added']))}", None))
     if labels.get("removed"):
-        clauses.append(f"removed {_plural('label', list(labels['removed']))}")
-    return clauses or ["saved the issue without changing it"]
+        clauses.append((f"removed {_plural('label', list(labels['removed']))}", None))
+    return clauses or [("saved the issue without changing it", None)]
 
 
 def sentences(event: events.Event) -> list[str]:
     """What ``event`` did, as sentences that follow the actor's name ("changed the status from Open to Closed")."""
+    return [text for text, _ in told(event)]
+
+
+def told(event: events.Event) -> list[Told]:
+    """``sentences``, each with what it changed word by word (a title or a description edit), or None."""
     data, kind = event.data or {}, event.kind
+    if kind == Kind.ISSUE_EDITED:
+        return _edited(data)
+    return [(text, None) for text in _sentences(kind, data)]
+
+
+def _sentences(kind: str, data: dict[str, Any]) -> list[str]:
     if kind == Kind.ISSUE_CREATED:
         return ["created the issue"]
     if kind == Kind.ISSUE_STATUS:
         before, after = str(data.get("from")), str(data.get("to"))
         return [f"changed the status from {STATUS_LABELS.get(before, before)} to {STATUS_LABELS.get(after, after)}"]
-    if kind == Kind.ISSUE_EDITED:
-        return _edited(data)
     if kind == Kind.ISSUE_DELETED:
         return ["deleted the issue"]
     if kind == Kind.ATTACHMENT_ADDED:
@@ -149,7 +187,7 @@ def lines(found: Iterable[events.Event]) -> list[Line]:
             _, project, number = keys.parse_issue_stream(event.stream)
         except ValueError:
             project, number = "", 0
-        result += [Line(event.at, event.actor, text, project, number) for text in sentences(event)]
+        result += [Line(event.at, event.actor, text, project, number, changes=changes) for text, changes in told(event)]
     return result
 
 

@@ -13,7 +13,7 @@ from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransit
 from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.patterns.sequences import Claimed
-from tracker import enqueue
+from tracker import enqueue, text_diff
 from tracker.models import Membership, Role
 from tracker.services import activity, deleting, leaderboard
 from tracker.services.permissions import require_role
@@ -117,7 +117,8 @@ def issue_update(
     changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
     data: dict[str, Any] = {"changed": changed}
     if (issue.description or "") != description_before:
-        data["description"] = True  # the history says it was edited; the text itself stays on the issue
+        data["description"] = True  # read by the inbox's wording and fan-out: "edited the description"
+        data["diff"] = text_diff.stored_diff(description_before, issue.description or "")  # ≤ 2 KB: the history's
     labels_after = set(issue.labels or ())
     if labels_after != labels_before:
         added, removed = sorted(labels_after - labels_before), sorted(labels_before - labels_after)
