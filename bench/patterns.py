@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
+from pattern_rows.bulk import run_bulk
 from pattern_rows.chart import chart
 from pattern_rows.collections import run_orders, run_projects_and_issues
 from pattern_rows.milestones import run_milestones
@@ -96,6 +97,7 @@ def measure(run: bench.Run) -> None:
         run_palette(work)
         run_preferences(work)
         run_milestones(work)
+        run_bulk(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise
