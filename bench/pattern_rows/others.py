@@ -130,6 +130,20 @@ def run_leaderboard(run: Workload, issues: list[IssueItem]) -> None:
     check(above.count == sum(1 for s in expected.values() if s > 1), f"{above.count} members score more than 1")
 
 
+# What tracker.text_diff.stored_diff keeps of a typical description edit (≈ 0.3 KB; at most 2 KB: its cap).
+DESCRIPTION_DIFF = [
+    "=Steps: open the cart ",
+    "+on a phone",
+    "=, press Pay ",
+    "+now",
+    "=. The button stays grey and nothing happens; the console says the checkout session ",
+    "-timed out ",
+    "+returned 502 ",
+    "=after 30 seconds. Seen on Safari 17 and ",
+    "~",
+]
+
+
 def run_events(run: Workload, count: int) -> None:
     """``count`` events of one issue's stream, and one more of a stream in each other ``by_day`` shard."""
     for i, stream in enumerate([STREAMS[0]] * count + STREAMS[1:]):
@@ -142,6 +156,16 @@ def run_events(run: Workload, count: int) -> None:
             tenant=TENANT,
             data={"from": "open", "to": "in_progress", "n": i},
         )
+    run(  # a description edit: the event keeps its word diff (tracker.text_diff.stored_diff's output for it)
+        "events.put (description diff)",
+        events.event_put,
+        stream=STREAMS[0],
+        kind="issue.edited",
+        actor="bench",
+        tenant=TENANT,
+        data={"changed": {}, "description": True, "diff": DESCRIPTION_DIFF},
+    )
+    count += 1
     found = run("events.stream", events.stream_events, stream=STREAMS[0], basis=50)  # its default limit
     check(len(found) == min(count, 50), f"the stream holds {len(found)} events, not {count} (at most 50)")
     day = run("events.by_day", events.tenant_day_events, tenant=TENANT, day=datetime.now(UTC).date())

@@ -358,6 +358,11 @@ ROWS: dict[str, Row] = {
         "PutItem: 1 WCU per started KB of the event as stored + as much for its by_day entry (ALL)",
         lambda event, _: Cost(0, 2 * bench.write_units(event_bytes([event])), 1),
     ),
+    "events.put (description diff)": Row(
+        "PutItem of a description edit's event with its word diff (≤ 2 KB, tracker.text_diff): 1 WCU per started KB "
+        "as stored + as much for its by_day entry (ALL); this one < 1 KB: 1 + 1 WCU; at the cap ≤ 3 KB: ≤ 3 + 3 WCU",
+        lambda event, _: Cost(0, 2 * bench.write_units(event_bytes([event])), 1),
+    ),
     "events.stream": Row(
         "Query of the current month's table, 0.5 RCU per started 4 KB of the events returned",
         lambda found, _: Cost(read_units(event_bytes(found)), 0, 1),
