@@ -52,6 +52,7 @@ from pattern_rows.others import (
     run_board,
     run_events,
     run_label_prefix,
+    run_labels,
     run_leaderboard,
     run_palette,
     run_small_patterns,
@@ -94,6 +95,7 @@ def measure(run: bench.Run) -> None:
         run_events(work, args.events)
         run_small_patterns(work)
         run_label_prefix(work)
+        run_labels(work)
         run_palette(work)
         run_preferences(work)
         run_milestones(work)

@@ -229,3 +229,32 @@ def run_label_prefix(run: Workload) -> None:
     found = run("labels.prefix (autocomplete)", ddb_labels.label_prefix_page, TENANT, "bu", limit=15)
     wanted = sorted(name for name in names if name.startswith("bu"))[:15]
     check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")
+
+def run_labels(run: Workload) -> None:
+    """A team's managed labels (ddbmodels.labels.catalogue): the catalogue, a save, and one issue of a rename
+    (the labels page's per-issue move: ``issues.issue_change`` taking bug off and putting defect on, 2 labels)."""
+    names = ["bug", "defect", "ui"]
+    bench.unmetered(lambda: ddb_labels.registry_ensure(TENANT, names))
+    found = run("labels.catalogue", ddb_labels.label_catalogue, TENANT)
+    check({"bug", "defect", "ui"} <= {label.name for label in found}, "the catalogue lacks the labels registered")
+    saved = run(
+        "labels.save", ddb_labels.label_save, TENANT, "bug", colour="red", description="Broken", expected_version=0
+    )
+    check((saved.colour, saved.version) == ("red", 1), f"the save stored {saved}")
+    made = bench.unmetered(
+        lambda: ddb_issues.issue_create(
+            tenant=TENANT, project_key=PROJECT, title="Rename me", reporter="bench", labels={"bug", "ui"}
+        ).item
+    )
+    # Edited once, as most issues are: a create's entries carry version 0 (one behind the item), so renaming an
+    # issue never edited since its create takes the changer's refused path (+1 WCU, +2 RCU: tracker.services.labels).
+    bench.unmetered(lambda: ddb_issues.issue_change(made, token="bench-edit", priority="high"))  # noqa: S106
+    change = run(
+        "issues.change (label rename, 2 labels)",
+        ddb_issues.issue_change,
+        ddb_issues.issue_from_entry(TENANT, bench.unmetered(lambda: ddb_labels.label_entries(TENANT, "bug"))[0]),
+        token="bench-rename",  # noqa: S106  (the changer's form token, no secret)
+        labels_remove={"bug"},
+        labels_add={"defect"},
+    )
+    check(set(change.issue.labels or ()) == {"defect", "ui"}, f"the rename left {change.issue.labels}")

@@ -387,6 +387,16 @@ ROWS: dict[str, Row] = {
         "(autocomplete's labels; its people are one SQL query of Django's memberships: no DynamoDB, no row)",
         fixed(0.5, 0, 1),
     ),
+    "labels.catalogue": Row(
+        "Query of the team's label registry (≈ 100 B a label), eventually consistent, < 4 KB: 0.5 RCU", fixed(0.5, 0, 1)
+    ),
+    "labels.save": Row("UpdateItem of a registry item ≤ 1 KB, conditioned on its version: 1 WCU", fixed(0, 1, 1)),
+    "issues.change (label rename, 2 labels)": Row(
+        "the labels page's move of one issue (bug → defect, ui kept; no assignee), from its label entry's copy: "
+        "UpdateItem of the issue with its list-index entries (6 WCU) + the new label's entry put, the other one "
+        "rewritten, the old one deleted (1 WCU each); tracker.services.labels adds the history event (2 WCU)",
+        fixed(0, 9, 4),
+    ),
     "issues.get (palette: a key)": Row(
         "GetItem of the issue a key (WEB-12) names: 0.5 RCU per started 4 KB", GotItem(False)
     ),
