@@ -119,6 +119,10 @@ PAGES = {
     "inbox": ("inbox/", "issues/", ""),
     "board": ("p/WEB/board/", "issues/", ""),
     "labels": ("labels/", "issues/", ""),
+    "milestones": ("p/WEB/milestones/", "issues/", ""),
+    "saved-views": ("views/", "issues/", ""),
+    "notification-settings": ("settings/notifications/", "issues/", ""),
+    "go-to": ("go/?q=team", "issues/", "links"),
 }
 ROWS = "[data-list-item]"
 
