@@ -276,7 +276,10 @@ def test_a_milestone_board_shows_only_its_issues_and_a_move_keeps_it(world: Worl
         issues.issue_change(load(world, number), token=f"set-{number}", milestone=v12.milestone_id)
     issues.issue_change_status(load(world, 3), to="in_progress")
     client = world.client_for(world.member)
+    listed = text(client.get(world.project_url("milestones/")))  # each milestone links to its board
+    assert f'<a href="{world.project_url("board/")}?milestone=v1.2">board</a>' in listed
     whole = text(client.get(world.project_url("board/")))
+    assert f'<a href="{world.project_url("milestones/")}">Milestones</a>' in whole
     assert '<option value="">All issues</option>' in whole
     assert '<option value="v1.2">v1.2</option>' in whole
     with capacity.measure() as meter:
