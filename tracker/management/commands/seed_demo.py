@@ -19,6 +19,7 @@ from tqdm import tqdm
 from ddbmodels import issues, orders, scores
 from ddbmodels.core.keys import utcnow
 from tracker.demo import milestones as demo_milestones
+from tracker.demo import history_diffs as demo_history_diffs
 from tracker.demo import labels as demo_labels
 from tracker.demo import orders as demo_orders
 from tracker.demo import preferences as demo_preferences
@@ -111,6 +112,8 @@ class Command(BaseCommand):
         for line in demo_preferences.preferences_seed():  # saved views, notification settings
             self.stdout.write(f"acme: {line}")
         for line in demo_milestones.milestones_seed():  # WEB's milestones v1.2 and v1.3
+            self.stdout.write(f"acme: {line}")
+        for line in demo_history_diffs.history_diff_seed():  # a description edit with its word diff in WEB-1's history
             self.stdout.write(f"acme: {line}")
 
     def _load(self, rng: random.Random, todo: list[tuple[str, str, str, int]], seed: int) -> None:
