@@ -65,6 +65,7 @@ def issue_create(
     assignee: str | None = None,
     labels: Iterable[str] = (),
     idempotency_key: str | None = None,
+    milestone: str | None = None,
 ) -> Claimed[IssueItem]:
     """Query max SK (1 RCU, consistent) + conditional PutItem (1 WCU per KB, + 3–4 index entries); retried.
 
@@ -101,6 +102,7 @@ def issue_create(
             assignee=assignee or None,
             reporter=reporter,
             labels=set(labels) or None,
+            milestone=milestone or None,  # its ``milestone_status`` entry: + 1 WCU
             created_at=now,
             updated_at=now,
             request=request,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ddbmodels import milestones
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
 from tests.tracker.test_milestones_pages import _milestone
@@ -41,3 +42,27 @@ def test_the_issue_page_shows_its_milestone_and_a_member_sets_it_once(world: Wor
     viewer = world.client_for(world.viewer)
     assert "quick-milestone" not in text(viewer.get(url))
     assert viewer.post(world.project_url("milestones/issue/"), form).status_code == 403
+
+
+def test_a_new_issue_is_created_in_the_milestone_chosen_on_its_form(world: World) -> None:
+    v12 = _milestone(world, "v1.2")
+    closed = _milestone(world, "v0.9")
+    milestones.milestone_set_state(closed, state="closed", expected_version=1)
+    client = world.client_for(world.member)
+    form = client.get(world.project_url("new/"))
+    page = text(form)
+    assert f'<option value="{v12.milestone_id}">v1.2</option>' in page
+    assert "v0.9" not in page  # closed: not offered
+    data = {"title": "Sign-in", "priority": "medium", "idempotency_key": hidden_value(form, "idempotency_key")}
+    response = client.post(world.project_url("new/"), {**data, "milestone": v12.milestone_id})
+    assert response.status_code == 302
+    created = load(world, 1)
+    assert created is not None
+    assert created.milestone == v12.milestone_id
+    listed = client.get(world.project_url(), {"q": "milestone:v1.2"})
+    assert "Sign-in" in text(listed)
+    refused = client.post(world.project_url("new/"), {**data, "idempotency_key": "", "milestone": closed.milestone_id})
+    assert refused.status_code == 200  # not a choice the form offers: a form error, nothing created
+    assert load(world, 2) is None
+    edit_page = text(client.get(world.project_url("1/edit/")))
+    assert 'name="milestone"' not in edit_page  # an edit keeps it: the issue page's form sets it

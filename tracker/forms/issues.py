@@ -69,6 +69,8 @@ class IssueForm(IdempotentForm):
         max_length=LABELS_MAX * (LABEL_MAX + 2),
         help_text=f"Comma-separated, at most {LABELS_MAX}.",
     )
+    # A new issue's milestone (the project's open ones; an edit has none: the issue page's side form sets it).
+    milestone = forms.ChoiceField(required=False, label="Milestone")
     # The version the editor loaded (optimistic locking); absent when creating.
     version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
     # What the editor loaded (signed), so a stale edit can be merged field by field; absent when creating.
@@ -81,11 +83,18 @@ class IssueForm(IdempotentForm):
         current: dict[str, Any] | None = None,
         standing: dict[str, str] | None = None,
         catalogue: list[Label] | None = None,
+        milestones: list[tuple[str, str]] | None = None,
         **kwargs: Any,
     ) -> None:
         """``standing``: why a kept assignee cannot be picked anew ("viewer now"; default "not in this team")."""
         super().__init__(*args, **kwargs)
         self.current = current
+        if milestones:  # (id, name) of the project's open milestones: offered to a new issue only
+            milestone = self.fields["milestone"]
+            assert isinstance(milestone, forms.ChoiceField)
+            milestone.choices = [("", "— none —"), *milestones]
+        else:
+            del self.fields["milestone"]
         assignee = self.fields["assignee"]
         assert isinstance(assignee, forms.ChoiceField)
         choices = [("", "— nobody —")] + [(u, u) for u in assignees]

@@ -37,6 +37,11 @@ def milestone_list(*, tenant: str, project_key: str) -> list[MilestoneItem]:
     )
 
 
+def open_milestones(*, tenant: str, project_key: str) -> list[tuple[str, str]]:
+    """(id, name) of the project's open milestones, for a form's choice (the cached list)."""
+    return [(m.milestone_id, m.name) for m in milestone_list(tenant=tenant, project_key=project_key) if m.is_open]
+
+
 def milestone_names(*, tenant: str, project_key: str) -> dict[str, str]:
     """Milestone id → name, for the issue page and the history (the cached list)."""
     return {m.milestone_id: m.name for m in milestone_list(tenant=tenant, project_key=project_key)}

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from ddbmodels import issues
+from ddbmodels import issues, milestones
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
 from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
@@ -42,8 +42,11 @@ def issue_create_claim(
     assignee: str | None = None,
     labels: Iterable[str] = (),
     idempotency_key: str | None = None,
+    milestone: str | None = None,
 ) -> Claimed[IssueItem]:
     """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue.
+
+    ``milestone``: the id of an open milestone of the project (GetItem, 0.5 RCU; InvalidInput otherwise).
 
     A project an import is writing (``tracker.imports.projects``) takes no new issues: InvalidTransition.
     That is read from the project itself, consistently (GetItem, 1 RCU), not from the page's cached
@@ -57,6 +60,12 @@ def issue_create_claim(
         raise NotFound("project not found", tenant=project.tenant, project_key=project.project_key)
     if current.importing:
         raise InvalidTransition("project is being imported", current="importing", project=project.project_key)
+    if milestone:
+        found = milestones.milestone_get(
+            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=False
+        )
+        if found is None or not found.is_open:
+            raise InvalidInput("choose an open milestone of this project", milestone=milestone)
     claimed = issues.issue_create(
         tenant=project.tenant,
         project_key=project.project_key,
@@ -67,6 +76,7 @@ def issue_create_claim(
         labels=labels,
         reporter=membership.user.get_username(),
         idempotency_key=idempotency_key,
+        milestone=milestone or None,
     )
     if claimed.replayed:
         return claimed  # the first submission recorded it all

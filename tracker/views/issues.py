@@ -30,6 +30,7 @@ from tracker.models import Membership
 from tracker.selectors.assist import text_preview
 from tracker.selectors.issues import issue_access, issue_delete_preview, project_issue_access
 from tracker.selectors.labels import label_catalogue
+from tracker.selectors.milestones import open_milestones
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
@@ -51,6 +52,7 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
         request.POST or None,
         assignees=tenant_usernames(tenant=membership.tenant),
         catalogue=label_catalogue(tenant=membership.tenant),
+        milestones=open_milestones(tenant=project_item.tenant, project_key=project_item.project_key),
     )
     if previewed(request):  # the "Preview" button without JavaScript: the form as typed, the preview under it
         preview = text_preview(tenant=membership.tenant, text=request.POST.get("description", ""))
@@ -68,6 +70,7 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
                 assignee=data["assignee"] or None,
                 labels=data["labels"],
                 idempotency_key=data["idempotency_key"],
+                milestone=data.get("milestone") or None,
             )
         except SequenceContention:
             # Every retry lost the race for the next number; nothing was written.
