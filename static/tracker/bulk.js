@@ -2,7 +2,8 @@
 // Everything works without this file (tick, choose, Apply); it adds:
 //   - "All on this page" in the bar (hidden without JavaScript)
 //   - shift-click: ticks (or unticks) every box between the last one clicked and this one
-//   - x: ticks or unticks the row highlighted with j / k (site.js's highlight), ignored while typing
+//   - x: ticks or unticks the row highlighted with j / k (site.js's highlight), ignored while typing; site.js
+//     presses the bar's hidden data-shortcut="x" button (so its ? help lists x), this file does the ticking
 //   - the count of chosen issues, and Apply disabled while none is chosen
 "use strict";
 (function () {
@@ -75,19 +76,30 @@
       target.closest("input:not([type=checkbox]), textarea, select, [contenteditable=''], [contenteditable='true']"));
   }
 
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "x" || event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented || typing(event.target)) {
-      return;
-    }
+  function toggleHighlighted() {
     var row = document.querySelector("[data-list-item].kbd-current");
     var box = row && row.querySelector("input[type=checkbox][name=n][form=bulk]");
     if (!box) {
-      return;
+      return false;
     }
     box.checked = !box.checked;
     last = box;
     refresh();
-    event.preventDefault();
+    return true;
+  }
+
+  var pressX = form.querySelector("[data-bulk-x]");
+  if (pressX) {
+    pressX.addEventListener("click", toggleHighlighted);  // site.js's x
+  }
+
+  document.addEventListener("keydown", function (event) {  // x without site.js's shortcut (it prevents this one)
+    if (event.key !== "x" || event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented || typing(event.target)) {
+      return;
+    }
+    if (toggleHighlighted()) {
+      event.preventDefault();
+    }
   });
 
   window.addEventListener("pageshow", refresh);  // back/forward keeps ticks: count what is ticked

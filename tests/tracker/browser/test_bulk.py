@@ -71,6 +71,9 @@ def test_ticked_issues_change_together_and_the_list_says_what_happened(
     page.keyboard.press("x")  # and off again
     expect(count).to_have_text("4 chosen")
     expect(page.locator("tr.picked")).to_have_count(4)
+    page.keyboard.press("?")
+    expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_contain_text("Tick or untick the highlighted issue")
+    page.keyboard.press("Escape")
     _shot(page, f"bulk-01-chosen-{width}")
 
     page.select_option("#bulk-status", "in_progress")

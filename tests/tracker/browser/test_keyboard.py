@@ -141,7 +141,10 @@ def test_every_shortcut_the_help_lists_works_on_the_page(page: Page, world: Worl
     has_links = page.locator(f"{ROWS} a[href]").count() > 0
     assert has_links == (rows == "links") or not rows
 
-    expected = ["/", "c", *(["j / k"] if has_rows else []), *(["Enter"] if has_links else []), "?"]
+    ticks = page.locator("[data-bulk-x]").count() > 0  # a project's list: x ticks the highlighted row (bulk edit)
+    assert ticks == (name == "project-issues")
+    own = ["x"] if ticks else []
+    expected = ["/", "c", *own, *(["j / k"] if has_rows else []), *(["Enter"] if has_links else []), "?"]
     assert help_rows(page) == expected
 
     press_out_of_fields(page, "/")
@@ -162,6 +165,9 @@ def test_every_shortcut_the_help_lists_works_on_the_page(page: Page, world: Worl
         press_out_of_fields(page, "j")
         expect(page.locator(CURRENT)).to_have_count(1)
         expect(page.locator(CURRENT)).to_have_attribute("aria-selected", "true")
+        if ticks:
+            page.keyboard.press("x")
+            expect(page.locator(f"{CURRENT} input[name=n]")).to_be_checked()
     if has_links:
         first = page.locator(ROWS).first.locator("a[href]").first.get_attribute("href")
         page.keyboard.press("Enter")
