@@ -54,15 +54,18 @@ def test_project_metadata_for_issue_pages_is_read_from_dynamodb_once(world: Worl
     assert without_header(first)["GetItem"] == 1  # the project's static item
     assert cache.get(project_cache_key(world.slug, "WEB")) is not None
     assert second.by_operation["GetItem"] == 0
-    assert second.by_operation["Query"] == without_header(first)["Query"] == 1  # issues are never cached
+    assert second.by_operation["Query"] == 1  # the issues: never cached (the labels' colours are, since the first)
+    assert first.by_pattern["issues.list"].requests == second.by_pattern["issues.list"].requests == 1
     assert second.requests < first.requests
     with capacity.measure() as detail:
         restored = client.get(world.project_url("1/"))
     assert restored.status_code == 200
     assert ">WEB</a> › WEB-1</nav>" in text(restored)  # the project restored from Redis renders
     # The issue only, plus one Query each for its attachments, its comments and its watchers (the Watch
-    # button), and one per events table its history reads (only this period's: the issue is new).
-    assert detail.by_operation == {"GetItem": 1, "Query": 4}
+    # button), one per events table its history reads (only this period's: the issue is new), and the
+    # project's milestones (the page's milestone select; cached from then on).
+    assert detail.by_operation == {"GetItem": 1, "Query": 5}
+    assert detail.by_pattern["milestones.list"].requests == 1
 
 
 def test_creating_a_project_shows_it_in_the_list_at_once(world: World) -> None:
