@@ -25,7 +25,8 @@ The registry is how offboarding (and ``tenant_has_data``) finds every label key 
 team-wide hot key: a Query of ``lk = <team>`` names the labels, then one Query per label. A label's
 registry item is written once, before its first entry (a conditional PutItem after an eventually
 consistent GetItem, remembered per process), so the team's key takes a write per *new label*, not
-per issue. Issue 21's managed labels (colours) will live on the same items.
+per issue. The team's managed labels (colour, description, version, state) live on the same items
+(``catalogue``); a renamed or deleted label's item stays, marked gone.
 
 Entries are written after the issue's own conditional update, outside its transaction (a create
 puts them in its transaction), each guarded by the issue version: a put only over an entry of an

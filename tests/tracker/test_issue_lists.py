@@ -72,7 +72,8 @@ def test_the_open_list_of_a_1200_issue_project_is_one_query_of_one_page(big: Wor
     assert requests == 1
     assert rcu <= 1.0
     page_meter = response.wsgi_request.ddb_capacity
-    # + the project and the team's label catalogue (the chips' colours; both cached after the first view), the inbox count
+    # + the project and the team's label catalogue (the chips' colours; both cached after the first view),
+    # and the inbox count
     assert page_meter.requests <= 4
 
 

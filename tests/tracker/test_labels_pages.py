@@ -145,6 +145,7 @@ def test_a_small_rename_says_how_many_issues_follow_then_moves_them_in_the_reque
     assert "issue.labels_renamed" in _kinds(world, 1)
     listing = text(client.get(world.url("labels/")))
     assert "renamed to" in listing
+    assert f'href="/t/{world.slug}/labels/"' in text(client.get(world.url()))  # the team's page links here
 
 
 def test_a_rename_from_a_stale_confirm_page_is_a_409_and_moves_nothing(world: World) -> None:

@@ -18,9 +18,9 @@ from tqdm import tqdm
 
 from ddbmodels import issues, orders, scores
 from ddbmodels.core.keys import utcnow
-from tracker.demo import milestones as demo_milestones
 from tracker.demo import history_diffs as demo_history_diffs
 from tracker.demo import labels as demo_labels
+from tracker.demo import milestones as demo_milestones
 from tracker.demo import orders as demo_orders
 from tracker.demo import preferences as demo_preferences
 from tracker.demo import story
