@@ -230,6 +230,7 @@ def run_label_prefix(run: Workload) -> None:
     wanted = sorted(name for name in names if name.startswith("bu"))[:15]
     check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")
 
+
 def run_labels(run: Workload) -> None:
     """A team's managed labels (ddbmodels.labels.catalogue): the catalogue, a save, and one issue of a rename
     (the labels page's per-issue move: ``issues.issue_change`` taking bug off and putting defect on, 2 labels)."""
