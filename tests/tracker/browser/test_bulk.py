@@ -72,7 +72,9 @@ def test_ticked_issues_change_together_and_the_list_says_what_happened(
     expect(count).to_have_text("4 chosen")
     expect(page.locator("tr.picked")).to_have_count(4)
     page.keyboard.press("?")
-    expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_contain_text("Tick or untick the highlighted issue")
+    expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_contain_text(
+        "Tick or untick the highlighted issue"
+    )
     page.keyboard.press("Escape")
     _shot(page, f"bulk-01-chosen-{width}")
 
@@ -151,3 +153,24 @@ def test_without_javascript_the_bar_still_changes_the_ticked_issues(
         _shot(page, "bulk-05-nojs-390")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_label_boxes_suggest_the_teams_labels(page: Page, world: World, violations: list[str], width: int) -> None:
+    _story(world)
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url())
+    page.locator("#bulk-add").press_sequentially("u")
+    option = page.get_by_role("option", name="ui")
+    expect(option).to_be_visible()
+    box, listed = page.locator("#bulk-add").bounding_box(), page.get_by_role("listbox").bounding_box()
+    assert box is not None
+    assert listed is not None
+    assert abs(listed["x"] - box["x"]) < 2  # under its box
+    assert 0 <= listed["y"] - (box["y"] + box["height"]) < 8
+    assert listed["x"] + listed["width"] <= width  # inside the screen
+    _shot(page, f"bulk-06-label-suggested-{width}")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page.locator("#bulk-add")).to_have_value("ui, ")
