@@ -13,7 +13,9 @@ from ddbmodels.core import capacity
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, references, text
 from tracker import tasks
+from tracker.cache import invalidate
 from tracker.demo.milestones import milestones_seed
+from tracker.selectors.milestones import milestones_cache_key
 from tracker.services.projects import project_counts_refresh
 
 
@@ -231,3 +233,23 @@ def test_the_demo_milestones_are_made_once_with_their_progress(world: World) -> 
     assert by_name["v1.2"].due < (by_name["v1.3"].due or "")
     assert milestones_seed(team=world.slug, project="WEB") == []  # a second run leaves them alone
     assert len(_listed(world)) == 2
+
+
+def test_closing_with_move_needs_an_open_target_and_changes_nothing_without_one(world: World) -> None:
+    v12, v11 = _milestone(world, "v1.2"), _milestone(world, "v1.1")
+    milestones.milestone_set_state(v11, state="closed", expected_version=1)
+    numbers = _in(world, v12, 2)
+    client = world.client_for(world.member)
+    url = world.project_url(f"milestones/{v12.milestone_id}/close/")
+    alone = text(client.get(url))
+    assert "Move them to another open milestone" not in alone  # no other open milestone: not offered
+    assert 'name="to"' not in alone
+    _milestone(world, "v1.3")
+    invalidate(milestones_cache_key(world.slug, "WEB"))  # made behind the site's back: its cached list drops
+    no_target = client.post(url, {**_close_form(client, world, v12), "issues": "move"})
+    assert no_target.status_code == 200
+    assert "Choose the milestone they move to." in text(no_target)
+    closed_target = client.post(url, {**_close_form(client, world, v12), "issues": "move", "to": v11.milestone_id})
+    assert closed_target.status_code == 200  # not among the choices (open milestones only): a form error
+    assert {m.name: m.state for m in _listed(world)} == {"v1.2": "open", "v1.1": "closed", "v1.3": "open"}
+    assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]

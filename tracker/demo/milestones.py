@@ -13,6 +13,8 @@ from datetime import timedelta
 from ddbmodels import issues, milestones
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem
+from tracker.cache import invalidate
+from tracker.selectors.milestones import milestones_cache_key
 from tracker.services.projects import project_counts_refresh
 
 TEAM, PROJECT = "acme", "WEB"
@@ -51,6 +53,7 @@ def milestones_seed(team: str = TEAM, project: str = PROJECT) -> list[str]:
         changed += chosen
         said.append(f"milestone {name} ({len(chosen)} issues)")
     issues.issues_put_many(changed)
+    invalidate(milestones_cache_key(team, project))  # written here, not through the site's services
     project_counts_refresh(tenant=team, key=project)  # the milestones' progress, as after any change
     return said
 

@@ -51,9 +51,10 @@ class CloseForm(IdempotentForm):
         assert isinstance(to, forms.ChoiceField)
         assert isinstance(issues, forms.ChoiceField)
         to.choices = [("", "—")] + [(m.milestone_id, m.name) for m in others]
-        if not others:
+        if not others:  # nowhere to move them: the choice and its select are not offered
             issues.choices = [choice for choice in CLOSE_CHOICES if choice[0] != "move"]
             issues.initial = "remove"
+            del self.fields["to"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
