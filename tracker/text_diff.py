@@ -20,9 +20,10 @@ case stays well under a tenth of a second (tests/tracker/test_text_diff.py measu
 dependency.
 
 ``stored_diff`` makes the compact form an ``issue.edited`` event keeps (``"=…"`` unchanged, ``"-…"``
-removed, ``"+…"`` added, ``"~"`` a gap), capped at ``DIFF_MAX_BYTES`` of UTF-8 (the event's size:
-a description edit's event grows by at most ~2 KB, so ≤ 3 KB: ≤ 3 WCU + 3 for its ``by_day``
-copy); what did not fit is counted in a last ``"!<n>"`` (n more changed words not kept).
+removed, ``"+…"`` added, ``"~"`` a gap), capped at ``DIFF_MAX_BYTES`` as DynamoDB sizes it (a list:
+3 bytes, and each string's UTF-8 bytes + 1), so a description edit's event grows by at most 2 KB:
+at most 2 WCU more, and as much for its ``by_day`` copy; what did not fit is counted in a last
+``"!<n>"`` (n more changed words not kept).
 ``stored_segments`` reads it back. Pure functions, no I/O: the history (``selectors.activity``)
 renders the segments as ``<del>``/``<ins>`` with classes (no style attributes: the CSP forbids them).
 """
@@ -41,7 +42,8 @@ Op = Literal["equal", "delete", "insert", "gap"]
 CONTEXT_WORDS = 8  # unchanged words kept on each side of a change
 SMALL_PRODUCT = 4_096  # a stretch this small (words before × words after) goes to SequenceMatcher
 WORK_BUDGET = 60_000  # words examined while anchoring (a 10 KB text: ≤ 10,000 a side); past it: rewritten
-DIFF_MAX_BYTES = 2_000  # of the stored ops, UTF-8
+DIFF_MAX_BYTES = 2_000  # the stored ops' size as DynamoDB counts a list of strings (``stored_size``)
+_COUNT_ROOM = 9  # the last "!<n>" element: its byte, "!" and up to 7 digits
 
 _IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # kana and CJK: written without spaces
 _WORD_RE = re.compile(rf"([{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+|[^\w\s])(\s*)")
@@ -276,26 +278,31 @@ def _cut(text: str, room: int) -> str:
     return text.encode()[: max(room, 0)].decode(errors="ignore")
 
 
+def stored_size(ops: list[str]) -> int:
+    """The size DynamoDB gives ``ops`` stored as a list of strings: 3 bytes, and each string's UTF-8 + 1."""
+    return 3 + sum(len(op.encode()) + 1 for op in ops)
+
+
 def stored_diff(before: str, after: str, *, max_bytes: int = DIFF_MAX_BYTES) -> list[str]:
-    """The compact diff an event keeps: ``["=…", "-…", "+…", "~", …]``, at most ``max_bytes`` of UTF-8.
+    """The compact diff an event keeps: ``["=…", "-…", "+…", "~", …]``, ``stored_size`` at most ``max_bytes``.
 
     What does not fit is left out from the first op that overflows on (a change cut short shows its
     beginning), and counted in a last op ``"!<n>"``: n changed words not kept.
     """
     ops: list[str] = []
-    used = 0
+    used = stored_size([])
     segments = word_diff(before, after)
     for index, segment in enumerate(segments):
         op = _STORED_MARK[segment.op] + segment.text
-        size = len(op.encode())
-        if used + size <= max_bytes:
+        size = len(op.encode()) + 1
+        if used + size + _COUNT_ROOM <= max_bytes or (index == len(segments) - 1 and used + size <= max_bytes):
             ops.append(op)
             used += size
             continue
         rest = [s for s in segments[index:] if s.op in ("delete", "insert")]
         left_out = sum(_words(s.text) for s in rest)
         if segment.op in ("delete", "insert"):
-            shown = _cut(segment.text, max_bytes - used - 1 - 8)  # room for the op and "!<n>"
+            shown = _cut(segment.text, max_bytes - used - 2 - _COUNT_ROOM)  # room for the op and "!<n>"
             if shown:
                 ops.append(_STORED_MARK[segment.op] + shown)
                 left_out -= _words(shown)

@@ -360,7 +360,7 @@ ROWS: dict[str, Row] = {
     ),
     "events.put (description diff)": Row(
         "PutItem of a description edit's event with its word diff (≤ 2 KB, tracker.text_diff): 1 WCU per started KB "
-        "as stored + as much for its by_day entry (ALL); this one < 1 KB: 1 + 1 WCU; at the cap ≤ 3 KB: ≤ 3 + 3 WCU",
+        "as stored + as much for its by_day entry (ALL); this one < 1 KB: 1 + 1 WCU; the cap adds ≤ 2 + 2 WCU",
         lambda event, _: Cost(0, 2 * bench.write_units(event_bytes([event])), 1),
     ),
     "events.stream": Row(

@@ -8,8 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
+from ddbmodels import events
+from devtools.bench.floors import attribute_size
 from tracker import text_diff
-from tracker.text_diff import DIFF_MAX_BYTES, Segment, stored_diff, stored_segments, word_diff
+from tracker.text_diff import DIFF_MAX_BYTES, Segment, stored_diff, stored_segments, stored_size, word_diff
 
 WORST_CASE_CPU_SECONDS = 0.1  # 10 KB against 10 KB, the best of three runs' CPU time (other processes share it)
 
@@ -80,7 +82,7 @@ def test_the_stored_form_is_capped_in_utf8_bytes_and_counts_what_it_left_out() -
     before = "intro " + " ".join(f"old{i}" for i in range(1000))
     after = "intro " + " ".join(f"néw{i}" for i in range(1000))
     ops = stored_diff(before, after)
-    assert sum(len(op.encode()) for op in ops) <= DIFF_MAX_BYTES
+    assert stored_size(ops) <= DIFF_MAX_BYTES
     assert ops[0] == "=intro "
     assert ops[1].startswith("-old0 old1 ")  # the removal cut short shows its beginning
     assert ops[-1].startswith("!")
@@ -93,10 +95,23 @@ def test_the_stored_form_is_capped_in_utf8_bytes_and_counts_what_it_left_out() -
 
 def test_the_cap_never_splits_a_character() -> None:
     ops = stored_diff("", "日本" * 3000, max_bytes=100)
-    assert sum(len(op.encode()) for op in ops) <= 100
+    assert stored_size(ops) <= 100
     assert ops[0].startswith("+日本")
     assert ops[-1][0] == "!"
     assert ops[-1][1:].isdigit()
+
+
+def test_the_cap_is_dynamodbs_size_of_the_list_however_many_small_changes() -> None:
+    before = " ".join(f"w{i}" for i in range(1600))
+    after = " ".join(f"w{i}" if i % 4 else f"x{i}" for i in range(1600))  # every 4th word changed: many ops
+    ops = stored_diff(before, after)
+    assert len(ops) > 200  # each adds 1 byte to its text
+    assert attribute_size(events.to_attribute(ops)) == stored_size(ops)  # DynamoDB's rules (devtools.bench)
+    assert DIFF_MAX_BYTES - 30 <= stored_size(ops) <= DIFF_MAX_BYTES
+    assert ops[-1].startswith("!")
+    edited = {"changed": {}, "description": True}
+    grew = attribute_size(events.to_attribute({**edited, "diff": ops})) - attribute_size(events.to_attribute(edited))
+    assert grew <= DIFF_MAX_BYTES + len("diff") + 1  # the event grows by at most 2 KB: ≤ 2 WCU (+ 2 by_day)
 
 
 @pytest.mark.parametrize("odd", [None, True, "=a", [1], ["?x"], [""], {"omitted": 3}])
