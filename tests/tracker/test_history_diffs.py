@@ -146,3 +146,11 @@ def test_the_diff_is_escaped_not_markup(world: World) -> None:
     [diff] = diffs_on_page(page)
     assert "<script>" not in diff
     assert "&lt;script&gt;" in diff
+
+
+def test_the_team_s_day_shows_the_same_diff(world: World) -> None:
+    created(world)
+    edit(world, description=AFTER)
+    page = text(world.client_for(world.viewer).get(world.url("activity/")))
+    shown = "Steps: open the editor, type a {+long +}title and press save {+twice+}. The page shows a 500."
+    assert diffs_on_page(page) == [shown]

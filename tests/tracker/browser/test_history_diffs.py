@@ -66,4 +66,13 @@ def test_a_description_edit_shows_its_word_diff_in_the_history(
     path = shot(page, f"history-word-diff-{width}")
     SHOTS.mkdir(parents=True, exist_ok=True)
     path.replace(SHOTS / path.name)
+
+    # the team's day shows the same diffs under its lines
+    page.goto(world.url("activity/"))
+    feed = page.locator("ol.events.feed li", has_text="edited the description").locator("details.word-diff")
+    feed.locator("summary").click()
+    expect(feed.locator("del.diff-del")).to_have_text("removed: timed out")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    path = shot(page, f"activity-word-diff-{width}")
+    path.replace(SHOTS / path.name)
     assert violations == []
