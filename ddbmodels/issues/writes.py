@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar, cast
 
 from pynamodb.exceptions import UpdateError
@@ -111,7 +112,10 @@ def issue_create(
         return issue
 
     def entries(item: IssueItem) -> list[dict[str, Any]]:
-        return [raw_put(LabelEntry.Meta.table_name, entry) for entry in _entries(item).values()]
+        # The version the put gives the issue (1), not the unsaved item's (none): a label's list, read from these
+        # entries, shows each row at its issue's version, so a bulk edit from it is not refused as stale.
+        first = replace(issue_row(item), version=int(item.version or 0) + 1)
+        return [raw_put(LabelEntry.Meta.table_name, entry) for entry in entries_for(first).values()]
 
     def record(item: IssueItem) -> Model:
         assert idempotency_key is not None

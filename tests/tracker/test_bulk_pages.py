@@ -241,3 +241,15 @@ def test_viewers_get_a_403_and_other_teams_a_404_changing_nothing(world: World, 
     with unchanged(world, other_world):
         assert _post(outsider, world, key, rows, status="closed").status_code == 404
     assert member.get(world.project_url("bulk/")).status_code == 405
+
+
+def test_a_label_list_is_a_bulk_form_too_its_rows_carry_their_versions(world: World) -> None:
+    new_issue(world, "One", labels=["ui"])
+    new_issue(world, "Two")
+    new_issue(world, "Three", labels=["ui"])
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world, "?q=label%3Aui")
+    assert rows == {3: 1, 1: 1}  # from the label's entries, each with its issue's version
+    response = _post(member, world, key, rows, labels_remove="ui", labels_add="bug")
+    assert flash(response) == ["Changed WEB-1, WEB-3."]
+    assert [issue.reference for issue in issues.label_list(tenant=world.slug, label="ui", status="open").issues] == []

@@ -161,3 +161,13 @@ def test_a_milestone_is_passed_through_and_none_removes_it(tenant: str, web_issu
     assert getattr(load(tenant, 1), "milestone", None) == "01MILESTONE"
     issues.issue_change(load(tenant, 1), token="form-2", milestone=None)
     assert getattr(load(tenant, 1), "milestone", None) is None
+
+
+def test_a_label_list_row_of_a_new_issue_carries_its_version_so_a_change_from_it_goes_through(
+    tenant: str, web_issues: MakeIssues
+) -> None:
+    web_issues(1, labels=["bug"])
+    (row,) = issues.label_list(tenant=tenant, label="bug", status="open").issues
+    assert row.version == load(tenant, 1).version == 1  # the create's entries: the version the put gave the issue
+    change = issues.issue_change(row, token="form-1", priority="high")
+    assert change.changed
