@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from ddbmodels import events, issues
+from ddbmodels import events, issues, scores
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text, unchanged, version_of
 from tracker.selectors.activity import issue_stream
@@ -253,3 +253,18 @@ def test_a_label_list_is_a_bulk_form_too_its_rows_carry_their_versions(world: Wo
     response = _post(member, world, key, rows, labels_remove="ui", labels_add="bug")
     assert flash(response) == ["Changed WEB-1, WEB-3."]
     assert [issue.reference for issue in issues.label_list(tenant=world.slug, label="ui", status="open").issues] == []
+
+
+def test_resolving_in_bulk_awards_the_assignees_and_reopening_takes_it_back(world: World) -> None:
+    new_issue(world, "One", assignee=world.member.username, priority="urgent")
+    new_issue(world, "Two", assignee=world.owner.username, priority="low")
+    member = world.client_for(world.member)
+
+    def points(username: str) -> int:
+        item = scores.score_get(tenant=world.slug, username=username)
+        return int(item.score) if item is not None else 0
+
+    _post(member, world, *_list_form(member, world), status="resolved")
+    assert (points(world.member.username), points(world.owner.username)) == (5, 1)
+    _post(member, world, *_list_form(member, world, "?q=is%3Aresolved"), status="open")
+    assert (points(world.member.username), points(world.owner.username)) == (0, 0)
