@@ -120,7 +120,7 @@ def test_go_to_without_javascript(no_script_page: Page, world: World, width: int
     page.goto(world.url())
     if width > 640:  # the header's box
         page.get_by_role("searchbox", name="Go to").fill("team")
-        page.locator("form.goto").get_by_role("button", name="Go").click()
+        page.get_by_role("searchbox", name="Go to").press("Enter")
         expect(page).to_have_url(re.compile(rf"/t/{world.slug}/go/\?q=team$"))
     else:  # a phone's header has no room for a box: its sections end with "Go to"
         expect(page.locator("form.goto")).to_be_hidden()
@@ -131,6 +131,9 @@ def test_go_to_without_javascript(no_script_page: Page, world: World, width: int
     page.locator("form.go-page").get_by_role("button", name="Go").click()
     expect(page.get_by_role("link", name="Team", exact=True).last).to_be_visible()
     _shot(page, f"go-page-{width}")
+    header = page.locator("header.top").bounding_box()
+    assert header is not None
+    assert header["height"] <= (64 if width < 640 else 50), f"the header wraps: {header['height']} px"
     box = page.get_by_role("searchbox", name=re.compile("An issue"))
     box.fill("WEB-1")
     box.press("Enter")
