@@ -146,6 +146,8 @@ def test_a_small_rename_says_how_many_issues_follow_then_moves_them_in_the_reque
     listing = text(client.get(world.url("labels/")))
     assert "renamed to" in listing
     assert f'href="/t/{world.slug}/labels/"' in text(client.get(world.url()))  # the team's page links here
+    old_filter = text(client.get(world.project_url(), {"q": "label:bug"}))
+    assert 'The label bug was renamed to <a href="?q=label%3Adefect">defect</a>.' in old_filter
 
 
 def test_a_rename_from_a_stale_confirm_page_is_a_409_and_moves_nothing(world: World) -> None:

@@ -81,3 +81,10 @@ def label_issues(*, tenant: Tenant, name: str, limit: int = 25) -> list[dict[str
         status = entry["s"]["S"].split("#", 1)[0]
         found.append({"project": project, "number": number, "title": entry.get("t", {}).get("S", ""), "status": status})
     return found
+
+
+def label_gone(*, tenant: Tenant, name: str | None) -> Label | None:
+    """The label ``name`` if the team renamed or deleted it (the cached catalogue): a list filtered by it says so."""
+    if not name:
+        return None
+    return next((lb for lb in label_catalogue(tenant=tenant) if lb.name == name and lb.state == ddb_labels.GONE), None)

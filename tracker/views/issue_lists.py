@@ -20,7 +20,7 @@ from tracker.forms.issue_filters import SORT_LABELS, STATUS_LABELS, IssueFilterF
 from tracker.models import Membership
 from tracker.selectors.issue_lists import IssueListing, issue_listing
 from tracker.selectors.issues import issue_exists
-from tracker.selectors.labels import catalogue_colours
+from tracker.selectors.labels import catalogue_colours, label_gone
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.views.base import tenant_view
@@ -63,6 +63,7 @@ def _list_context(
         "bulk_form": BulkForm(assignees=tenant_usernames(tenant=membership.tenant)) if bulk else None,
         "membership": membership,
         "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
+        "label_gone": label_gone(tenant=membership.tenant, name=query.label),  # label:bug after bug was renamed
         "listing": listing,
         "query_text": query.text(),
         "tabs": tabs,
