@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 
 from ddbmodels import issues, labels
+from ddbmodels.core import connection
 from ddbmodels.issues.model import issue_row
 from tests.tracker.conftest import World
 from tracker import tasks
@@ -135,3 +137,46 @@ def test_the_change_task_of_a_deletion_removes_a_late_entry_of_the_labels_the_is
 
 def bug_list_of(world: World, label: str) -> list[str]:
     return [i.reference for i in issues.label_list(tenant=world.slug, label=label, status="open").issues]
+
+
+def test_the_labels_check_brings_entries_a_create_left_one_version_behind_up_to_their_issue(world: World) -> None:
+    # Data written before creates carried their version into their label entries: each entry at version 0, its
+    # never-edited issue stored at 1. A list filtered by the label showed the rows one version behind, and a bulk
+    # edit from it refused them all as "changed since the list was loaded"; the labels check repairs such entries.
+    for title in ("Crash", "Freeze"):
+        made = issues.issue_create(
+            tenant=world.slug, project_key="WEB", title=title, reporter="ann", labels=["bug", "ui"]
+        ).item
+        for entry in labels.entries_for(issue_row(made)).values():  # as the old create wrote them, unconditionally
+            connection.client().put_item(TableName=labels.LabelEntry.Meta.table_name, Item={**entry, "v": {"N": "0"}})
+    member = world.client_for(world.member)
+    assert bulk_from_the_bug_list(world, member, priority="high") == {"2": "0", "1": "0"}
+    assert priorities(world) == ["medium", "medium"]  # refused as changed since the list was loaded
+
+    out = io.StringIO()
+    call_command("upgrade_search", "--check-labels", "--json", stdout=out)
+    result = json.loads(out.getvalue()[out.getvalue().index("{") :])["result"][world.slug]
+
+    assert (result["stale"], result["fixed"]) == (4, 2)  # both labels' entries of both issues
+    for label in ("bug", "ui"):
+        rows = issues.label_list(tenant=world.slug, label=label, status="open").issues
+        assert [(row.reference, row.version) for row in rows] == [("WEB-2", 1), ("WEB-1", 1)]
+    assert bulk_from_the_bug_list(world, member, priority="high") == {"2": "1", "1": "1"}
+    assert priorities(world) == ["high", "high"]  # the bulk edit from the label's list went through
+    assert issues.team_labels_check(tenant=world.slug).stale == 0
+
+
+def bulk_from_the_bug_list(world: World, member: Any, **change: str) -> dict[str, str]:
+    """Load the project's list filtered by label:bug, post its bulk form for every row; its rows' versions."""
+    body = member.get(world.project_url("?q=label%3Abug")).content.decode()
+    rows = dict(re.findall(r'<input type="hidden" name="v(\d+)" value="(\d+)" form="bulk">', body))
+    key = re.search(r'name="idempotency_key" value="([^"]+)"', body)
+    assert key is not None
+    data = {"idempotency_key": key.group(1), "n": list(rows), **change, **{f"v{n}": v for n, v in rows.items()}}
+    assert member.post(world.project_url("bulk/"), data).status_code == 302
+    return rows
+
+
+def priorities(world: World) -> list[str]:
+    found = [issues.issue_get(tenant=world.slug, project_key="WEB", number=n, consistent=True) for n in (1, 2)]
+    return [issue.priority for issue in found if issue is not None]
