@@ -1,8 +1,12 @@
 // The board (templates/tracker/board.html): drag a card to another column, or press one of its buttons,
 // and the move is posted with the card's own form (n, v, to) and Accept: application/json, without
 // leaving the page. The card goes to its new column at once; if the server refuses (the issue changed
-// since the board was loaded, or the workflow forbids the move) it goes back where it was and the
-// status line (aria-live) says why. Only the columns the workflow allows accept a dropped card.
+// since the board was loaded, or the workflow forbids the move) its 409 says where the issue is now
+// (`current`: status, version, moves): the card goes to that column with that version and those moves,
+// so the next move is not refused again, and the status line (aria-live) says why. When no answer
+// comes (a dropped connection, or a server error) the move may or may not have been saved: the card
+// goes back where the board last knew it and the status line says so, with a link to reload the board.
+// Only the columns the workflow allows accept a dropped card.
 // Without JavaScript the buttons post the same form and the server sends the board back.
 "use strict";
 (function () {
@@ -73,6 +77,43 @@
       card.classList.add("snapped");
       say(message, true);
     }
+    function keep(version, moves) {  // the card now stands for this version of the issue
+      form.querySelector("[data-version]").value = String(version);
+      card.dataset.moves = moves.join(" ");
+      rebuildButtons(card, moves);
+    }
+    function now(current, message) {  // refused: the card goes where the issue is now, as it is now
+      var column = current ? columnFor(current.status) : null;
+      if (!column) {  // deleted, or a status this board has no column for
+        card.remove();
+        settle(target, -1);
+        say(message, true);
+        return;
+      }
+      if (column === from) {
+        back(message);
+      } else {
+        if (column !== target) {
+          var list = column.querySelector("[data-cards]");
+          list.insertBefore(card, list.firstElementChild);
+          settle(target, -1);
+          settle(column, +1);
+        }
+        card.classList.toggle("snapped", current.status !== to);  // already there: no refusal to show
+        say(message, current.status !== to);
+      }
+      keep(current.version, current.moves || []);
+    }
+    function unsure(why) {  // no answer: the server may have saved the move or not
+      back("");
+      status.textContent = card.dataset.ref + " may or may not have been moved to " + labelOf(to) + " (" + why +
+        "); its card is shown where it was. ";
+      var reload = document.createElement("a");
+      reload.href = window.location.href;
+      reload.textContent = "Reload the board";
+      status.appendChild(reload);
+      status.appendChild(document.createTextNode(" to see where it is."));
+    }
     function done() {
       card.classList.remove("moving");
       card.removeAttribute("aria-busy");
@@ -87,17 +128,19 @@
       return response.json().catch(function () { return {}; }).then(function (answer) {
         done();
         if (response.ok && answer.status === to) {
-          form.querySelector("[data-version]").value = String(answer.version);
-          card.dataset.moves = answer.moves.join(" ");
-          rebuildButtons(card, answer.moves);
+          keep(answer.version, answer.moves);
           say(answer.message);
-          return;
+        } else if (response.status === 409 && answer.message) {
+          now(answer.current, answer.message);
+        } else if (response.status >= 400 && response.status < 500) {  // not understood, not allowed: not saved
+          back(answer.message || "The move was refused (" + response.status + "); nothing was moved. Reload the board.");
+        } else {  // a server error: it may have failed before the move was saved or after
+          unsure("the server answered " + response.status);
         }
-        back(answer.message || "The move was refused (" + response.status + "); nothing was moved. Reload the board.");
       });
     }, function () {
       done();
-      back("The move could not be sent; nothing was moved. Check the connection and try again.");
+      unsure("no answer came: check the connection");
     });
   }
 

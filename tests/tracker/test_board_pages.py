@@ -169,7 +169,7 @@ def test_a_form_move_changes_the_status_once_and_returns_to_the_board(world: Wor
     with unchanged(world):  # the same form sent again: its version is stale now
         again = client.post(world.project_url("board/move/"), {"n": 1, "v": before, "to": "in_progress"})
     assert again.status_code == 409
-    assert "WEB-1 changed since the board was loaded: it is now In progress." in text(again)
+    assert "WEB-1 is already In progress: it was moved there since the board was loaded" in text(again)
     assert f'href="{world.project_url("board/")}"' in text(again)
     assert _status_events(world, 1) == 1
 
@@ -202,9 +202,32 @@ def test_a_stale_fetch_move_is_409_with_the_current_state_and_changes_nothing(wo
     assert json.loads(response.content) == {
         "error": "changed",
         "message": "WEB-1 changed since the board was loaded: it is now Resolved. "
-        "Nothing was moved; reload the board to see it as it is.",
-        "current": {"status": "resolved", "version": stale + 1},
+        "Its card is shown there now; this move was not made.",
+        "current": {"status": "resolved", "version": stale + 1, "moves": ["open", "closed"]},
     }
+
+
+def test_a_move_sent_again_after_its_answer_was_lost_says_it_is_already_there(world: World) -> None:
+    _board(world, "open")
+    client = world.client_for(world.member)
+    version = version_of(world, 1)
+    sent = {"n": 1, "v": version, "to": "in_progress"}
+    assert client.post(world.project_url("board/move/"), sent, **JSON).status_code == 200  # its answer lost
+    with unchanged(world):
+        again = client.post(world.project_url("board/move/"), sent, **JSON)
+        posted = client.post(world.project_url("board/move/"), sent)
+    assert again.status_code == posted.status_code == 409
+    said = (
+        "WEB-1 is already In progress: it was moved there since the board was loaded "
+        "(perhaps by this same move, sent before). Nothing more was done."
+    )
+    assert json.loads(again.content) == {
+        "error": "changed",
+        "message": said,
+        "current": {"status": "in_progress", "version": version + 1, "moves": ["open", "resolved", "closed"]},
+    }
+    assert said in text(posted)
+    assert _status_events(world, 1) == 1
 
 
 def test_a_move_the_workflow_forbids_is_409_and_changes_nothing(world: World) -> None:
@@ -219,7 +242,7 @@ def test_a_move_the_workflow_forbids_is_409_and_changes_nothing(world: World) ->
     answer = json.loads(fetched.content)
     assert answer["error"] == "not_allowed"
     assert answer["message"] == "WEB-1 is Closed; it cannot move to Resolved. Nothing was moved."
-    assert answer["current"] == {"status": "closed", "version": version}
+    assert answer["current"] == {"status": "closed", "version": version, "moves": ["open"]}
     assert "WEB-1 is Closed; it cannot move to Resolved. Nothing was moved." in text(posted)
     assert _status_events(world, 1) == 0
 

@@ -12,8 +12,10 @@ The move is ``services.issues.issue_change_status`` (the issue page's status cha
 checked, history, counts, points). Answers: a form post goes back to the board with a message;
 a fetch gets ``{"status", "version", "moves", "message"}``. Refused — changed since the board
 was read, or a move the workflow forbids — nothing changes: a 409 page with the way back to the
-board, or for a fetch a 409 ``{"error", "message", "current": {"status", "version"}}`` (the card
-goes back to its column and the message says why). Viewers see no buttons; their post is a 403.
+board, or for a fetch a 409 ``{"error", "message", "current": {"status", "version", "moves"}}``: the card
+goes to the column of the status the issue has now, with its version and moves, so the next move
+is not refused again (an issue already where it was asked to go, e.g. a move whose answer was lost
+and was sent again, is said to be there already), and the message says why. Viewers see no buttons; their post is a 403.
 """
 
 from __future__ import annotations
@@ -140,18 +142,29 @@ def _refused(
         now = None
     reference = asked.reference
     wanted = STATUS_LABELS[to]
+    fetched = _wants_json(request)  # board.js puts the card where the issue is now, with its version and moves
     if now is None:
         message = f"{reference} was deleted; nothing was moved."
-    elif isinstance(error, ChangedSinceRead):
+    elif now.status == to:  # moved there meanwhile: by someone else, or by this move sent before (its answer lost)
         message = (
-            f"{reference} changed since the board was loaded: it is now {STATUS_LABELS[now.status]}. "
-            "Nothing was moved; reload the board to see it as it is."
+            f"{reference} is already {wanted}: it was moved there since the board was loaded "
+            "(perhaps by this same move, sent before). Nothing more was done."
+        )
+    elif isinstance(error, ChangedSinceRead):
+        message = f"{reference} changed since the board was loaded: it is now {STATUS_LABELS[now.status]}. " + (
+            "Its card is shown there now; this move was not made."
+            if fetched
+            else "Nothing was moved; reload the board to see it as it is."
         )
     else:
         message = f"{reference} is {STATUS_LABELS[now.status]}; it cannot move to {wanted}. Nothing was moved."
     code = "changed" if isinstance(error, ChangedSinceRead) else "not_allowed"
-    if _wants_json(request):
-        current = {"status": now.status, "version": int(now.version or 0)} if now is not None else None
+    if fetched:
+        current = (
+            {"status": now.status, "version": int(now.version or 0), "moves": moves(now.status)}
+            if now is not None
+            else None
+        )
         return JsonResponse({"error": code, "message": message, "current": current}, status=409)
     context: dict[str, object] = {
         "heading": "Changed since you opened it" if code == "changed" else "Not possible now",

@@ -1,7 +1,8 @@
 """In a real browser: the board. Dragging a card at 1280 px, its buttons at 390 px (with and without JavaScript).
 
-A move the server refuses (the issue changed since the board was loaded) puts the card back
-where it was and the status line says why; a column the workflow does not allow takes no card.
+A move the server refuses (the issue changed since the board was loaded) puts the card in the
+column of the issue's status now and the status line says why; a move whose answer is lost is
+said to be unknown, with a link to reload; a column the workflow does not allow takes no card.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def test_a_card_dragged_to_another_column_is_moved_and_a_stale_one_goes_back(
     issues.issue_change_status(load(world, 2), to="closed")  # someone else, after the board was loaded
     page.locator("#card-2").drag_to(page.locator("#column-in_progress"))
     expect(page.locator("#board-status")).to_contain_text("WEB-2 changed since the board was loaded: it is now Closed.")
-    _column(page, "open", 2)
+    _column(page, "closed", 2)  # where it is now (review F5), marked as refused
     expect(page.locator("#card-2")).to_have_class("card snapped")
     assert load(world, 2).status == "closed"
     _shot(page, "board-03-refused-1280")
@@ -176,3 +177,67 @@ def test_the_board_of_one_milestone(page: Page, world: World, violations: list[s
     page.reload()
     _column(page, "in_progress", 2)
     expect(page.locator("[data-card]")).to_have_count(3)
+
+
+F5_SHOTS = Path("/tmp/shots/F5")  # noqa: S108  (review finding F5: a lost or refused answer)
+
+
+def _f5_shot(page: Page, name: str) -> None:
+    F5_SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot(page, name), F5_SHOTS / f"{name}.png")
+
+
+def test_a_card_moved_elsewhere_since_the_board_was_loaded_lands_where_it_is_and_moves_on(
+    page: Page, world: World, violations: list[str]
+) -> None:
+    _story(world)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url("board/"))
+    expect(page.locator("[data-drag-help]")).to_be_visible()
+    issues.issue_change_status(load(world, 3), to="resolved")  # someone else, after the board was loaded
+    page.locator("#card-3").drag_to(page.locator("#column-in_progress"))
+    expect(page.locator("#board-status")).to_contain_text(
+        "WEB-3 changed since the board was loaded: it is now Resolved"
+    )
+    _column(page, "resolved", 3)  # where it is, not back in Open
+    expect(page.locator("#card-3").get_by_role("button")).to_have_text(["Open", "Closed"])  # Resolved's moves
+    _f5_shot(page, "f5-01-changed-1280")
+    page.locator("#card-3").drag_to(page.locator("#column-closed"))  # with the version it has now: not refused
+    expect(page.locator("#board-status")).to_have_text("WEB-3 is now Closed.")
+    _column(page, "closed", 3)
+    assert load(world, 3).status == "closed"
+    page.reload()
+    _column(page, "closed", 3)
+
+
+def test_a_move_whose_answer_is_lost_is_not_called_undone_and_sent_again_lands_where_it_is(
+    page: Page, world: World, violations: list[str]
+) -> None:
+    _story(world)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url("board/"))
+    expect(page.locator("[data-drag-help]")).to_be_visible()
+
+    def saved_then_lost(route) -> None:  # type: ignore[no-untyped-def]
+        route.fetch()  # the server saves the move …
+        route.abort("connectionreset")  # … and its answer never arrives
+
+    page.route("**/board/move/**", saved_then_lost)
+    page.locator("#card-1").drag_to(page.locator("#column-in_progress"))
+    expect(page.locator("#board-status")).to_contain_text("may or may not have been moved")
+    expect(page.locator("#board-status")).not_to_contain_text("nothing was moved")
+    expect(page.locator("#board-status").get_by_role("link", name="Reload the board")).to_be_visible()
+    assert load(world, 1).status == "in_progress"
+    _f5_shot(page, "f5-02-lost-1280")
+    page.unroute("**/board/move/**")
+
+    page.get_by_role("button", name="Move WEB-1 to In progress").click()  # sent again: a 409, it is there
+    expect(page.locator("#board-status")).to_contain_text("WEB-1 is already In progress")
+    _column(page, "in_progress", 1)
+    _f5_shot(page, "f5-03-already-1280")
+    page.get_by_role("button", name="Move WEB-1 to Resolved").click()
+    expect(page.locator("#board-status")).to_have_text("WEB-1 is now Resolved.")
+    _column(page, "resolved", 1)
+    assert load(world, 1).status == "resolved"
