@@ -32,6 +32,7 @@ from django.urls import reverse
 
 from ddbmodels.core import errors
 from tracker.exceptions import BadCursor, BadRequest
+from tracker.forms.board import BoardForm
 from tracker.forms.orders import ORDER_STATUS_LABELS
 from tracker.issue_terms import STATUS_LABELS
 
@@ -67,6 +68,14 @@ def _first_page(request: HttpRequest) -> str | None:
     for name in CURSOR_PARAMS:
         query.pop(name, None)
     return f"{request.path}?{query.urlencode()}" if query else request.path
+
+
+def _board_page(request: HttpRequest) -> str:
+    """The board a move was posted from: its columns' cursors and milestone (the form action's query) kept."""
+    url = reverse("board", kwargs=_kwargs(request, "tenant", "project"))
+    form = BoardForm(request.GET)
+    kept = form.params() if form.is_valid() else {}
+    return f"{url}?{urlencode(kept)}" if kept else url
 
 
 def _order_page(request: HttpRequest) -> str:
@@ -123,6 +132,13 @@ REFUSALS: dict[str, Refusal] = {
         changed=CHANGED_ISSUE.format(outcome="it was not deleted"),
         unavailable="{why}",  # a file still uploading, or the history's rest (tracker.services.deleting)
         unavailable_heading="{heading}",  # "Deleting WEB-1 goes on", "Deleting WEB-1 waits for a file"
+        labels=STATUS_LABELS,
+    ),
+    "board_move": Refusal(
+        back=_board_page,
+        back_label="Back to the board",
+        changed="{why}",  # tracker.views.board's sentences: changed meanwhile, already there, or deleted
+        not_allowed="{why}",
         labels=STATUS_LABELS,
     ),
     "order_transition": Refusal(

@@ -278,9 +278,15 @@ def test_a_form_move_keeps_the_columns_where_they_were_paged_to(world: World) ->
     page = text(client.get(url))
     action = re.search(r'<form class="moves" method="post" action="([^"]+)"', page).group(1)  # type: ignore[union-attr]
     assert action.startswith(world.project_url("board/move/?open="))
-    response = client.post(action.replace("&amp;", "&"), {"n": 2, "v": version_of(world, 2), "to": "closed"})
+    sent = {"n": 2, "v": version_of(world, 2), "to": "closed"}
+    response = client.post(action.replace("&amp;", "&"), sent)
     assert response.status_code == 302
     assert response["Location"] == url
+    with unchanged(world):  # sent again: the error pages' 409 (REFUSALS["board_move"]) leads back to the same page
+        again = client.post(action.replace("&amp;", "&"), sent)
+    assert again.status_code == 409
+    assert "WEB-2 is already Closed" in text(again)
+    assert f'href="{url.replace("&", "&amp;")}" class="back">Back to the board' in text(again)
 
 
 # ------------------------------------------------------------------------------------------ milestone

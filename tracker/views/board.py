@@ -129,13 +129,15 @@ def board(request: HttpRequest, membership: Membership, project: str) -> HttpRes
 
 def _refused(
     request: HttpRequest,
-    membership: Membership,
     project: ProjectItem,
     asked: IssueItem,
     to: str,
     error: ChangedSinceRead | InvalidTransition,
 ) -> HttpResponse:
-    """Nothing moved: say why, with the issue as it is now (read again: a race may have changed it)."""
+    """Nothing moved: say why, with the issue as it is now (read again: a race may have changed it).
+
+    A fetch gets the 409 JSON; a form post's error is raised again, with these words, for its 409 page.
+    """
     try:
         now: IssueItem | None = issue_access(project=project, number=int(asked.number), consistent=True)
     except Http404:  # deleted meanwhile
@@ -166,16 +168,12 @@ def _refused(
             else None
         )
         return JsonResponse({"error": code, "message": message, "current": current}, status=409)
-    context: dict[str, object] = {
-        "heading": "Changed since you opened it" if code == "changed" else "Not possible now",
-        "message": message,
-        "status": 409,
-        "back_url": _board_url(membership, project, _kept_positions(request)),
-        "back_label": "Back to the board",
-    }
-    if now is not None:
-        context["states"] = [("Now", STATUS_LABELS[now.status]), ("You asked for", wanted)]
-    return render(request, "409.html", context, status=409)
+    # The form's 409 page is the error pages' (tracker.error_pages REFUSALS["board_move"]: these words, the
+    # way back to the board where it was paged to), as every other refused change's.
+    state = now.status if now is not None else None
+    if isinstance(error, ChangedSinceRead):
+        raise ChangedSinceRead(message, current=state, wanted=to, why=message) from error
+    raise InvalidTransition(message, current=state, to=to, why=message) from error
 
 
 @tenant_view
@@ -196,7 +194,7 @@ def board_move(request: HttpRequest, membership: Membership, project: str) -> Ht
             membership=membership, project=project_item, issue=issue, expected_version=version, to=to
         )
     except (ChangedSinceRead, InvalidTransition) as error:  # nothing changed: the answer says why
-        return _refused(request, membership, project_item, issue, to, error)
+        return _refused(request, project_item, issue, to, error)
     message = f"{moved.reference} is now {STATUS_LABELS[moved.status]}."
     if _wants_json(request):
         return JsonResponse(
