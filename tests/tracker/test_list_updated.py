@@ -123,6 +123,7 @@ def test_every_list_index_carries_the_update_time() -> None:
         "project_status_updated",
         "team_status",
         "assignee_status",
+        "milestone_status",
     }
     for index in lists:
         keys = {key["AttributeName"] for key in index["key_schema"]}

@@ -11,7 +11,7 @@ import pytest
 from ddbmodels import issues, milestones
 from ddbmodels.core import capacity
 from tests.tracker.conftest import World
-from tests.tracker.helpers import flash, hidden_value, load, new_issue, references, text
+from tests.tracker.helpers import flash, hidden_value, load, new_issue, pager_link, references, text
 from tracker import tasks
 from tracker.cache import invalidate
 from tracker.demo.milestones import milestones_seed
@@ -253,3 +253,23 @@ def test_closing_with_move_needs_an_open_target_and_changes_nothing_without_one(
     assert closed_target.status_code == 200  # not among the choices (open milestones only): a form error
     assert {m.name: m.state for m in _listed(world)} == {"v1.2": "open", "v1.1": "closed", "v1.3": "open"}
     assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]
+
+
+def test_a_milestone_list_with_a_label_says_none_of_a_page_matched_and_keeps_next(world: World) -> None:
+    """Review F9: the label is checked on one page of the milestone's rows; a page with none of them labelled
+    says how many it looked at and keeps Next, which leads to the labelled issue further on."""
+    v12 = _milestone(world, "v1.2")
+    oldest = new_issue(world, "the labelled one", labels=["bug"])
+    issues.issue_change(oldest, token="t-oldest", milestone=v12.milestone_id)
+    _in(world, v12, 26)
+    client = world.client_for(world.member)
+    first = client.get(world.project_url(), {"q": 'milestone:"v1.2" label:bug'})
+    assert first.status_code == 200
+    assert references(first) == []
+    page = text(first)
+    assert "No open issues labelled bug." not in page
+    assert "None of the 25 open issues looked at is labelled bug; there are more" in page
+    further = pager_link(first, "next")
+    assert further is not None
+    second = client.get(world.project_url() + further)
+    assert references(second) == [int(oldest.number)]

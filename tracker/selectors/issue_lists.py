@@ -8,7 +8,8 @@
     else                              → ``issues.status_list``  (project_status[_updated] / team_status)
 
 A label list asked for an assignee too keeps the page's rows of that person (bounded by the page); a
-milestone's list asked for a label or an assignee too keeps the page's rows that have them (the same bound).
+milestone's list asked for a label or an assignee too keeps the page's rows that have them (the same bound);
+such a page says how many rows it looked at, so an empty one says "none of the N looked at" with its Next link.
 Lists without search words show one status, open unless asked; a search shows every status
 unless asked. Cursors are signed and bound to the list they came from.
 """
@@ -40,6 +41,7 @@ class IssueListing:
     query: IssueQuery  # with "me" resolved and the status and sort the list used
     kind: str  # "search", "milestone", "label", "assignee" or "status"
     sorts: tuple[str, ...]  # the sorts this list offers ("" for none)
+    looked_at: int = 0  # rows of the page checked for a label/assignee it has no list of its own for (0: not filtered)
 
 
 def _sorts_of(kind: str, project_key: str | None) -> tuple[str, ...]:
@@ -80,6 +82,7 @@ def issue_listing(
     position = cursors.decode_key(cursor, listing=listing)
     start = position.key if position else None
     backwards = position.backwards if position else False
+    looked_at = 0
     if kind == "search":
         offset = start.get("o") if start else 0
         if not isinstance(offset, int) or offset < 0:
@@ -109,6 +112,7 @@ def issue_listing(
             backwards=backwards,
         )
         if query.label or query.assignee:  # checked on the page's rows only: a bounded look, not a list of its own
+            looked_at = len(page.issues)
             page = replace(page, issues=[i for i in page.issues if _has(i, query)])
     elif kind == "label":
         assert query.label is not None
@@ -123,6 +127,7 @@ def issue_listing(
             backwards=backwards,
         )
         if query.assignee:  # checked on the page's rows only: a bounded look, not a list of its own
+            looked_at = len(page.issues)
             page = replace(page, issues=[i for i in page.issues if i.assignee == query.assignee])
     else:
         assert query.status is not None
@@ -149,6 +154,7 @@ def issue_listing(
         query=query,
         kind=kind,
         sorts=sorts,
+        looked_at=looked_at,
     )
 
 
