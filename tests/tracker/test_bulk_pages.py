@@ -14,9 +14,11 @@ import pytest
 from django.test import Client
 
 from ddbmodels import events, issues, scores
+from ddbmodels import labels as ddb_labels
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text, unchanged, version_of
 from tracker.selectors.activity import issue_stream
+from tracker.selectors.labels import label_catalogue
 from tracker.services import bulk as bulk_services
 
 
@@ -172,7 +174,6 @@ def test_more_than_fifty_issues_are_refused_whole(world: World) -> None:
         ({"status": "closed", "assignee": "VIEWER"}, "VIEWER cannot be assigned: only members and owners can."),
         ({"labels_add": "no/slash"}, "Label “no/slash”: up to 30 letters, digits, dots, dashes or underscores."),
         ({}, "Choose what to change."),
-        ({"status": "sideways"}, "Select a valid choice. sideways is not one of the available choices."),
     ],
 )
 def test_bad_input_is_refused_whole_and_changes_nothing(world: World, change: dict[str, str], said: str) -> None:
@@ -196,15 +197,111 @@ def test_no_issue_chosen_is_refused(world: World) -> None:
     assert flash(response) == ["Choose at least one issue. Nothing was changed."]
 
 
-def test_a_row_without_its_version_is_a_damaged_form(world: World) -> None:
+@pytest.mark.parametrize(
+    ("post", "said"),
+    [
+        ({"n": ["1"]}, "This form is damaged (an issue without its version); reload the page."),
+        ({"n": ["1"], "v1": "x"}, "This form is damaged (an issue without its version); reload the page."),
+        ({"n": ["one"], "v1": "1"}, "This form is damaged (an issue without its version); reload the page."),
+        ({"n": ["1"], "v1": ["1", "2"]}, "This form is damaged (an issue without its version); reload the page."),
+        ({"n": ["1", "01"], "v1": "1", "v01": "1"}, "This form is damaged (issue 1 chosen twice); reload the page."),
+        ({"n": ["1"], "v1": "1", "status": "sideways"}, "sideways is not one of the available choices."),
+        ({"n": ["1"], "v1": "1", "priority": "whenever"}, "whenever is not one of the available choices."),
+    ],
+)
+def test_a_post_no_bar_sends_is_a_400_page_that_changes_nothing(world: World, post: dict[str, Any], said: str) -> None:
+    """Tampered or broken on the way (a row without its version, a number twice, a status not offered): a 400 page
+    saying so, with the way back to the list — not the list's message, which is for what a person chose."""
     new_issue(world, "One")
     member = world.client_for(world.member)
     key, _ = _list_form(member, world)
     with unchanged(world):
-        response = member.post(world.project_url("bulk/"), {"idempotency_key": key, "n": ["1"], "status": "closed"})
-    assert flash(response) == [
-        "This form is damaged (an issue without its version); reload the page. Nothing was changed."
+        response = member.post(
+            world.project_url("bulk/"),
+            {"idempotency_key": key, "status": "closed", "next": world.project_url("?q=is%3Aopen"), **post},
+        )
+    assert response.status_code == 400
+    page = text(response)
+    assert said in page
+    assert "Nothing was changed." in page
+    assert f'href="{world.project_url("?q=is%3Aopen")}"' in page
+
+
+def test_a_label_the_team_renamed_deleted_or_is_renaming_is_refused_whole_naming_the_new_name(world: World) -> None:
+    """The bulk bar and the issue page's label form (which posts to it) refuse what the issue form refuses."""
+    new_issue(world, "One", labels=["bug", "old"])
+    new_issue(world, "Two", labels=["ui"])
+    member = world.client_for(world.member)
+    renamed = member.post(
+        world.url("labels/bug/rename/"),
+        {"to": "defect", "version": ddb_labels.label_get(world.slug, "bug").version, "confirm": "on"},  # type: ignore[union-attr]
+    )
+    assert renamed.status_code == 302
+    deleted = member.post(
+        world.url("labels/old/delete/"),
+        {"version": ddb_labels.label_get(world.slug, "old").version, "confirm": "on"},  # type: ignore[union-attr]
+    )
+    assert deleted.status_code == 302
+    ddb_labels.label_mark(
+        world.slug,
+        "ui",
+        state=ddb_labels.RENAMING,
+        expected_version=ddb_labels.label_get(world.slug, "ui").version,  # type: ignore[union-attr]
+        renamed_to="interface",
+        total=1,
+    )
+    label_catalogue(tenant=world.tenant, fresh=True)  # the rename's start drops the cache; label_mark alone does not
+    for typed, said in (
+        ("bug", "“bug” was renamed to “defect”."),
+        ("Old", "“old” was deleted; a member can create it again on the labels page."),
+        ("perf, ui", "“ui” is being renamed; choose another label or try again when that is done."),
+    ):
+        key, rows = _list_form(member, world)
+        with unchanged(world):
+            response = _post(member, world, key, {2: rows[2]}, labels_add=typed)
+        assert flash(response) == [f"{said} Nothing was changed."]
+        member.get(response["Location"])
+    assert [set(load(world, n).labels or ()) for n in (1, 2)] == [{"defect"}, {"ui"}]  # type: ignore[union-attr]
+    assert ddb_labels.label_get(world.slug, "bug").state == ddb_labels.GONE  # type: ignore[union-attr]
+
+
+def test_labels_are_lower_cased_as_the_issue_form_does_and_a_stored_capital_one_can_be_removed(world: World) -> None:
+    new_issue(world, "One", labels=["bug"])
+    new_issue(world, "Two")
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    added = _post(member, world, key, rows, labels_add="Bug, UI")
+    assert flash(added) == ["Changed WEB-1, WEB-2."]
+    member.get(added["Location"])
+    assert [load(world, n).labels for n in (1, 2)] == [{"bug", "ui"}, {"bug", "ui"}]  # type: ignore[union-attr]
+    assert "Bug" not in ddb_labels.team_labels(world.slug)
+    key, rows = _list_form(member, world)
+    assert flash(_post(member, world, key, rows, labels_remove="UI")) == ["Changed WEB-1, WEB-2."]
+    assert [load(world, n).labels for n in (1, 2)] == [{"bug"}, {"bug"}]  # type: ignore[union-attr]
+
+
+def test_the_same_bar_sent_again_with_another_change_is_not_taken_for_the_first(world: World) -> None:
+    """Back to the list, the same rendered bar (same key), another choice: not "already done by this form"."""
+    for title in ("One", "Two"):
+        new_issue(world, title)
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    first = _post(member, world, key, rows, priority="high")
+    assert flash(first) == ["Changed WEB-1, WEB-2."]
+    member.get(first["Location"])  # the list shows the message (and so no later answer repeats it)
+    again = _post(member, world, key, rows, priority="low")  # the rows' versions as that page showed them
+    assert flash(again) == [
+        "Not changed: WEB-1 (changed since the list was loaded); WEB-2 (changed since the list was loaded)."
     ]
+    member.get(again["Location"])
+    now = {n: version_of(world, n) for n in rows}
+    applied = _post(member, world, key, now, priority="low")  # the same key on the versions as they are now
+    assert flash(applied) == ["Changed WEB-1, WEB-2."]
+    assert [load(world, n).priority for n in (1, 2)] == ["low", "low"]  # type: ignore[union-attr]
+    member.get(applied["Location"])
+    with unchanged(world):
+        replay = _post(member, world, key, now, priority="low")  # that same submission once more: replayed
+    assert flash(replay) == ["Already done by this form (sent before): WEB-1, WEB-2; nothing changed twice."]
 
 
 def test_unassigning_and_an_outside_next_goes_back_to_the_project_list(world: World) -> None:

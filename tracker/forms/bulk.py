@@ -1,7 +1,10 @@
 """The bulk bar of a project's list: which issues (``n`` repeated, ``v<n>`` the version each row showed), what to do.
 
-The list page renders it (``BulkForm(assignees=…)``: its idempotency key is the change's token); the
-bulk view reads it back. Empty fields leave that part alone; assignee ``NOBODY`` unassigns.
+The list page renders it (``BulkForm(assignees=…)``: its idempotency key, bound to the change, is the
+change's token); the bulk view reads it back. Empty fields leave that part alone; assignee ``NOBODY``
+unassigns. Labels to add are lower-cased as the issue form stores new ones. A post no rendered bar can
+send (a row without its version, a number twice, a status not offered, a damaged key) is ``damaged``:
+the view answers it with a 400 page, not the list's message.
 """
 
 from __future__ import annotations
@@ -21,8 +24,15 @@ LABEL_SPLIT = re.compile(r"[,\s]+")
 
 
 def label_names(raw: str) -> frozenset[str]:
-    """Labels typed as "bug, ui" or "bug ui", as a set (names are checked by the service)."""
-    return frozenset(part for part in LABEL_SPLIT.split(raw.strip()) if part)
+    """Labels typed as "bug, ui" or "Bug UI", lower-cased as the issue form stores new labels (names are checked by
+    the service): "Bug" is the team's label bug, never a second one."""
+    return frozenset(part.lower() for part in LABEL_SPLIT.split(raw.strip()) if part)
+
+
+def removed_label_names(raw: str) -> frozenset[str]:
+    """Labels to take off: as typed and lower-cased, so a label an import stored as "Bug" can still be removed."""
+    typed = frozenset(part for part in LABEL_SPLIT.split(raw.strip()) if part)
+    return typed | label_names(raw)
 
 
 class BulkForm(IdempotentForm):
@@ -39,7 +49,13 @@ class BulkForm(IdempotentForm):
 
     def __init__(self, *args: Any, assignees: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.too_many = False  # more rows chosen than one change may take (``_versions``)
         self.assignee_choices = [("", "Assignee…"), (NOBODY, "— nobody —")] + [(u, u) for u in assignees or ()]
+
+    @property
+    def damaged(self) -> bool:
+        """Invalid in a way no rendered bar produces (tampered, or broken on the way): a 400, not a message."""
+        return bool(self.errors) and not self.too_many
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -49,15 +65,21 @@ class BulkForm(IdempotentForm):
 
     def _versions(self) -> dict[int, int]:
         """``n`` → the row's version (``v<n>``); a form error for anything that is not a listed issue's."""
-        numbers = self.data.getlist("n") if hasattr(self.data, "getlist") else []
+        getlist = getattr(self.data, "getlist", None)  # a QueryDict: every value of a repeated name
+        numbers: list[str] = getlist("n") if getlist else []
         if len(numbers) > MAX_CHOSEN:
+            self.too_many = True  # "All on this page" of a long page: the person's choice, said on the list
             self.add_error(None, f"At most {MAX_CHOSEN} issues at a time; {len(numbers)} were chosen.")
             return {}
         versions: dict[int, int] = {}
         for raw in numbers:
-            version = self.data.get(f"v{raw}", "")
+            given: list[str] = getlist(f"v{raw}") if getlist else []
+            version = given[0] if len(given) == 1 else ""
             if not (raw.isdigit() and version.isdigit() and 0 < int(raw) <= MAX_ISSUE_NUMBER):
                 self.add_error(None, "This form is damaged (an issue without its version); reload the page.")
+                return {}
+            if int(raw) in versions:
+                self.add_error(None, f"This form is damaged (issue {int(raw)} chosen twice); reload the page.")
                 return {}
             versions[int(raw)] = int(version)
         return versions

@@ -9,9 +9,9 @@ from django.core import signing, validators
 from django.utils.html import format_html
 
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX, one_line
-from ddbmodels.labels import GONE, RENAMING, Label
+from ddbmodels.labels import Label
 from tracker.forms.idempotency import IdempotentForm
-from tracker.issue_terms import LABEL_RE, PRIORITY_LABELS, STATUS_LABELS
+from tracker.issue_terms import LABEL_RE, PRIORITY_LABELS, STATUS_LABELS, label_refusals
 
 PRIORITY_CHOICES = [(p, PRIORITY_LABELS[p]) for p in PRIORITIES]
 
@@ -183,18 +183,7 @@ class IssueForm(IdempotentForm):
 
 def _refused(catalogue: list[Label]) -> dict[str, str]:
     """Labels an issue may not be given now, with why (a rename or delete of it runs, or is done)."""
-    why: dict[str, str] = {}
-    for label in catalogue:
-        if label.busy:
-            doing = "renamed" if label.state == RENAMING else "deleted"
-            why[label.name] = f"“{label.name}” is being {doing}; choose another label or try again when that is done."
-        elif label.state == GONE:
-            why[label.name] = (
-                f"“{label.name}” was renamed to “{label.renamed_to}”."
-                if label.renamed_to
-                else f"“{label.name}” was deleted; a member can create it again on the labels page."
-            )
-    return why
+    return label_refusals(catalogue)
 
 
 class StatusForm(forms.Form):

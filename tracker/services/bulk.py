@@ -3,8 +3,12 @@
 The rules are the single edits': members and owners only, the workflow's moves (``TRANSITIONS``), a
 newly chosen assignee must be a member or owner. Each issue is changed on the version its list row
 showed (``ddbmodels.issues.issue_change``), so an issue somebody changed since the list was loaded
-is refused alone, the others go on. The form's idempotency key is the change's token: the same form
-sent again changes nothing twice and says "already done by this form" for what it did.
+is refused alone, the others go on. The change's token is the form's idempotency key bound to the
+change (``change_token``: key + a hash of what it asks): the same form sent again changes nothing twice
+and says "already done by this form" for what it did; the same rendered bar sent back with another
+change (browser Back, another choice) is a new change, checked on the rows' versions like any other.
+A label being renamed or deleted, or gone, is refused whole as the issue form refuses it (the
+team's cached label catalogue, ``selectors.labels``: no request when cached).
 
 Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read), then per changed
 issue its update (1 WCU per KB + list-index and label entries) and its history event(s); a refused
@@ -13,7 +17,8 @@ one 1 WCU + 1 RCU. One counts refresh is scheduled for the project, whatever the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +26,9 @@ from ddbmodels import issues
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition
 from ddbmodels.events import Kind
 from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
-from tracker.issue_terms import LABEL_RE, STATUS_LABELS
+from tracker.issue_terms import LABEL_RE, STATUS_LABELS, label_refusals
 from tracker.models import Membership
+from tracker.selectors.labels import label_catalogue
 from tracker.services import activity, leaderboard
 from tracker.services.issues import assignable, schedule_counts
 from tracker.services.permissions import require_role
@@ -88,11 +94,12 @@ def bulk_change(
         raise InvalidInput(f"At most {MAX_ISSUES} issues at a time; {len(versions)} were chosen.")
     if change.empty:
         raise InvalidInput("Choose what to change.")
-    _check_labels(change.labels_add)
+    _check_labels(change.labels_add, membership=membership)
     if isinstance(change.assignee, str) and not assignable(membership, change.assignee):
         raise InvalidInput(f"{change.assignee} cannot be assigned: only members and owners can.")
     if not token:
         raise InvalidInput("This form has no key; reload the page and try again.")
+    token = change_token(token, change)
 
     found = issues.issues_for_change(tenant=project.tenant, project_key=project.project_key, numbers=versions)
     actor = membership.user.get_username()
@@ -116,12 +123,33 @@ def bulk_change(
     return outcomes
 
 
-def _check_labels(labels: Iterable[str]) -> None:
-    for label in labels:
+def change_token(key: str, change: BulkChange) -> str:
+    """The token ``issue_change`` stores: the form's key and a hash of the change, so that only the same
+    submission replays (a different change under the same key is checked on the versions, never dropped)."""
+    assignee = "-" if change.assignee is UNSET else change.assignee or ""
+    parts = [
+        change.status or "",
+        assignee,
+        change.priority or "",
+        ",".join(sorted(change.labels_add)),
+        ",".join(sorted(change.labels_remove)),
+    ]
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    return f"{key}:{digest}"
+
+
+def _check_labels(labels: frozenset[str], *, membership: Membership) -> None:
+    """Refused whole: a label name that is not one, or one the team is renaming or deleting or has (the catalogue)."""
+    for label in sorted(labels):
         if len(label) > issues.LABEL_MAX or not LABEL_RE.match(label):
             raise InvalidInput(
                 f"Label “{label}”: up to {issues.LABEL_MAX} letters, digits, dots, dashes or underscores."
             )
+    if labels:
+        refused = label_refusals(label_catalogue(tenant=membership.tenant))
+        for label in sorted(labels):
+            if label in refused:
+                raise InvalidInput(refused[label])
 
 
 def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str) -> RowOutcome:

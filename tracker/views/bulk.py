@@ -2,7 +2,9 @@
 
 Each chosen issue is changed on the version its row showed (``services.bulk``); the outcome of every
 row is one message on the list it came from: changed, already done by this form, unchanged, or not
-changed and why. Bad input changes nothing and says so. No page of its own (the list is the form).
+changed and why. Bad input changes nothing and says so: on the list for what a person can choose
+(nothing to change, a label or assignee refused), a 400 page for a post no rendered bar sends (a row
+without its version or chosen twice, a status not offered, a damaged key).
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import UNSET
-from tracker.forms.bulk import NOBODY, BulkForm, label_names
+from tracker.forms.bulk import NOBODY, BulkForm, label_names, removed_label_names
 from tracker.models import Membership
 from tracker.selectors.projects import project_access
 from tracker.services import bulk as bulk_services
@@ -64,8 +66,16 @@ def bulk_edit(request: HttpRequest, membership: Membership, project: str) -> Htt
     valid = form.is_valid()
     back = _back(request, membership, project_item.project_key, str(form.cleaned_data.get("next") or ""))
     if not valid:
-        problems = [str(error) for errors in form.errors.values() for error in errors]
-        messages.error(request, " ".join([*problems, NOTHING_CHANGED]))
+        problems = " ".join([str(error) for errors in form.errors.values() for error in errors] + [NOTHING_CHANGED])
+        if form.damaged:
+            context = {
+                "heading": "That did not work",
+                "message": problems,
+                "back_url": back,
+                "back_label": "Back to the list",
+            }
+            return render(request, "400.html", context, status=400)
+        messages.error(request, problems)
         return redirect(back)
     data = form.cleaned_data
     assignee = data["assignee"].strip()
@@ -74,7 +84,7 @@ def bulk_edit(request: HttpRequest, membership: Membership, project: str) -> Htt
         assignee=UNSET if not assignee else None if assignee == NOBODY else assignee,
         priority=data["priority"] or None,
         labels_add=label_names(data["labels_add"]),
-        labels_remove=label_names(data["labels_remove"]),
+        labels_remove=removed_label_names(data["labels_remove"]),
     )
     try:
         outcomes = bulk_services.bulk_change(
