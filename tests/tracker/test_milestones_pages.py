@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -10,12 +11,14 @@ import pytest
 
 from ddbmodels import issues, milestones
 from ddbmodels.core import capacity
+from ddbmodels.core.errors import ChangedSinceRead
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, pager_link, references, text
 from tracker import tasks
 from tracker.cache import invalidate
 from tracker.demo.milestones import milestones_seed
 from tracker.selectors.milestones import milestones_cache_key
+from tracker.services import milestones as milestone_services
 from tracker.services.projects import project_counts_refresh
 
 
@@ -273,3 +276,74 @@ def test_a_milestone_list_with_a_label_says_none_of_a_page_matched_and_keeps_nex
     assert further is not None
     second = client.get(world.project_url() + further)
     assert references(second) == [int(oldest.number)]
+
+
+def _lagging_index(monkeypatch: pytest.MonkeyPatch, calls: int) -> None:
+    """``milestone_status`` as an eventually consistent index: for its first ``calls`` Queries, each page is the one
+    seen the first time it was asked for (rows of issues moved since still listed, with their old versions)."""
+    real = issues.status_list
+    seen: dict[str, Any] = {}
+    count = [0]
+
+    def lagging(**kw: Any) -> Any:
+        if not kw.get("milestone"):
+            return real(**kw)
+        count[0] += 1
+        key = f"{kw['milestone']}|{kw['status']}|{sorted((kw.get('start') or {}).items())}"
+        if count[0] > calls:
+            return real(**kw)
+        if key not in seen:
+            seen[key] = copy.deepcopy(real(**kw))
+        return copy.deepcopy(seen[key])
+
+    monkeypatch.setattr(issues, "status_list", lagging)
+
+
+def _start_close_job(world: World, monkeypatch: pytest.MonkeyPatch, count: int) -> tuple[Any, ...]:
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    _in(world, v12, count)
+    queued: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.close_milestone, "delay", lambda *args: queued.append(args))
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    assert client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form).status_code == 302
+    assert len(queued) == 1
+    return queued[0]
+
+
+@pytest.mark.slow
+def test_the_close_job_pages_past_rows_a_lagging_index_still_lists_and_closes_only_when_all_moved(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review F4: rows of issues the job moved already (the index lags) are replayed, count as done, and the job
+    pages past them; it used to take a page of them for 'nothing left to move' and close with issues still in."""
+    job = _start_close_job(world, monkeypatch, 27)
+    _lagging_index(monkeypatch, calls=6)
+    result = tasks.close_milestone.apply(args=job).get()
+    assert result["result"] == {"moved": 27, "refused": 0, "closed": True}
+    by_name = {m.name: m for m in _listed(world)}
+    still_in = issues.status_list(tenant=world.slug, project_key="WEB", status="open", milestone=job[2], size=50)
+    assert still_in.issues == []
+    assert by_name["v1.2"].state == "closed"
+
+
+@pytest.mark.slow
+def test_the_close_job_leaves_the_milestone_open_when_issues_are_refused(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only real refusals (an issue changed meanwhile, read again and changed again) stop the job: it says which,
+    and the milestone stays open with them in it."""
+    job = _start_close_job(world, monkeypatch, 27)
+    real = milestone_services._change_one
+
+    def refuse_one(issue: Any, target: Any, token: str) -> Any:
+        if int(issue.number) == 1:
+            raise ChangedSinceRead("changed meanwhile")
+        return real(issue, target, token)
+
+    monkeypatch.setattr(milestone_services, "_change_one", refuse_one)
+    result = tasks.close_milestone.apply(args=job).get()["result"]
+    assert (result["moved"], result["refused"], result["closed"]) == (26, 1, False)
+    assert result["refused_issues"] == {"WEB-1": "changed meanwhile"}
+    assert {m.name: m.state for m in _listed(world)}["v1.2"] == "open"
+    assert (load(world, 1) or object()).milestone == job[2]  # type: ignore[attr-defined]

@@ -101,6 +101,7 @@ class Closed:
     moved: int = 0
     refused: dict[str, str] = field(default_factory=dict)
     job: bool = False
+    settled: int = 0  # rows listed that needed nothing: out of the milestone already (moved before, or meanwhile)
 
 
 def milestone_close(
@@ -193,6 +194,7 @@ def _move(
             outcome.refused[issue.reference] = "changed meanwhile" if isinstance(error, ChangedSinceRead) else "deleted"
             continue
         if change is None:
+            outcome.settled += 1  # moved by this close before (a lagging index still lists it) or elsewhere meanwhile
             continue
         outcome.moved += 1
         data: dict[str, Any] = {
@@ -232,32 +234,55 @@ def milestone_close_job(
     actor: str,
 ) -> dict[str, Any]:
     """The job a close with more than ``MOVE_IN_REQUEST`` open issues starts (task ``close_milestone``, job
-    ``milestone_close:<team>:<PROJECT>:<id>``, the team's): pages of 25 from the milestone's ``milestone_status``
-    partitions until they are empty (resumable: a moved issue leaves them), then the close on the version the
-    form was sent with (ChangedSinceRead: somebody saved it meanwhile; it stays open, its issues moved)."""
+    ``milestone_close:<team>:<PROJECT>:<id>``, the team's): walks the milestone's ``milestone_status`` partitions
+    (open, in progress) page by page to their end, moving each issue, and walks them again until a walk moves
+    nothing (resumable: a moved issue leaves them). The index is eventually consistent: rows of issues this close
+    moved already can still be listed; they are replayed (the token is on the issue) and count as done, and the walk
+    pages past them rather than stopping. Only issues refused for real (changed meanwhile, twice) keep it open:
+    the result lists them and the milestone is not closed. Then the close on the version the form was sent with
+    (ChangedSinceRead: somebody saved it meanwhile; it stays open, its issues moved)."""
     milestone = ddb_milestones.milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
     if milestone is None or not milestone.is_open:
         return {"moved": 0, "closed": False}
     target = _target(milestone, to) if to else None
-    moved, refused = 0, 0
+    moved = 0
+    refused: dict[str, str] = {}
     while True:
-        run.fence()
-        found, _ = milestone_selectors.milestone_open_issues(
-            tenant=tenant, project_key=project_key, milestone_id=milestone_id, limit=MOVE_IN_REQUEST
-        )
-        if not found:
-            break
-        outcome = _move(found, milestone, target, token, actor=actor)
-        moved, refused = moved + outcome.moved, refused + len(outcome.refused)
-        run.progress(moved=moved, refused=refused)
-        if not outcome.moved:
-            break  # only refusals left: nothing more this run can do
-    ddb_milestones.milestone_set_state(milestone, state="closed", expected_version=expected_version)
-    _changed(tenant, project_key)
+        moved_now, refused = 0, {}
+        for status in ("open", "in_progress"):
+            start: dict[str, Any] | None = None
+            while True:
+                run.fence()
+                page = ddb_issues.status_list(
+                    tenant=tenant,
+                    project_key=project_key,
+                    status=status,
+                    milestone=milestone_id,
+                    size=MOVE_IN_REQUEST,
+                    start=start,
+                )
+                for issue in page.issues:
+                    issue.milestone = milestone_id  # the index's key names it; no index projects ``ms``
+                outcome = _move(page.issues, milestone, target, token, actor=actor)
+                moved_now += outcome.moved
+                # a deleted issue is out of the milestone: only the others keep it open
+                refused.update({ref: why for ref, why in outcome.refused.items() if why != "deleted"})
+                run.progress(moved=moved + moved_now, refused=len(refused))
+                start = page.next_key
+                if start is None:
+                    break
+        moved += moved_now
+        if not moved_now:
+            break  # a whole walk changed nothing: every row left is done already or refused
     project = ddb_issues.project_get(tenant=tenant, key=project_key)
     if project is not None and moved:
         schedule_counts(project)
-    return {"moved": moved, "refused": refused, "closed": True}
+    if refused:
+        log.warning("milestone %s of %s/%s not closed: %d refused", milestone_id, tenant, project_key, len(refused))
+        return {"moved": moved, "refused": len(refused), "refused_issues": refused, "closed": False}
+    ddb_milestones.milestone_set_state(milestone, state="closed", expected_version=expected_version)
+    _changed(tenant, project_key)
+    return {"moved": moved, "refused": 0, "closed": True}
 
 
 def issue_milestone_set(
