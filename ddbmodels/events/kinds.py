@@ -40,8 +40,9 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.ISSUE_EDITED: KindInfo(
         "title, priority, assignee, description or labels changed",
         # changed: {field: [before, after]}; description: True; labels: {added, removed}; excerpt: the
-        # new description, added by the fan-out only; diff: the description's word diff (tracker.text_diff, ≤ 2 KB)
-        ("changed", "description", "labels", "excerpt", "diff"),
+        # new description, added by the fan-out only; diff: the description's word diff (tracker.text_diff, ≤ 2 KB);
+        # diff_removed_by: set when the editor or an owner took the diff out (tracker.services.deleting)
+        ("changed", "description", "labels", "excerpt", "diff", "diff_removed_by"),
         notifies=True,
     ),
     Kind.ISSUE_STATUS: KindInfo("the status moved", ("from", "to"), notifies=True),

@@ -33,7 +33,7 @@ from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem
 from ddbmodels.patterns.time_series import PeriodKind, parse_period_id, period_id, period_shift, period_start
 from tracker.cursors import INVALID, open_signed, sign
-from tracker.exceptions import BadCursor
+from tracker.exceptions import BadCursor, BadRequest
 from tracker.imports.records import SOURCES
 from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 from tracker.text_diff import Segment, StoredDiff, stored_segments, word_diff
@@ -58,6 +58,8 @@ class Line:
     number: int = 0
     url: str = ""  # a page elsewhere the line links to (an imported issue's original)
     changes: StoredDiff | None = None  # what a title or description edit changed, word by word
+    diff_key: str = ""  # a description edit whose stored diff is shown: its event's key (its editor or an owner
+    # may remove that diff from the history: ``services.deleting.description_diff_forget``)
 
     @property
     def segments(self) -> tuple[Segment, ...]:
@@ -92,8 +94,16 @@ def _title_changes(before: object, after: object) -> StoredDiff | None:
     return StoredDiff(segments) if segments else None
 
 
+DESCRIPTION_EDITED = "edited the description"  # the sentence of a description edit whose diff is shown
+
+
 def _description_told(data: dict[str, Any]) -> Told:
-    """Events since issue 21 keep the description's diff (``text_diff.stored_diff``); older ones only a change."""
+    """Events since issue 21 keep the description's diff (``text_diff.stored_diff``); older ones only a change.
+
+    A diff its editor or an owner removed (a pasted secret) says who did (``diff_removed_by``).
+    """
+    if data.get("diff_removed_by"):
+        return f"edited the description (the change was removed from the history by {data['diff_removed_by']})", None
     if "diff" not in data:
         return "edited the description (earlier text not kept)", None
     changes = stored_segments(data["diff"])
@@ -101,7 +111,7 @@ def _description_told(data: dict[str, Any]) -> Told:
         return "edited the description", None
     if not changes.segments:
         return "edited the description (only spacing or line breaks changed)", None
-    return "edited the description", changes
+    return DESCRIPTION_EDITED, changes
 
 
 def _edited(data: dict[str, Any]) -> list[Told]:
@@ -187,8 +197,38 @@ def lines(found: Iterable[events.Event]) -> list[Line]:
             _, project, number = keys.parse_issue_stream(event.stream)
         except ValueError:
             project, number = "", 0
-        result += [Line(event.at, event.actor, text, project, number, changes=changes) for text, changes in told(event)]
+        stored = event.kind == Kind.ISSUE_EDITED and "diff" in (event.data or {})
+        for text, changes in told(event):
+            key = event.t if stored and changes is not None and text == DESCRIPTION_EDITED else ""
+            result.append(Line(event.at, event.actor, text, project, number, changes=changes, diff_key=key))
     return result
+
+
+def description_edit(*, issue: IssueItem, key: str) -> events.Event | None:
+    """The issue's description edit of event key ``key`` (BadRequest when it is no key), None when there is none.
+
+    One consistent Query of the key's period table, at most one item (the key's own: sort keys are fixed width,
+    so nothing but ``key`` lies below the next string and above it) — 1 RCU.
+    """
+    try:
+        if not _EVENT_KEY_RE.fullmatch(key):
+            raise ValueError(key)
+        at = events.sort_key_time(key)
+    except ValueError as error:
+        raise BadRequest("That is not a change of this issue's history.") from error
+    kind = _kind()
+    found = events.stream_events(
+        stream=issue_stream(issue),
+        periods=[period_id(kind, at)],
+        limit=1,
+        before=key[:-1] + chr(ord(key[-1]) + 1),  # the key itself is the newest below it
+        period=kind,
+        consistent=True,
+    )
+    event = found[0] if found and found[0].t == key else None
+    if event is None or event.kind != Kind.ISSUE_EDITED or not (event.data or {}).get("description"):
+        return None
+    return event
 
 
 def imported_line(issue: IssueItem) -> Line | None:

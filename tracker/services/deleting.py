@@ -7,6 +7,9 @@ it (their text becomes "alice commented on WEB-3; the comment was deleted"); the
 follows the event. Done in the request, before the comment itself goes, so a request cut short
 leaves the comment in place and deleting it again finishes the work (every step is idempotent).
 
+A **description edit's words** (issue 21: its event keeps a word diff, removed words included) leave the
+history when its editor or an owner asks (``description_diff_forget``): the event stays and says who removed them.
+
 Deleting an **issue** removes, before the issue becomes a tombstone (its number stays taken, so the
 project's numbers are never given again): every comment, every attachment and its stored file,
 every event of its history but the deletion itself (titles, title changes, file names, excerpts:
@@ -56,6 +59,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from django.core.exceptions import PermissionDenied
+
 from ddbmodels import attachments, comments, events, inbox
 from ddbmodels.comments import CommentItem
 from ddbmodels.core.errors import Unavailable
@@ -64,6 +69,7 @@ from ddbmodels.issues import IssueItem
 from tracker.models import Membership
 from tracker.selectors.activity import issue_stream
 from tracker.services.attachments import DjangoBlobStore
+from tracker.services.permissions import require_role
 
 COMMENT_KINDS = (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED)
 BATCH_EVENTS = 25  # events whose notifications are rewritten, then deleted (one BatchWriteItem), as one step
@@ -176,3 +182,24 @@ def issue_late_remove(*, issue: IssueItem) -> Removed:
             )
         events.events_delete_many((event.table, stream, event.t) for event in late)
     return Removed(comments=removed_comments, attachments=0, events=len(late))
+
+
+def description_diff_forget(*, membership: Membership, issue: IssueItem, event: events.Event) -> bool:
+    """Take a description edit's word diff out of the history (its editor or an owner); False when already gone.
+
+    The words a description lost (a pasted secret) are kept in its ``issue.edited`` event's ``diff``
+    (``services.issues.issue_update``); the event stays, its ``diff`` goes (``events.event_redact``, as a
+    deleted comment's excerpt does: 1 WCU per KB + as much for its ``by_day`` entry) and the history says
+    "edited the description (the change was removed from the history by alice)". Notifications need no
+    change: they quote the new description's first words, never the diff (``inbox.fan_out_later`` does not
+    even queue it). PermissionDenied (403) for viewers and for members who did not make that edit.
+    """
+    require_role(membership, "member")
+    by = membership.user.get_username()
+    if event.actor != by and not membership.allows("owner"):
+        raise PermissionDenied("Only the person who made the change, or an owner, can remove it from the history.")
+    data = dict(event.data or {})
+    if "diff" not in data:  # removed already (a double click, a replay), or an edit from before diffs were kept
+        return False
+    del data["diff"]
+    return events.event_redact(table=event.table, stream=event.stream, t=event.t, data={**data, "diff_removed_by": by})

@@ -1,16 +1,22 @@
-"""The team's activity feed: everything that happened on one day, newest first, a day at a time."""
+"""The team's activity feed (everything that happened on one day, newest first, a day at a time), and removing
+a description edit's words from an issue's history."""
 
 from __future__ import annotations
 
 from datetime import date
 
-from django.http import HttpRequest, HttpResponse
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from ddbmodels.core.keys import utcnow
 from tracker.exceptions import BadRequest
 from tracker.models import Membership
-from tracker.selectors.activity import tenant_day_page
+from tracker.selectors.activity import description_edit, tenant_day_page
+from tracker.selectors.issues import project_issue_access
+from tracker.services import deleting
 from tracker.views.base import tenant_view
 
 BAD_DAY = "The day must be a date written as YYYY-MM-DD, for example 2026-11-23."
@@ -32,3 +38,23 @@ def _day(raw: str | None) -> date:
 def tenant_activity(request: HttpRequest, membership: Membership) -> HttpResponse:
     page = tenant_day_page(tenant=membership.tenant.slug, day=_day(request.GET.get("day")))
     return render(request, "tracker/activity.html", {"membership": membership, "page": page})
+
+
+@tenant_view
+@require_POST
+def history_change_remove(request: HttpRequest, membership: Membership, project: str, number: int) -> HttpResponse:
+    """POST ``event`` (a description edit's key): its word diff leaves the history (its editor or an owner).
+
+    Another team's issue, or a key that is no description edit of this issue: 404; not allowed: 403.
+    """
+    _, issue = project_issue_access(tenant=membership.tenant, project_key=project, number=number)
+    event = description_edit(issue=issue, key=request.POST.get("event", ""))
+    if event is None:
+        raise Http404("No such change in this issue's history.")
+    if deleting.description_diff_forget(membership=membership, issue=issue, event=event):
+        messages.success(request, "The change was removed from the history.")
+    else:
+        messages.info(request, "This change was already removed from the history.")
+    kwargs = {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
+    url = reverse("issue_detail", kwargs=kwargs)
+    return HttpResponseRedirect(f"{url}#history")

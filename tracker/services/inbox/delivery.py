@@ -48,8 +48,10 @@ def fan_out_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, An
     if kind not in NOTIFY_KINDS:
         return
     if kind == Kind.ISSUE_EDITED and data.get("description"):
-        # The history records only that the description changed; the notification quotes the new text.
-        data = {**data, "excerpt": plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]}
+        # The history keeps the description's word diff (``diff``, up to 2 KB, words removed included); the
+        # notification quotes the new text instead, and nothing in the fan-out reads the diff: it is not queued.
+        data = {key: value for key, value in data.items() if key != "diff"}
+        data["excerpt"] = plain_text(issue.description)[:DESCRIPTION_EXCERPT_CHARS]
     event: dict[str, Any] = {
         "stream": issue_stream(issue.tenant, issue.project_key, int(issue.number)),
         "event_key": event_key or new_sort_key(utcnow()),  # the event could not be written: a key of its own
