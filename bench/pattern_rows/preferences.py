@@ -57,6 +57,12 @@ PREFERENCE_ROWS: dict[str, Row] = {
         fixed(1, 4, 2),
         (LOCAL_TRANSACTION, lambda _found, _basis: Cost(0, -2)),
     ),
+    "preferences.view_unshare_team": Row(
+        "an owner takes a teammate's view out of the menu: consistent GetItem of the team's copy and of the author's "
+        "view (1 RCU each) + TransactWriteItems: the copy deleted and the view unshared on its version, 2 WCU each",
+        fixed(2, 4, 3),
+        (LOCAL_TRANSACTION, lambda _found, _basis: Cost(0, -2)),
+    ),
     "preferences.notify_get": Row(
         "GetItem of the team's settings item, eventually consistent: 0.5 RCU per started 4 KB", fixed(0.5, 0, 1)
     ),
@@ -74,7 +80,8 @@ SPLIT.update(pattern for pattern, rows in counted(ROWS).items() if rows > 1)  # 
 
 
 def run_preferences(run: Workload) -> None:
-    """A person saves three views and shares one; the header menu's two Queries; two people's settings."""
+    """A person saves three views and shares one; the header menu's two Queries; an owner takes the shared one
+    out of the menu; two people's settings."""
     preferences.registry_forget()  # the first save of the run writes the registry item
     saved = [
         run(
@@ -113,6 +120,9 @@ def run_preferences(run: Workload) -> None:
         basis=partition_bytes(preferences.team_key(TENANT)),
     )
     bench.check([v.name for v in team] == ["Open bugs"], f"the shared views are {team}")
+    taken = run("preferences.view_unshare_team", preferences.view_unshare_team, TENANT, saved[0].id, expected_version=2)
+    left = bench.unmetered(lambda: preferences.views_shared(TENANT, consistent=True))
+    bench.check(taken.name == "Open bugs" and left == [], f"the shared views are still {left}")
     run(
         "preferences.notify_set (a team's first)",
         preferences.notify_set,

@@ -6,7 +6,10 @@ from ddbmodels.preferences.model import (
     LEVELS,
     NAME_MAX,
     QUERY_MAX,
+    SHARED_MAX,
     VIEW_ID_RE,
+    VIEWS_MAX,
+    VIEWS_READ,
     NotifySetting,
     PreferenceItem,
     SavedView,
@@ -15,7 +18,14 @@ from ddbmodels.preferences.model import (
 )
 from ddbmodels.preferences.reads import notify_settings, settings_of, view_get, view_of, views_mine, views_shared
 from ddbmodels.preferences.team import TEAM_DATA
-from ddbmodels.preferences.writes import notify_set, person_ensure, registry_forget, view_change, view_save
+from ddbmodels.preferences.writes import (
+    notify_set,
+    person_ensure,
+    registry_forget,
+    view_change,
+    view_save,
+    view_unshare_team,
+)
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -23,7 +33,10 @@ __all__ = [
     "LEVELS",
     "NAME_MAX",
     "QUERY_MAX",
+    "SHARED_MAX",
     "TEAM_DATA",
+    "VIEWS_MAX",
+    "VIEWS_READ",
     "VIEW_ID_RE",
     "NotifySetting",
     "PreferenceItem",
@@ -39,6 +52,7 @@ __all__ = [
     "view_get",
     "view_of",
     "view_save",
+    "view_unshare_team",
     "views_mine",
     "views_shared",
 ]

@@ -20,15 +20,24 @@ saves one view, whatever happened to it since (shared, renamed) — except after
 sent again after that saves it again.
 
 Reads:
-    the header menu     Query pk = "<team>#u#<me>" + Query pk = "<team>#t", s BETWEEN "v#" AND "v#~"
-                        (eventually consistent): 0.5 RCU each (≈ 150 B a view: 25 views in one 4 KB read),
-                        2 requests; the site caches both per team (the shared list) and per person
+    the header menu     Query pk = "<team>#u#<me>" + Query pk = "<team>#t", s BETWEEN "v#" AND "v#~", ≤ 120
+                        (eventually consistent): 0.5 RCU per started 4 KB, one request each (≈ 150 B a
+                        typical view: 0.5 RCU up to ≈ 25 views, ≤ 2 RCU for the 100 a person or team may
+                        have; ≤ 10 RCU for 100 views at the longest name and query), 2 requests; the site
+                        caches both per team (the shared list) and per person. A person keeps ≤ 100 views
+                        (VIEWS_MAX), a team shares ≤ 100 (SHARED_MAX): the save or share past it is refused
+                        on the cached list's count, so only saves racing each other pass it, and the read's
+                        20 more (VIEWS_READ) still show those
     open a view         GetItem of the person's item, else of the team's copy: 0.5 RCU each
     notifications       GetItem pk = "<team>#t", s = "n": 0.5 RCU (≈ 40 B a person: 100 people ≈ 4 KB);
                         once per fan-out, cached by the site
 Writes:
     save a view         (the person's registry item, once: GetItem 0.5 RCU, then PutItem 1 WCU the first time)
                         + PutItem ``attribute_not_exists(pk)``: 1 WCU
+    an owner unshares   consistent GetItem of the team's copy and of the author's item (2 RCU) +
+    a teammate's view   TransactWriteItems: the copy deleted and the author's item unshared, both on the
+                        version (4 WCU); when the author's item is gone, the copy alone (1 WCU). A person
+                        leaving the team: the same for each view of theirs the shared list holds
     rename, share,      TransactWriteItems: the person's item conditioned on ``v`` + the team's copy put or
     unshare, delete     deleted (share, unshare, rename or delete of a shared view): 4 WCU; an unshared
                         view's rename or delete is one conditional write, 1 WCU. A stale version: ChangedSinceRead
@@ -60,6 +69,9 @@ PERSON_PREFIX = "u#"
 NOTIFY_SORT = "n"
 NAME_MAX = 80
 QUERY_MAX = 500
+VIEWS_MAX = 100  # a person's views in a team: the 101st save is refused (services.preferences)
+SHARED_MAX = 100  # a team's shared views: sharing a 101st is refused
+VIEWS_READ = 120  # what the menu reads of a partition: the limit and room for saves racing past it (never 20)
 LEVELS = ("participating", "watching", "off")
 DEFAULT_LEVEL = "participating"
 

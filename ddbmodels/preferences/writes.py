@@ -232,6 +232,56 @@ def view_change(
     return after
 
 
+@capacity.access_pattern("preferences.view_unshare_team")
+def view_unshare_team(tenant: str, view_id: str, *, expected_version: int) -> SavedView:
+    """Take a shared view out of the team's menu whoever its author is (an owner; a person leaving); the copy taken.
+
+    Consistent GetItem of the team's copy and of the author's item (1 RCU each), then TransactWriteItems:
+    the copy deleted and the author's item unshared, both on ``v`` (4 WCU); when the author's item is gone
+    or on another version, the copy alone on its ``v`` (DeleteItem, 1 WCU). The author keeps the view,
+    theirs alone. ChangedSinceRead when the copy is gone or on another version: nothing written.
+    """
+    client = connection.client()
+    copy_key = {"pk": {"S": team_key(tenant)}, "s": {"S": view_sort(view_id)}}
+    answer = client.get_item(TableName=_table(), Key=copy_key, ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
+    if "Item" not in answer:
+        raise ChangedSinceRead("This view is no longer shared.", current=None)
+    copy = view_of(answer["Item"])
+    if copy.version != expected_version:
+        raise ChangedSinceRead(f"{copy.name} was changed since the page was loaded.", current=str(copy.version))
+    condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": {"N": str(expected_version)}}}
+    own_key = {"pk": {"S": person_key(tenant, copy.author)}, "s": copy_key["s"]}
+    own = client.get_item(TableName=_table(), Key=own_key, ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
+    try:
+        if "Item" in own and view_of(own["Item"]).version == expected_version:
+            mine = view_of(own["Item"])
+            after = SavedView(
+                id=mine.id,
+                name=mine.name,
+                query=mine.query,
+                project=mine.project,
+                author=mine.author,
+                shared=False,
+                version=mine.version + 1,
+                created_at=mine.created_at,
+            )
+            item = _view_item(tenant, own_key["pk"]["S"], after, updated=time_key(utcnow()))
+            client.transact_write_items(
+                TransactItems=[
+                    {"Delete": {"TableName": _table(), "Key": copy_key, **condition}},
+                    {"Put": {"TableName": _table(), "Item": item, **condition}},
+                ],
+                ReturnConsumedCapacity="TOTAL",
+            )
+        else:  # the author's item is gone or was changed apart from its copy: the copy goes alone
+            client.delete_item(TableName=_table(), Key=copy_key, ReturnConsumedCapacity="TOTAL", **condition)
+    except ClientError as error:
+        if not _cancelled(error):
+            raise
+        raise ChangedSinceRead(f"{copy.name} was changed since the page was loaded.") from error
+    return copy
+
+
 @capacity.access_pattern("preferences.notify_set")
 def notify_set(tenant: str, username: str, *, level: str, email: bool, expected_version: int) -> NotifySetting:
     """Set a person's notification setting on the version the page showed; the setting after.

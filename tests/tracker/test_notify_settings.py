@@ -139,3 +139,13 @@ def test_a_fan_out_reads_the_settings_once_and_then_from_the_cache(
     totals = meter.by_pattern["preferences.notify_get"]
     assert (totals.requests, totals.rcu) == (1, 0.5)  # one GetItem for both fan-outs
     assert first["delivered"] == second["delivered"] == []
+
+
+def test_an_oversized_version_is_a_form_error_and_changes_nothing(world: World) -> None:
+    client = world.client_for(world.member)
+
+    # 40 digits: DynamoDB refuses a number that long (a 500 before the form bounded it)
+    response = client.post(world.url("settings/notifications/"), {"level": "off", "version": "9" * 40})
+
+    assert response.status_code == 400
+    assert preferences.notify_settings(world.slug, consistent=True) == {}

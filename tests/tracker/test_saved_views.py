@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from django.core.cache import cache
 from django.test import Client
 
 from ddbmodels import preferences
+from ddbmodels.attachments import new_attachment_id
 from ddbmodels.core import capacity
+from ddbmodels.core.errors import Unavailable
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, text
+from tracker.models import Membership
+from tracker.services import team as team_services
 
 
 def save_form(world: World, client: Client, query: str = "is:open label:bug", project: str = "") -> dict[str, str]:
@@ -185,3 +190,93 @@ def test_the_menu_costs_two_queries_then_nothing(world: World) -> None:
     assert cold.by_pattern["preferences.views_shared"].requests == 1
     menu_rcu = cold.by_pattern["preferences.views_mine"].rcu + cold.by_pattern["preferences.views_shared"].rcu
     assert menu_rcu <= 1  # 0.5 each (DynamoDB Local charges an empty Query nothing)
+
+
+def test_a_persons_views_stop_at_the_limit_with_a_clear_refusal_and_all_stay_listed(world: World) -> None:
+    client = world.client_for(world.member)
+    me = world.member.username
+    for n in range(preferences.VIEWS_MAX):
+        preferences.view_save(world.slug, me, view_id=new_attachment_id(), name=f"View {n:03}", query="is:open")
+    form = {**save_form(world, client), "name": "One too many"}
+
+    refused = client.post(world.url("views/new/"), form)
+
+    assert refused.status_code == 400
+    assert f"You have {preferences.VIEWS_MAX} saved views in" in text(refused)
+    assert "delete one" in text(refused)
+    assert len(mine(world, me)) == preferences.VIEWS_MAX
+    listed = text(client.get(world.url("views/")))
+    assert all(f">View {n:03}<" in listed for n in range(preferences.VIEWS_MAX))  # every one can be changed
+    (first,) = [v for v in mine(world, me) if v.name == "View 000"]
+    assert client.post(world.url(f"views/{first.id}/change/"), {"action": "delete", "version": 1}).status_code == 302
+    assert client.post(world.url("views/new/"), form).status_code == 302  # room again: the same form saves
+    assert "One too many" in [v.name for v in mine(world, me)]
+
+
+def test_the_teams_shared_views_stop_at_the_limit(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preferences, "SHARED_MAX", 2)
+    alice, bob = world.client_for(world.member), world.client_for(world.owner)
+    for client, name in ((alice, "A"), (bob, "B"), (alice, "C")):
+        save(world, client, name)
+    views = {v.name: v for v in mine(world, world.member.username) + mine(world, world.owner.username)}
+    assert alice.post(world.url(f"views/{views['A'].id}/change/"), {"action": "share", "version": 1}).status_code == 302
+    assert bob.post(world.url(f"views/{views['B'].id}/change/"), {"action": "share", "version": 1}).status_code == 302
+
+    refused = alice.post(world.url(f"views/{views['C'].id}/change/"), {"action": "share", "version": 1})
+
+    assert refused.status_code == 409
+    assert f"{world.tenant.name} shares 2 views already" in text(refused)
+    assert sorted(v.name for v in preferences.views_shared(world.slug)) == ["A", "B"]
+    assert {v.name: v.shared for v in mine(world, world.member.username)} == {"A": True, "C": False}
+
+
+def test_an_owner_takes_a_teammates_shared_view_out_of_the_menu(world: World) -> None:
+    alice, bob, carol = world.client_for(world.member), world.client_for(world.owner), world.client_for(world.viewer)
+    save(world, alice, "Bugs")
+    (view,) = mine(world, world.member.username)
+    alice.post(world.url(f"views/{view.id}/change/"), {"action": "share", "version": 1})
+
+    assert "Take it out of the team’s menu" in text(bob.get(world.url("views/")))
+    assert "Take it out of the team’s menu" not in text(carol.get(world.url("views/")))
+    assert carol.post(world.url(f"views/{view.id}/change/"), {"action": "unshare", "version": 2}).status_code == 404
+    assert bob.post(world.url(f"views/{view.id}/change/"), {"action": "unshare", "version": 1}).status_code == 409
+    done = bob.post(world.url(f"views/{view.id}/change/"), {"action": "unshare", "version": 2}, follow=True)
+
+    assert f"“Bugs” by {world.member.username} is no longer in the team’s menu" in text(done)
+    assert preferences.views_shared(world.slug) == []
+    assert menu(world, carol) == []
+    (after,) = mine(world, world.member.username)  # the author keeps it, theirs alone again
+    assert (after.shared, after.version) == (False, 3)
+
+
+def test_a_member_who_leaves_or_is_removed_takes_their_shared_views_out_of_the_menu(world: World) -> None:
+    alice, bob, carol = world.client_for(world.member), world.client_for(world.owner), world.client_for(world.viewer)
+    save(world, alice, "Alice bugs")
+    save(world, bob, "Bob bugs")
+    for who, client in ((world.member, alice), (world.owner, bob)):
+        (view,) = mine(world, who.username)
+        client.post(world.url(f"views/{view.id}/change/"), {"action": "share", "version": 1})
+    assert menu(world, carol) == ["Alice bugs", "Bob bugs"]
+    gone = Membership.objects.get(tenant=world.tenant, user=world.member)
+
+    removed = bob.post(world.url(f"team/{gone.pk}/remove/"))
+
+    assert removed.status_code == 302
+    assert [v.name for v in preferences.views_shared(world.slug)] == ["Bob bugs"]
+    assert menu(world, carol) == ["Bob bugs"]
+    assert [(v.name, v.shared) for v in mine(world, world.member.username)] == [("Alice bugs", False)]
+
+
+def test_a_removal_stands_when_dynamodb_fails_to_take_the_views_out(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def down(**_kwargs: object) -> int:
+        raise Unavailable("DynamoDB is throttling this table")
+
+    monkeypatch.setattr(team_services, "views_of_leaver_unshare", down)
+    gone = Membership.objects.get(tenant=world.tenant, user=world.member)
+
+    removed = world.client_for(world.owner).post(world.url(f"team/{gone.pk}/remove/"))
+
+    assert removed.status_code == 302  # the person is out; an owner takes their views out of the menu
+    assert not Membership.objects.filter(pk=gone.pk).exists()

@@ -8,6 +8,8 @@ from ddbmodels.issues import PROJECT_KEY_RE
 from ddbmodels.preferences import NAME_MAX, QUERY_MAX
 from tracker.forms.idempotency import IdempotentForm
 
+VERSION_MAX = 10**9  # a version past any a page shows: more is a damaged form (DynamoDB refuses > 38 digits)
+
 LEVEL_CHOICES = [
     ("participating", "Participating: issues you reported, are assigned, commented on, were mentioned in or watch"),
     ("watching", "Watching: all of that, and every new issue in the team (you then watch it)"),
@@ -35,7 +37,7 @@ class ViewChangeForm(forms.Form):
     ACTIONS = ("rename", "share", "unshare", "delete")
 
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    version = forms.IntegerField(min_value=1, max_value=VERSION_MAX, widget=forms.HiddenInput)
     name = forms.CharField(max_length=NAME_MAX, required=False, strip=True)
 
     def clean(self) -> dict:
@@ -50,4 +52,4 @@ class NotifyForm(forms.Form):
 
     level = forms.ChoiceField(choices=LEVEL_CHOICES, widget=forms.RadioSelect, label="Notify me")
     email = forms.BooleanField(required=False, label="Also e-mail me (a digest per issue)")
-    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    version = forms.IntegerField(min_value=0, max_value=VERSION_MAX, widget=forms.HiddenInput)

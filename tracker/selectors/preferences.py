@@ -93,7 +93,7 @@ def view_menu(*, membership: Membership, cached_only: bool = False) -> ViewMenu:
     tenant, me = membership.tenant.slug, membership.user.get_username()
     mine = my_views(tenant=tenant, username=me, cached_only=cached_only) or []
     shared = shared_views(tenant=tenant, cached_only=cached_only) or []
-    return ViewMenu(mine=mine, shared=[v for v in shared if v.author != me])  # ≤ 100 read: bounded
+    return ViewMenu(mine=mine, shared=[v for v in shared if v.author != me])  # ≤ 120 read: bounded
 
 
 def view_access(*, membership: Membership, view_id: str) -> SavedView:

@@ -6,17 +6,28 @@ from django.core.exceptions import PermissionDenied
 
 from ddbmodels import preferences
 from ddbmodels.attachments import new_attachment_id
+from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.preferences import NotifySetting, SavedView
 from tracker.cache import invalidate
 from tracker.issue_query import QueryError, parse
 from tracker.models import Membership, Role
-from tracker.selectors.preferences import my_views_cache_key, notify_cache_key, shared_views_cache_key
+from tracker.selectors.preferences import (
+    my_views,
+    my_views_cache_key,
+    notify_cache_key,
+    shared_views,
+    shared_views_cache_key,
+)
 
 SHARE_NEEDS = Role.MEMBER  # a viewer saves views for themself; putting one in every teammate's menu needs a member
 
 
 class BadViewQuery(ValueError):
     """The query a view would save is not one the issue list understands (the list's own message)."""
+
+
+class ViewLimit(ValueError):
+    """A person keeps at most VIEWS_MAX views in a team, a team shares at most SHARED_MAX: the message says which."""
 
 
 def view_save(
@@ -32,6 +43,12 @@ def view_save(
     except QueryError as error:
         raise BadViewQuery(str(error)) from error
     tenant, me = membership.tenant.slug, membership.user.get_username()
+    have = my_views(tenant=tenant, username=me) or []  # the header's cached list (dropped on each save)
+    if len(have) >= preferences.VIEWS_MAX and all(v.id != view_id for v in have):  # a replay is answered below
+        raise ViewLimit(
+            f"You have {len(have)} saved views in {membership.tenant.name}, the most one person keeps: "
+            "delete one you no longer use (Saved views), then save this one."
+        )
     saved = preferences.view_save(
         tenant, me, view_id=view_id or new_attachment_id(), name=name, query=query, project=project
     )
@@ -52,12 +69,55 @@ def view_change(
     if shared and not membership.allows(SHARE_NEEDS):
         raise PermissionDenied(f"Sharing a view with the team needs the member role in {membership.tenant.name}.")
     tenant, me = membership.tenant.slug, membership.user.get_username()
+    if shared:
+        team = shared_views(tenant=tenant) or []  # cached, dropped on each share
+        if len(team) >= preferences.SHARED_MAX and all(v.id != view_id for v in team):
+            raise ViewLimit(
+                f"{membership.tenant.name} shares {len(team)} views already, the most a team shares: "
+                "ask a teammate to stop sharing one (or an owner to take one out of the menu), then share this one."
+            )
     try:
         return preferences.view_change(
             tenant, me, view_id, expected_version=expected_version, name=name, shared=shared, delete=delete
         )
     finally:
         invalidate(my_views_cache_key(tenant, me), shared_views_cache_key(tenant))
+
+
+def view_unshare_team(*, membership: Membership, view_id: str, expected_version: int) -> SavedView:
+    """An owner takes a teammate's shared view out of the team's menu (the author keeps it); the copy taken.
+
+    ChangedSinceRead (409, nothing changed) when the view changed or stopped being shared meanwhile.
+    """
+    if not membership.allows(Role.OWNER):
+        raise PermissionDenied(f"Only an owner of {membership.tenant.name} takes a teammate's view out of the menu.")
+    tenant = membership.tenant.slug
+    try:
+        return preferences.view_unshare_team(tenant, view_id, expected_version=expected_version)
+    finally:
+        invalidate(shared_views_cache_key(tenant))
+
+
+def views_of_leaver_unshare(*, tenant: str, username: str) -> int:
+    """A person left the team: their shared views leave its menu (they keep them, unshared); how many.
+
+    One consistent Query of the shared list (≤ 120 views, 1 RCU per 4 KB; filtered by author: bounded)
+    and ``preferences.view_unshare_team`` for each of theirs (2 RCU + 4 WCU). A view changed meanwhile
+    is read again and tried once more; an owner can take out whatever is left.
+    """
+    taken = 0
+    for _attempt in range(2):
+        theirs = [v for v in preferences.views_shared(tenant, consistent=True) if v.author == username]
+        for view in theirs:
+            try:
+                preferences.view_unshare_team(tenant, view.id, expected_version=view.version)
+                taken += 1
+            except ChangedSinceRead:
+                continue
+        if not theirs:
+            break
+    invalidate(shared_views_cache_key(tenant), my_views_cache_key(tenant, username))
+    return taken
 
 
 def notify_set(*, membership: Membership, level: str, email: bool, expected_version: int) -> NotifySetting:

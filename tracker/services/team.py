@@ -19,6 +19,7 @@ Every write is the acting owner's own team: the views look targets up through
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from uuid import UUID
 
@@ -29,9 +30,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from ddbmodels.core.errors import AWS_ERRORS, Unavailable
 from tracker.models import Invitation, Membership, RetiredSlug, Role, Tenant
 from tracker.services.permissions import require_role
+from tracker.services.preferences import views_of_leaver_unshare
 
+log = logging.getLogger(__name__)
+LEAVER_VIEWS_ERRORS: tuple[type[Exception], ...] = (*AWS_ERRORS, Unavailable)  # DynamoDB failing: logged
 INVITATION_MAX_AGE = timedelta(days=7)
 _SALT = "tracker.team.invitation"
 LAST_OWNER = "{team} needs at least one owner: make someone else an owner first."
@@ -60,11 +65,19 @@ def team_role_change(*, membership: Membership, target: Membership, role: str) -
 
 
 def team_member_remove(*, membership: Membership, target: Membership) -> None:
-    """Take ``target`` out of the team; ValidationError if it is the last owner."""
+    """Take ``target`` out of the team; ValidationError if it is the last owner.
+
+    Then their shared views leave the team's Views menu (they keep them, unshared). Should DynamoDB fail
+    there, the person is out all the same (logged): an owner takes what is left out of the menu.
+    """
     require_role(membership, Role.OWNER)
     with transaction.atomic():
         current = _lock_and_check_owners(target, leaving=True)
         current.delete()
+    try:
+        views_of_leaver_unshare(tenant=current.tenant.slug, username=current.user.get_username())
+    except LEAVER_VIEWS_ERRORS:
+        log.warning("%s left %s; their shared views stay in its menu", current.user.get_username(), current.tenant.slug)
 
 
 def _lock_and_check_owners(target: Membership, *, leaving: bool) -> Membership:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from ddbmodels.issues import PROJECT_KEY_RE
 from tracker.exceptions import BadRequest
 from tracker.forms.preferences import ViewChangeForm, ViewSaveForm
-from tracker.models import Membership
+from tracker.models import Membership, Role
 from tracker.selectors.preferences import view_access, view_menu
 from tracker.selectors.projects import project_access
 from tracker.services import preferences as services
@@ -32,6 +32,10 @@ def view_url(tenant: str, query: str, project: str | None) -> str:
 
 @tenant_view
 def view_list(request: HttpRequest, membership: Membership) -> HttpResponse:
+    return _list_page(request, membership)
+
+
+def _list_page(request: HttpRequest, membership: Membership, *, refused: str = "", status: int = 200) -> HttpResponse:
     slug = membership.tenant.slug
     menu = view_menu(membership=membership)
     return render(
@@ -42,7 +46,10 @@ def view_list(request: HttpRequest, membership: Membership) -> HttpResponse:
             "mine": [(v, view_url(slug, v.query, v.project)) for v in menu.mine],
             "shared": [(v, view_url(slug, v.query, v.project)) for v in menu.shared],
             "can_share": membership.allows(services.SHARE_NEEDS),
+            "can_take_out": membership.allows(Role.OWNER),
+            "refused": refused,
         },
+        status=status,
     )
 
 
@@ -67,6 +74,8 @@ def view_new(request: HttpRequest, membership: Membership) -> HttpResponse:
                 )
             except services.BadViewQuery as problem:
                 form.add_error("q", str(problem))
+            except services.ViewLimit as problem:
+                form.add_error(None, str(problem))
             else:
                 if created:
                     messages.success(request, f"Saved the view “{view.name}”: it is in the Views menu.")
@@ -100,23 +109,36 @@ def view_open(request: HttpRequest, membership: Membership, view_id: str) -> Htt
 @require_POST
 @tenant_view
 def view_change(request: HttpRequest, membership: Membership, view_id: str) -> HttpResponse:
-    """Rename, share, unshare or delete one's own view: a stale version changes nothing (409)."""
+    """Rename, share, unshare or delete one's own view: a stale version changes nothing (409).
+
+    An owner may also unshare a teammate's shared view: it leaves the team's menu, its author keeps it.
+    """
     view = view_access(membership=membership, view_id=view_id)  # 404: neither one's own nor shared
-    if view.author != membership.user.get_username():
-        raise Http404("Only its author changes a view.")  # a teammate's shared view is theirs to change
     form = ViewChangeForm(request.POST)
+    if view.author != membership.user.get_username():
+        # a teammate's shared view is theirs to change; an owner only takes it out of the team's menu
+        if not (membership.allows(Role.OWNER) and form.is_valid() and form.cleaned_data["action"] == "unshare"):
+            raise Http404("Only its author changes a view.")
+        taken = services.view_unshare_team(  # ChangedSinceRead: the 409 page, nothing changed
+            membership=membership, view_id=view_id, expected_version=form.cleaned_data["version"]
+        )
+        messages.success(request, f"“{taken.name}” by {taken.author} is no longer in the team’s menu; they keep it.")
+        return redirect("saved_views", tenant=membership.tenant.slug)
     if not form.is_valid():
         raise BadRequest("; ".join(str(e) for errors in form.errors.values() for e in errors))
     data = form.cleaned_data
     action = data["action"]
-    after = services.view_change(  # ChangedSinceRead: the 409 page, nothing changed
-        membership=membership,
-        view_id=view_id,
-        expected_version=data["version"],
-        name=data["name"] if action == "rename" else None,
-        shared={"share": True, "unshare": False}.get(action),
-        delete=action == "delete",
-    )
+    try:
+        after = services.view_change(  # ChangedSinceRead: the 409 page, nothing changed
+            membership=membership,
+            view_id=view_id,
+            expected_version=data["version"],
+            name=data["name"] if action == "rename" else None,
+            shared={"share": True, "unshare": False}.get(action),
+            delete=action == "delete",
+        )
+    except services.ViewLimit as problem:
+        return _list_page(request, membership, refused=str(problem), status=409)
     done = {
         "rename": "Renamed the view to “{}”.",
         "share": "Shared “{}” with the team.",

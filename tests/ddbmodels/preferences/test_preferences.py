@@ -6,7 +6,7 @@ import pytest
 
 from ddbmodels import preferences
 from ddbmodels.attachments import new_attachment_id
-from ddbmodels.core import capacity
+from ddbmodels.core import capacity, connection
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
 from ddbmodels.core.team_data import Shards, Team
 from ddbmodels.preferences import NotifySetting
@@ -20,7 +20,7 @@ def save(tenant: str, who: str = "alice", name: str = "Open bugs", **kwargs: obj
         who,
         view_id=str(kwargs.pop("view_id", new_attachment_id())),
         name=name,
-        query="is:open label:bug",
+        query=str(kwargs.pop("query", "is:open label:bug")),
         **kwargs,  # type: ignore[arg-type]
     )
     assert created
@@ -146,3 +146,53 @@ def test_offboarding_finds_every_item_through_the_team_partition(tenant: str) ->
     assert [s for pk, s in found if pk == preferences.team_key(tenant)] == ["n", "u#alice", "u#bob", f"v#{view.id}"]
     assert len(found) == 6
     assert declared.probe is not None
+
+
+def test_an_owner_takes_a_shared_view_out_of_the_menu_and_its_author_keeps_it(tenant: str) -> None:
+    view = save(tenant)
+    preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+
+    with pytest.raises(ChangedSinceRead):  # the page showed version 1: nothing changes
+        preferences.view_unshare_team(tenant, view.id, expected_version=1)
+    assert [v.id for v in preferences.views_shared(tenant)] == [view.id]
+    with capacity.measure() as taken:
+        copy = preferences.view_unshare_team(tenant, view.id, expected_version=2)
+
+    assert (copy.name, copy.author) == ("Open bugs", "alice")
+    assert preferences.views_shared(tenant) == []
+    assert [(v.shared, v.version) for v in preferences.views_mine(tenant, "alice")] == [(False, 3)]
+    assert dict(taken.by_operation) == {"GetItem": 2, "TransactWriteItems": 1}  # as the model docstring says
+    with pytest.raises(ChangedSinceRead):  # no longer shared
+        preferences.view_unshare_team(tenant, view.id, expected_version=2)
+
+
+def test_a_shared_copy_whose_authors_view_is_gone_is_taken_alone(tenant: str) -> None:
+    view = save(tenant)
+    preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+    connection.client().delete_item(  # as a half-done write could leave it
+        TableName=connection.table_name("preferences"),
+        Key={"pk": {"S": preferences.person_key(tenant, "alice")}, "s": {"S": f"v#{view.id}"}},
+    )
+
+    preferences.view_unshare_team(tenant, view.id, expected_version=2)
+
+    assert preferences.views_shared(tenant) == []
+    assert preferences.views_mine(tenant, "alice") == []
+
+
+def test_the_menu_reads_every_view_a_person_may_keep_in_one_request_at_its_stated_cost(tenant: str) -> None:
+    for n in range(preferences.VIEWS_MAX):
+        save(tenant, name=f"View {n:03}")
+        save(tenant, "bob", name=f"{n:03} " + "n" * (preferences.NAME_MAX - 4), query="label:" + "q" * 480)
+    with capacity.measure() as typical:
+        mine = preferences.views_mine(tenant, "alice")
+    with capacity.measure() as longest:
+        bobs = preferences.views_mine(tenant, "bob")
+    for n in range(preferences.VIEWS_READ - preferences.VIEWS_MAX):  # saves that raced past the limit: still read
+        save(tenant, name=f"Raced {n:02}")
+
+    assert len(mine) == len(bobs) == preferences.VIEWS_MAX
+    assert typical.requests == longest.requests == 1
+    assert typical.rcu <= 2  # the model docstring: ≤ 2 RCU for 100 typical views
+    assert typical.rcu < longest.rcu <= 10  # … and ≤ 10 RCU at the longest name and query
+    assert len(preferences.views_mine(tenant, "alice")) == preferences.VIEWS_READ

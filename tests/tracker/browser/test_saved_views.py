@@ -70,6 +70,15 @@ def test_save_a_view_share_it_and_a_teammate_opens_it_from_the_menu(
     expect(page.locator("#issue-q")).to_have_value("is:open label:bug")
     expect(page.locator("table.issues tbody tr")).to_have_count(2)
 
+    page.goto(f"/t/{world.slug}/views/")  # an owner takes a teammate's shared view out of the team's menu
+    take_out = page.get_by_role("button", name="Take it out of the team’s menu")
+    expect(take_out).to_be_visible()
+    _shot(page, f"views-05-owner-list-{width}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    take_out.click()
+    expect(page.locator("ul.messages li.success")).to_contain_text("is no longer in the team’s menu; they keep it.")
+    expect(page.get_by_text("Nobody has shared a view")).to_be_visible()
+
     page.goto(f"/t/{world.slug}/settings/notifications/")
     page.get_by_label("Watching: all of that").check()
     page.get_by_label("E-mail me as well").uncheck()
