@@ -189,7 +189,7 @@ def test_a_large_rename_runs_as_a_job_with_progress_and_the_old_name_is_refused_
     client = world.client_for(world.member)
     version = _label(world, "bug").version
     confirm = text(client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version}))
-    assert f"<strong>{count} issues</strong>" in confirm
+    assert f"<strong>More than {label_service.IN_REQUEST_MAX} issues</strong>" in confirm
     assert "in the background" in confirm
     done = client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version, "confirm": "on"})
     assert done.status_code == 302
@@ -273,3 +273,127 @@ def test_the_demo_colours_the_team_s_labels_once_and_leaves_a_colour_chosen_sinc
     client.post(world.url("labels/bug/edit/"), {"colour": "pink", "description": "", "version": "1"})
     assert demo_labels.labels_seed(world.slug) == []
     assert _label(world, "bug").colour == "pink"
+
+
+def test_a_run_stopped_between_an_issue_and_its_label_entries_is_finished_by_the_next_run(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job stopped (worker killed, throttled) after an issue's update, before its entries moved: the issue
+    holds this rename's token, its old entry stays. The next run finds it replayed and repairs the entry."""
+    from ddbmodels.issues import writes
+
+    for n in range(2):
+        new_issue(world, f"Crash {n}", labels={"bug"})
+    client = world.client_for(world.member)
+    client.post(world.url("labels/new/"), {"name": "defect", "colour": "red"})
+    busy = ddb_labels.label_mark(
+        world.slug,
+        "bug",
+        state=ddb_labels.RENAMING,
+        expected_version=_label(world, "bug").version,
+        renamed_to="defect",
+        total=2,
+    )
+    real = writes.entries_move
+
+    def stopped(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("worker lost between the issue and its entries")
+
+    monkeypatch.setattr(writes, "entries_move", stopped)
+    with pytest.raises(RuntimeError):
+        label_service.label_move(tenant=world.slug, label=busy, actor="member")
+    monkeypatch.setattr(writes, "entries_move", real)
+    assert _labels_of(world, 1) == {"defect"}  # the issue moved, its entry did not
+    assert _entries(world, "bug")[0] == ("WEB", 1)
+    label_service.label_move(tenant=world.slug, label=_label(world, "bug"), actor="member")
+    assert _entries(world, "bug") == []
+    assert sorted(_entries(world, "defect")) == [("WEB", 1), ("WEB", 2)]
+    assert (_label(world, "bug").state, _label(world, "bug").renamed_to) == ("gone", "defect")
+    assert [_labels_of(world, n) for n in (1, 2)] == [{"defect"}, {"defect"}]
+
+
+def test_the_confirm_page_counts_one_page_of_issues_at_most_and_speaks_plainly(world: World) -> None:
+    count = label_service.IN_REQUEST_MAX + 5
+    for n in range(count):
+        new_issue(world, f"Crash {n}", labels={"bug"})
+    client = world.client_for(world.member)
+    page = text(client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": _label(world, "bug").version}))
+    assert f"<strong>More than {label_service.IN_REQUEST_MAX} issues</strong> change from bug to defect" in page
+    assert "about 11 small writes an issue" in page
+    for jargon in ("write unit", "list entries", "label entries", "RCU", "WCU"):
+        assert jargon not in page, jargon
+    delete = text(client.get(world.url("labels/bug/delete/")))
+    assert f"<strong>More than {label_service.IN_REQUEST_MAX} issues</strong> lose the label" in delete
+
+
+def test_a_confirm_sent_twice_says_it_is_done_or_under_way_not_changed_since(
+    world: World, queued: list[tuple[Any, ...]]
+) -> None:
+    new_issue(world, "Crash", labels={"bug", "docs"})
+    client = world.client_for(world.member)
+    version = _label(world, "bug").version
+    form = {"to": "defect", "version": version, "confirm": "on"}
+    assert flash(client.post(world.url("labels/bug/rename/"), form)) == ["Renaming bug to defect: 1 issue changed."]
+    again = client.post(world.url("labels/bug/rename/"), form)
+    assert again.status_code == 302
+    assert flash(again)[-1:] == ["bug was renamed to defect already (by this form, sent before, or another)."]
+    docs = _label(world, "docs").version
+    assert client.post(world.url("labels/docs/delete/"), {"version": docs}).status_code == 302
+    twice = client.post(world.url("labels/docs/delete/"), {"version": docs})
+    assert twice.status_code == 302
+    assert flash(twice)[-1:] == ["docs was deleted already (by this form, sent before, or another)."]
+    for n in range(label_service.IN_REQUEST_MAX + 1):
+        new_issue(world, f"Slow {n}", labels={"perf"})
+    perf = {"to": "speed", "version": _label(world, "perf").version, "confirm": "on"}
+    client.post(world.url("labels/perf/rename/"), perf)
+    under_way = client.post(world.url("labels/perf/rename/"), perf)
+    assert under_way.status_code == 302
+    assert flash(under_way)[-1:] == ["perf is being renamed to speed already (by this form, sent before, or another)."]
+    assert len(queued) == 1  # the second send queued nothing
+
+
+def test_a_label_others_are_being_renamed_to_cannot_be_renamed_or_deleted_meanwhile(
+    world: World, queued: list[tuple[Any, ...]]
+) -> None:
+    for n in range(label_service.IN_REQUEST_MAX + 1):
+        new_issue(world, f"Crash {n}", labels={"bug"})
+    new_issue(world, "Flaky", labels={"defect"})
+    client = world.client_for(world.member)
+    client.post(
+        world.url("labels/bug/rename/"), {"to": "defect", "version": _label(world, "bug").version, "confirm": "on"}
+    )
+    assert _label(world, "bug").state == "renaming"
+    version = _label(world, "defect").version
+    refused = client.post(world.url("labels/defect/rename/"), {"to": "flaw", "version": version, "confirm": "on"})
+    assert refused.status_code == 200
+    assert "Bug is being renamed to defect: wait until it is done." in text(refused)
+    deleted = client.post(world.url("labels/defect/delete/"), {"version": version})
+    assert deleted.status_code == 200
+    assert "Bug is being renamed to defect: wait until it is done." in text(deleted)
+    assert _label(world, "defect").in_use
+    assert len(queued) == 1
+    run_queued(queued)
+    assert _label(world, "bug").state == "gone"
+    assert all("defect" in _labels_of(world, n) for n in range(1, label_service.IN_REQUEST_MAX + 3))
+
+
+def test_the_progress_of_a_running_change_is_a_small_json_answer_for_the_labels_page(
+    world: World, queued: list[tuple[Any, ...]]
+) -> None:
+    for n in range(label_service.IN_REQUEST_MAX + 5):
+        new_issue(world, f"Crash {n}", labels={"bug"})
+    client = world.client_for(world.member)
+    client.post(
+        world.url("labels/bug/rename/"), {"to": "defect", "version": _label(world, "bug").version, "confirm": "on"}
+    )
+    page = text(client.get(world.url("labels/")))
+    assert f'data-progress="/t/{world.slug}/labels/bug/progress/"' in page
+    assert "tracker/labels.js" in page
+    ddb_labels.label_progress(world.slug, "bug", done=25)
+    answer = client.get(world.url("labels/bug/progress/"))
+    assert answer.status_code == 200
+    assert answer.json() == {"name": "bug", "state": "renaming", "done": 25, "total": 30, "busy": True}
+    run_queued(queued)
+    assert client.get(world.url("labels/bug/progress/")).json()["busy"] is False
+    assert world.client_for(world.viewer).get(world.url("labels/bug/progress/")).status_code == 200
+    assert client.get(world.url("labels/nope/progress/")).status_code == 404

@@ -67,9 +67,19 @@ def label_access(*, tenant: Tenant, name: str) -> Label:
     return label
 
 
-def label_issue_count(*, tenant: Tenant, name: str) -> int:
-    """How many issues carry the label (a COUNT Query of its entries: 1 RCU per ≈ 13 issues)."""
-    return ddb_labels.label_issue_count(tenant.slug, name)
+def label_progress(*, tenant: Tenant, name: str) -> Label:
+    """The label as stored a moment ago (one GetItem, eventually consistent: 0.5 RCU): the progress of a rename or
+    delete, asked every few seconds by the labels page while one runs; Http404 if the team never had it."""
+    label = ddb_labels.label_get(tenant.slug, name, consistent=False) if LABEL_RE.match(name) else None
+    if label is None:
+        raise Http404("No such label.")
+    return label
+
+
+def label_issue_count(*, tenant: Tenant, name: str, limit: int) -> int:
+    """How many issues carry the label, up to ``limit`` + 1 (meaning "more than ``limit``"): one COUNT Query of one
+    page of its entries, ≤ 2 RCU whatever the label's size (the confirm pages, read on every GET)."""
+    return ddb_labels.label_issue_count(tenant.slug, name, limit=limit)
 
 
 def label_issues(*, tenant: Tenant, name: str, limit: int = 25) -> list[dict[str, Any]]:

@@ -58,6 +58,7 @@ class Moved:
     label: Label
     moved: int
     queued: bool
+    already: bool = False  # the same rename or delete was started before (a confirm form sent twice): nothing now
 
 
 def _actor(membership: Membership) -> str:
@@ -135,8 +136,11 @@ def label_rename(*, membership: Membership, name: str, to: str, expected_version
     if target.busy:
         raise InvalidInput(f"{to} is being renamed or deleted itself", field="to")
     old = ddb_labels.label_get(tenant, name)
+    if old is not None and _started_before(old, expected_version, to=to):
+        return Moved(label=old, moved=0, queued=False, already=True)
     if old is None or old.version != expected_version or not old.in_use:
         raise ChangedSinceRead(f"label {name} changed since it was read", current=old.state if old else None)
+    _not_a_target(tenant, name)
     if target.state == ddb_labels.GONE:
         target = ddb_labels.label_mark(tenant, to, state=ddb_labels.IN_USE, expected_version=target.version)
     if target.version == 0:  # a new name takes the old one's colour and description
@@ -148,9 +152,33 @@ def label_delete(*, membership: Membership, name: str, expected_version: int) ->
     """Take the label off every issue and mark it gone (its registry item stays); see the module."""
     require_role(membership, "member")
     old = ddb_labels.label_get(membership.tenant.slug, name)
+    if old is not None and _started_before(old, expected_version, to=""):
+        return Moved(label=old, moved=0, queued=False, already=True)
     if old is None or old.version != expected_version or not old.in_use:
         raise ChangedSinceRead(f"label {name} changed since it was read", current=old.state if old else None)
+    _not_a_target(membership.tenant.slug, name)
     return _start(membership, old, state=ddb_labels.REMOVING, to="")
+
+
+def _started_before(old: Label, expected_version: int, *, to: str) -> bool:
+    """The label was marked for this very change after the version the form read (the same confirm sent twice,
+    or the same change confirmed by someone else): renaming/removing to ``to``, or gone to it."""
+    return (
+        old.version > expected_version
+        and old.state in (ddb_labels.RENAMING if to else ddb_labels.REMOVING, ddb_labels.GONE)
+        and old.renamed_to == to
+    )
+
+
+def _not_a_target(tenant: str, name: str) -> None:
+    """Refuse to rename or delete a label a running rename moves issues to (they would end on a gone label).
+
+    One Query of the registry, consistent (≈ 1 RCU a hundred labels). Two starts at the same moment
+    are caught by ``label_move``, which checks its target before each batch.
+    """
+    for label in ddb_labels.label_catalogue(tenant, consistent=True):
+        if label.busy and label.renamed_to == name:
+            raise InvalidInput(f"{label.name} is being renamed to {name}: wait until it is done", field="to")
 
 
 def _start(membership: Membership, old: Label, *, state: str, to: str) -> Moved:
@@ -187,7 +215,8 @@ def move_issue(*, tenant: str, label: Label, entry: dict[str, Any], actor: str) 
 
     A version that moved meanwhile: the issue is read again (consistent GetItem, 1 RCU) and tried once
     more. An entry its issue does not back (deleted, or the label already gone from it) is repaired from
-    the issue (``issue_labels_reconcile``), so the work list still empties.
+    the issue (``issue_labels_reconcile``), so the work list still empties; so is one whose issue holds this
+    change's token already (``replayed``: a run stopped after the issue's update, before its entries moved).
     """
     issue = issues.issue_from_entry(tenant, entry)
     add = {label.renamed_to} if label.renamed_to else set()
@@ -216,9 +245,8 @@ def move_issue(*, tenant: str, label: Label, entry: dict[str, Any], actor: str) 
                 },
             )
             return True
-        if change.replayed:
-            return False
-        break  # nothing to change: the entry is stale
+        break  # nothing to change (the entry is stale), or replayed: this run's change is on the issue already
+        # (a run stopped between the issue's update and its entries' move): the entries are repaired below
     issues.issue_labels_reconcile(
         tenant=tenant, project_key=issue.project_key, number=int(issue.number), labels_also=[label.name]
     )
@@ -242,6 +270,8 @@ def label_move(*, tenant: str, label: Label, actor: str, limit: int | None = Non
             )
             invalidate(labels_cache_key(tenant))
             return moved
+        if label.renamed_to and not _target_ready(tenant, label):
+            return moved
         if on_batch is not None:
             on_batch(done)
         changed = sum(move_issue(tenant=tenant, label=label, entry=entry, actor=actor) for entry in entries)
@@ -257,6 +287,18 @@ def label_move(*, tenant: str, label: Label, actor: str, limit: int | None = Non
         batches += 1
     invalidate(labels_cache_key(tenant))
     return moved
+
+
+def _target_ready(tenant: str, label: Label) -> bool:
+    """The label a rename moves issues to is in use (GetItem, 1 RCU a batch): not itself being renamed, deleted or
+    gone (two starts at the same moment); otherwise the run stops, the label left busy, and says so in the log."""
+    target = ddb_labels.label_get(tenant, label.renamed_to)
+    if target is not None and target.in_use:
+        return True
+    log.warning(
+        "label %s of %s: its new name %s is not in use now; the rename stops", label.name, tenant, label.renamed_to
+    )
+    return False
 
 
 def change_label_job(run: Any, *, tenant: str, name: str, actor: str) -> dict[str, Any]:

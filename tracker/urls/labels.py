@@ -11,4 +11,5 @@ urlpatterns = [
     path("<str:label>/rename/", labels.label_rename, name="label_rename"),
     path("<str:label>/delete/", labels.label_delete, name="label_delete"),
     path("<str:label>/resume/", labels.label_resume, name="label_resume"),
+    path("<str:label>/progress/", labels.label_progress, name="label_progress"),
 ]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.labels import Label
@@ -96,7 +96,8 @@ def label_edit(request: HttpRequest, membership: Membership, label: str) -> Http
 def _confirm(
     request: HttpRequest, membership: Membership, current: Label, *, action: str, to: str, form: object
 ) -> HttpResponse:
-    count = select.label_issue_count(tenant=membership.tenant, name=current.name)
+    count = select.label_issue_count(tenant=membership.tenant, name=current.name, limit=service.IN_REQUEST_MAX)
+    more = count > service.IN_REQUEST_MAX  # one page counted at most: "more than 25" beyond it
     target = next((lb for lb in select.label_catalogue(tenant=membership.tenant) if lb.name == to), None)
     return render(
         request,
@@ -109,12 +110,13 @@ def _confirm(
             "target_exists": bool(target and target.state != "gone"),
             "form": form,
             "count": count,
+            "more": more,
             "issues": select.label_issues(tenant=membership.tenant, name=current.name, limit=SHOWN_ISSUES)
             if count
             else [],
-            "in_request": count <= service.IN_REQUEST_MAX,
+            "in_request": not more,
             "in_request_max": service.IN_REQUEST_MAX,
-            "cost_wcu": count * service.COST_PER_ISSUE_WCU,
+            "cost_writes": count * service.COST_PER_ISSUE_WCU,
             "cost_per_issue": service.COST_PER_ISSUE_WCU,
             "label_colours": select.catalogue_colours(tenant=membership.tenant),
         },
@@ -122,7 +124,12 @@ def _confirm(
 
 
 def _done(request: HttpRequest, membership: Membership, moved: service.Moved, *, what: str) -> HttpResponse:
-    if moved.queued:
+    if moved.already:
+        label = moved.label
+        doing = f"renamed to {label.renamed_to}" if label.renamed_to else "deleted"
+        when = "was" if label.state == "gone" else "is being"
+        messages.info(request, f"{label.name} {when} {doing} already (by this form, sent before, or another).")
+    elif moved.queued:
         messages.success(request, f"{what} goes on in the background; its progress shows below.")
     elif moved.label.busy:
         messages.warning(request, f"{what} could not be started in the background; press Resume below.")
@@ -161,12 +168,33 @@ def label_delete(request: HttpRequest, membership: Membership, label: str) -> Ht
     if request.method == "POST":
         form = ConfirmForm(request.POST)
         if form.is_valid():
-            moved = service.label_delete(
-                membership=membership, name=current.name, expected_version=form.cleaned_data["version"]
-            )
+            try:
+                moved = service.label_delete(
+                    membership=membership, name=current.name, expected_version=form.cleaned_data["version"]
+                )
+            except InvalidInput as error:
+                form.add_error(None, f"{str(error)[:1].upper()}{str(error)[1:]}.")
+                return _confirm(request, membership, current, action="delete", to="", form=form)
             return _done(request, membership, moved, what=f"Deleting {current.name}")
     form = ConfirmForm(initial={"version": current.version})
     return _confirm(request, membership, current, action="delete", to="", form=form)
+
+
+@tenant_view
+@require_GET
+def label_progress(request: HttpRequest, membership: Membership, label: str) -> JsonResponse:
+    """How far a rename or delete of the label is (the labels page's script asks every few seconds while it runs):
+    one GetItem, eventually consistent (0.5 RCU); 404 for a label the team never had."""
+    current = select.label_progress(tenant=membership.tenant, name=label)
+    return JsonResponse(
+        {
+            "name": current.name,
+            "state": current.state,
+            "done": current.done,
+            "total": current.total,
+            "busy": current.busy,
+        }
+    )
 
 
 @tenant_view

@@ -98,3 +98,20 @@ def test_the_issue_count_and_the_work_list_read_the_labels_own_partition(tenant:
         ("WEB", 1),
         ("WEB", 2),
     ]
+
+
+def test_a_bounded_count_reads_one_page_of_at_most_limit_plus_one_entries(tenant: str) -> None:
+    register(tenant, "bug")
+    for number in range(1, 31):
+        labels.entry_put(
+            {
+                "lk": {"S": labels.label_key(tenant, "bug")},
+                "s": {"S": labels.entry_sort("open", "WEB", number)},
+                "v": {"N": "1"},
+            }
+        )
+    with capacity.measure() as meter:
+        assert labels.label_issue_count(tenant, "bug", limit=25) == 26  # more than 25
+    assert meter.requests == 1
+    assert labels.label_issue_count(tenant, "bug", limit=40) == 30
+    assert labels.label_issue_count(tenant, "bug") == 30

@@ -92,3 +92,35 @@ def test_a_member_colours_renames_and_deletes_labels(
     expect(page.locator("main details li", has_text="bug")).to_contain_text("renamed to")
     _fits(page, width)
     _shot(page, f"labels-07-after-{width}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_progress_of_a_running_rename_updates_by_itself_and_the_page_reloads_when_done(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    """A rename running in the background: the labels page asks for its progress every few seconds (labels.js, a
+    small JSON answer) and shows it without a reload; when it is done the page reloads and lists it as renamed."""
+    from ddbmodels import labels as ddb_labels
+    from tracker.services import labels as label_service
+
+    ddb_labels.registry_ensure(world.slug, ["bug", "defect"])
+    busy = ddb_labels.label_mark(
+        world.slug, "bug", state=ddb_labels.RENAMING, expected_version=0, renamed_to="defect", total=30
+    )
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.url("labels/"))
+    item = page.locator("li[data-progress]", has_text="bug")
+    expect(item).to_contain_text("0 of 30 issues done.")
+    expect(page.locator("#progress-help")).to_have_text(
+        "The progress updates by itself; the page reloads when the change is done."
+    )
+    ddb_labels.label_progress(world.slug, "bug", done=25)
+    expect(item.locator(".progress-text")).to_have_text("25 of 30 issues done.", timeout=10_000)
+    assert item.locator("progress").evaluate("e => e.value") == 25
+    _fits(page, width)
+    _shot(page, f"labels-08-progress-{width}")
+    label_service.label_move(tenant=world.slug, label=busy, actor="member")  # the last batch: nothing left, gone
+    expect(page.locator("#busy-h")).to_have_count(0, timeout=10_000)
+    expect(page.get_by_text("Renamed and deleted (1)")).to_be_visible()
+    _shot(page, f"labels-09-progress-done-{width}")
