@@ -11,14 +11,16 @@ import re
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
-from ddbmodels import events, issues, scores
+from ddbmodels import events, issues, milestones, scores
 from ddbmodels import labels as ddb_labels
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text, unchanged, version_of
 from tracker.selectors.activity import issue_stream
 from tracker.selectors.labels import label_catalogue
+from tracker.selectors.milestones import milestones_cache_key
 from tracker.services import bulk as bulk_services
 
 
@@ -365,3 +367,56 @@ def test_resolving_in_bulk_awards_the_assignees_and_reopening_takes_it_back(worl
     assert (points(world.member.username), points(world.owner.username)) == (5, 1)
     _post(member, world, *_list_form(member, world, "?q=is%3Aresolved"), status="open")
     assert (points(world.member.username), points(world.owner.username)) == (0, 0)
+
+
+def _milestone(world: World, name: str, *, closed: bool = False) -> milestones.MilestoneItem:
+    item, _ = milestones.milestone_create(
+        tenant=world.slug, project_key=world.project_key, name=name, due=None, created_by=world.member.username
+    )
+    if closed:
+        item = milestones.milestone_set_state(item, state="closed", expected_version=int(item.version))
+    cache.delete(milestones_cache_key(world.slug, world.project_key))  # as the milestone services do
+    return item
+
+
+def test_the_bar_offers_the_projects_open_milestones_and_moves_the_chosen_issues_in_and_out(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v12 = _milestone(world, "v1.2")
+    _milestone(world, "v1.1", closed=True)
+    for title in ("One", "Two", "Three"):
+        new_issue(world, title)
+    scheduled: list[str] = []
+    monkeypatch.setattr(bulk_services, "schedule_counts", lambda project: scheduled.append(project.project_key))
+    member = world.client_for(world.member)
+    page = text(member.get(world.project_url()))
+    offered = re.findall(
+        r'<option value="([^"]*)">([^<]*)</option>', page.split('id="bulk-milestone"')[1].split("</select>")[0]
+    )
+    assert offered == [("", "Milestone…"), ("!none", "— none —"), (v12.milestone_id, "v1.2")]  # not the closed v1.1
+    key, rows = _list_form(member, world)
+    moved = _post(member, world, key, {n: rows[n] for n in (1, 3)}, milestone=v12.milestone_id)
+    assert flash(moved) == ["Changed WEB-1, WEB-3."]
+    member.get(moved["Location"])
+    assert [load(world, n).milestone for n in (1, 2, 3)] == [v12.milestone_id, None, v12.milestone_id]  # type: ignore[union-attr]
+    assert scheduled == ["WEB"]  # the milestone's counts
+    assert "put it in milestone v1.2" in text(member.get(world.project_url("1/")))
+    key, rows = _list_form(member, world)
+    out = _post(member, world, key, {n: rows[n] for n in (1, 2)}, milestone="!none")
+    assert flash(out) == ["Changed WEB-1.", "Already as asked, left alone: WEB-2."]
+    assert [load(world, n).milestone for n in (1, 3)] == [None, v12.milestone_id]  # type: ignore[union-attr]
+    assert "took it out of milestone v1.2" in text(member.get(world.project_url("1/")))
+
+
+def test_a_closed_or_unknown_milestone_is_refused_whole(world: World) -> None:
+    closed = _milestone(world, "v1.1", closed=True)
+    new_issue(world, "One")
+    member = world.client_for(world.member)
+    for milestone in (closed.milestone_id, milestones.new_milestone_id()):
+        key, rows = _list_form(member, world)
+        with unchanged(world):
+            response = _post(member, world, key, rows, milestone=milestone)
+        assert flash(response) == [
+            "That milestone is closed or no longer exists; choose an open one. Nothing was changed."
+        ]
+        member.get(response["Location"])

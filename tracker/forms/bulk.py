@@ -19,6 +19,7 @@ from tracker.forms.idempotency import IdempotentForm
 from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 
 NOBODY = "!nobody"  # not a username: "!" is not allowed in one
+NO_MILESTONE = "!none"  # not a milestone id (a ULID)
 MAX_CHOSEN = 50  # the service's MAX_ISSUES, checked again there; here it keeps a huge post from being parsed
 LABEL_SPLIT = re.compile(r"[,\s]+")
 
@@ -45,12 +46,21 @@ class BulkForm(IdempotentForm):
     )
     labels_add = forms.CharField(required=False, max_length=10 * (LABEL_MAX + 2), label="Add labels")
     labels_remove = forms.CharField(required=False, max_length=10 * (LABEL_MAX + 2), label="Remove labels")
+    # An open milestone's id (checked by the service: one may close between the page and the post) or NO_MILESTONE.
+    milestone = forms.CharField(required=False, max_length=40, label="Milestone")
     next = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, assignees: list[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        assignees: list[str] | None = None,
+        milestones: list[tuple[str, str]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.too_many = False  # more rows chosen than one change may take (``_versions``)
         self.assignee_choices = [("", "Assignee…"), (NOBODY, "— nobody —")] + [(u, u) for u in assignees or ()]
+        self.milestone_choices = [("", "Milestone…"), (NO_MILESTONE, "— none —"), *(milestones or ())]
 
     @property
     def damaged(self) -> bool:

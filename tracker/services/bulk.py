@@ -1,18 +1,21 @@
-"""Bulk edit from a project's list: one change (status, assignee, priority, labels) to up to 50 chosen issues.
+"""Bulk edit from a project's list: one change (status, assignee, priority, labels, milestone) to up to 50 issues.
 
 The rules are the single edits': members and owners only, the workflow's moves (``TRANSITIONS``), a
-newly chosen assignee must be a member or owner. Each issue is changed on the version its list row
-showed (``ddbmodels.issues.issue_change``), so an issue somebody changed since the list was loaded
-is refused alone, the others go on. The change's token is the form's idempotency key bound to the
-change (``change_token``: key + a hash of what it asks): the same form sent again changes nothing twice
-and says "already done by this form" for what it did; the same rendered bar sent back with another
-change (browser Back, another choice) is a new change, checked on the rows' versions like any other.
-A label being renamed or deleted, or gone, is refused whole as the issue form refuses it (the
-team's cached label catalogue, ``selectors.labels``: no request when cached).
+newly chosen assignee must be a member or owner, a milestone must be an open one of the project.
+Each issue is changed on the version its list row showed (``ddbmodels.issues.issue_change``), so an
+issue somebody changed since the list was loaded is refused alone, the others go on.
 
-Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read), then per changed
-issue its update (1 WCU per KB + list-index and label entries) and its history event(s); a refused
-one 1 WCU + 1 RCU. One counts refresh is scheduled for the project, whatever the number of rows.
+The change's token is the form's idempotency key bound to the change (``change_token``: key + a hash
+of what it asks): the same form sent again changes nothing twice and says "already done by this form"
+for what it did; the same rendered bar sent back with another change (browser Back, another choice)
+is a new change, checked on the rows' versions like any other. A label being renamed or deleted, or
+gone, is refused whole as the issue form refuses it (the team's cached label catalogue,
+``selectors.labels``: no request when cached).
+
+Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read; + one GetItem of
+the milestone, 0.5 RCU, when one is chosen), then per changed issue its update (1 WCU per KB +
+list-index and label entries) and its history event(s); a refused one 1 WCU + 1 RCU. One counts
+refresh is scheduled for the project, whatever the number of rows.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ddbmodels import issues
+from ddbmodels import milestones as ddb_milestones
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition
 from ddbmodels.events import Kind
 from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
 from tracker.issue_terms import LABEL_RE, STATUS_LABELS, label_refusals
 from tracker.models import Membership
 from tracker.selectors.labels import label_catalogue
+from tracker.selectors.milestones import milestone_names
 from tracker.services import activity, leaderboard
 from tracker.services.issues import assignable, schedule_counts
 from tracker.services.permissions import require_role
@@ -44,13 +49,15 @@ STALE = "changed since the list was loaded"
 
 @dataclass(frozen=True)
 class BulkChange:
-    """What to do to every chosen issue; None / UNSET / empty: leave that alone (``assignee=None``: unassign)."""
+    """What to do to every chosen issue; None / UNSET / empty: leave that alone (``assignee=None``: unassign,
+    ``milestone=None``: take out of its milestone; else a milestone id)."""
 
     status: str | None = None
     assignee: str | None | Unset = UNSET
     priority: str | None = None
     labels_add: frozenset[str] = frozenset()
     labels_remove: frozenset[str] = frozenset()
+    milestone: str | None | Unset = UNSET
 
     @property
     def empty(self) -> bool:
@@ -60,6 +67,7 @@ class BulkChange:
             and self.priority is None
             and not self.labels_add
             and not self.labels_remove
+            and self.milestone is UNSET
         )
 
 
@@ -83,7 +91,7 @@ def bulk_change(
     """Apply ``change`` to the issues ``versions`` names (number → the version its list row showed), in number order.
 
     Refused whole (InvalidInput, nothing written): no issue, more than ``MAX_ISSUES``, nothing to
-    change, a label name that is not one, an assignee who may not be assigned. PermissionDenied for
+    change, a label name that is not one, an assignee who may not be assigned, a closed milestone. PermissionDenied for
     viewers. Per issue, never raised: a move the workflow forbids, a change since the list was loaded,
     too many labels, a deleted or missing issue — that row is refused with why.
     """
@@ -97,6 +105,7 @@ def bulk_change(
     _check_labels(change.labels_add, membership=membership)
     if isinstance(change.assignee, str) and not assignable(membership, change.assignee):
         raise InvalidInput(f"{change.assignee} cannot be assigned: only members and owners can.")
+    names = _check_milestone(project, change.milestone)
     if not token:
         raise InvalidInput("This form has no key; reload the page and try again.")
     token = change_token(token, change)
@@ -104,7 +113,7 @@ def bulk_change(
     found = issues.issues_for_change(tenant=project.tenant, project_key=project.project_key, numbers=versions)
     actor = membership.user.get_username()
     outcomes: list[RowOutcome] = []
-    status_moved = False
+    counts_moved = False
     for number in sorted(versions):
         reference = f"{project.project_key}-{number}"
         issue = found.get(number)
@@ -115,11 +124,12 @@ def bulk_change(
             why = "it was deleted" if issue.is_tombstone else STALE
             outcomes.append(RowOutcome(reference, REFUSED, why))  # refused before any write
             continue
-        outcome = _change_one(issue, change, token=token, actor=actor)
-        status_moved = status_moved or (outcome.outcome == CHANGED and change.status is not None)
+        outcome = _change_one(issue, change, token=token, actor=actor, names=names)
+        moves = change.status is not None or change.milestone is not UNSET  # the tabs' or a milestone's counts
+        counts_moved = counts_moved or (outcome.outcome == CHANGED and moves)
         outcomes.append(RowOutcome(reference, outcome.outcome, outcome.why))
-    if status_moved:
-        schedule_counts(project)  # once for the project: the tabs' counts
+    if counts_moved:
+        schedule_counts(project)  # once for the project: the tabs' and the milestones' counts
     return outcomes
 
 
@@ -127,12 +137,14 @@ def change_token(key: str, change: BulkChange) -> str:
     """The token ``issue_change`` stores: the form's key and a hash of the change, so that only the same
     submission replays (a different change under the same key is checked on the versions, never dropped)."""
     assignee = "-" if change.assignee is UNSET else change.assignee or ""
+    milestone = "-" if change.milestone is UNSET else change.milestone or ""
     parts = [
         change.status or "",
         assignee,
         change.priority or "",
         ",".join(sorted(change.labels_add)),
         ",".join(sorted(change.labels_remove)),
+        milestone,
     ]
     digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
     return f"{key}:{digest}"
@@ -152,7 +164,23 @@ def _check_labels(labels: frozenset[str], *, membership: Membership) -> None:
                 raise InvalidInput(refused[label])
 
 
-def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str) -> RowOutcome:
+def _check_milestone(project: ProjectItem, milestone: str | None | Unset) -> dict[str, str]:
+    """The project's milestone names (id → name, the cached list) for the history; refused whole when the chosen
+    milestone is not an open one of this project (one GetItem, eventually consistent: 0.5 RCU)."""
+    if milestone is UNSET:
+        return {}
+    names = milestone_names(tenant=project.tenant, project_key=project.project_key)
+    if milestone is not None:
+        target = ddb_milestones.milestone_get(
+            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=False
+        )
+        if target is None or not target.is_open:
+            raise InvalidInput("That milestone is closed or no longer exists; choose an open one.")
+        names[target.milestone_id] = target.name
+    return names
+
+
+def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str, names: dict[str, str]) -> RowOutcome:
     try:
         done = issues.issue_change(
             issue,
@@ -162,6 +190,7 @@ def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str)
             priority=change.priority,
             labels_add=change.labels_add,
             labels_remove=change.labels_remove,
+            milestone=change.milestone,
         )
     except InvalidTransition as refused:
         if refused.context.get("current") == "deleted":
@@ -176,7 +205,7 @@ def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str)
         return RowOutcome(issue.reference, REPLAYED)
     if not done.changed:
         return RowOutcome(issue.reference, UNCHANGED)
-    _record(done.issue, done.before, done.after, actor=actor)
+    _record(done.issue, done.before, done.after, actor=actor, names=names)
     return RowOutcome(issue.reference, CHANGED)
 
 
@@ -186,7 +215,9 @@ def _why_input(refused: InvalidInput) -> str:
     return str(refused)
 
 
-def _record(issue: IssueItem, before: dict[str, Any], after: dict[str, Any], *, actor: str) -> None:
+def _record(
+    issue: IssueItem, before: dict[str, Any], after: dict[str, Any], *, actor: str, names: dict[str, str]
+) -> None:
     """The history of one changed issue, as the single edits write it: a status event, an edit event, or both."""
     if "status" in after:
         activity.record(
@@ -195,6 +226,9 @@ def _record(issue: IssueItem, before: dict[str, Any], after: dict[str, Any], *, 
         leaderboard.issue_status_changed(issue, before=before["status"])  # never raises
     data: dict[str, Any] = {}
     changed = {name: [before[name], after[name]] for name in ("priority", "assignee") if name in after}
+    if "milestone" in after:  # by name, as they were when it moved (as the issue page's milestone form records)
+        was, now = before["milestone"], after["milestone"]
+        changed["milestone"] = [names.get(was or "", was), names.get(now or "", now)]
     if changed:
         data["changed"] = changed
     if "labels" in after:

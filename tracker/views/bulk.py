@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import UNSET
-from tracker.forms.bulk import NOBODY, BulkForm, label_names, removed_label_names
+from tracker.forms.bulk import NO_MILESTONE, NOBODY, BulkForm, label_names, removed_label_names
 from tracker.models import Membership
 from tracker.selectors.projects import project_access
 from tracker.services import bulk as bulk_services
@@ -79,12 +79,14 @@ def bulk_edit(request: HttpRequest, membership: Membership, project: str) -> Htt
         return redirect(back)
     data = form.cleaned_data
     assignee = data["assignee"].strip()
+    milestone = data["milestone"].strip()
     change = BulkChange(
         status=data["status"] or None,
         assignee=UNSET if not assignee else None if assignee == NOBODY else assignee,
         priority=data["priority"] or None,
         labels_add=label_names(data["labels_add"]),
         labels_remove=removed_label_names(data["labels_remove"]),
+        milestone=UNSET if not milestone else None if milestone == NO_MILESTONE else milestone,
     )
     try:
         outcomes = bulk_services.bulk_change(

@@ -21,6 +21,7 @@ from tracker.models import Membership
 from tracker.selectors.issue_lists import IssueListing, issue_listing
 from tracker.selectors.issues import issue_exists
 from tracker.selectors.labels import catalogue_colours, label_gone
+from tracker.selectors.milestones import open_milestones
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.views.base import tenant_view
@@ -60,7 +61,12 @@ def _list_context(
     base = _link(query)
     bulk = project is not None and membership.allows("member")  # the bulk bar: project lists, members and owners
     return {
-        "bulk_form": BulkForm(assignees=tenant_usernames(tenant=membership.tenant)) if bulk else None,
+        "bulk_form": BulkForm(
+            assignees=tenant_usernames(tenant=membership.tenant),
+            milestones=open_milestones(tenant=project.tenant, project_key=project.project_key),  # cached list
+        )
+        if bulk and project is not None
+        else None,
         "membership": membership,
         "label_colours": catalogue_colours(tenant=membership.tenant),  # the chips' colours (cached catalogue)
         "label_gone": label_gone(tenant=membership.tenant, name=query.label),  # label:bug after bug was renamed

@@ -11,12 +11,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.core.cache import cache
 from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
+from ddbmodels import milestones
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import load, new_issue
+from tracker.selectors.milestones import milestones_cache_key
 
 pytestmark = pytest.mark.browser
 
@@ -35,9 +38,15 @@ def _shot(page: Page, name: str) -> None:
     shutil.copy(shot(page, name), SHOTS / f"{name}.png")
 
 
-def _story(world: World) -> None:
+def _story(world: World) -> str:
+    """Five issues, and an open milestone v1.2 of the project (its id)."""
+    v12, _ = milestones.milestone_create(
+        tenant=world.slug, project_key=world.project_key, name="v1.2", due=None, created_by=world.member.username
+    )
+    cache.delete(milestones_cache_key(world.slug, world.project_key))
     for n, title in enumerate(TITLES, 1):
         new_issue(world, title, labels=["ui"] if n % 2 else [], assignee=world.member.username if n < 3 else None)
+    return v12.milestone_id
 
 
 def _box(page: Page, number: int) -> object:
@@ -48,7 +57,7 @@ def _box(page: Page, number: int) -> object:
 def test_ticked_issues_change_together_and_the_list_says_what_happened(
     page: Page, world: World, violations: list[str], width: int
 ) -> None:
-    _story(world)
+    v12 = _story(world)
     page.set_viewport_size({"width": width, "height": 900})
     site_login(page, world.member.username)
     page.goto(world.project_url())
@@ -82,13 +91,15 @@ def test_ticked_issues_change_together_and_the_list_says_what_happened(
     page.select_option("#bulk-priority", "high")
     page.fill("#bulk-add", "bug")
     page.fill("#bulk-remove", "ui")
+    page.select_option("#bulk-milestone", label="v1.2")
+    _shot(page, f"bulk-01b-milestone-{width}")
     apply.click()
     expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1, WEB-3, WEB-4, WEB-5.")
     assert page.url.endswith(world.project_url())
     for number in (1, 3, 4, 5):
         issue = load(world, number)
         assert issue is not None
-        assert (issue.status, issue.priority, issue.labels) == ("in_progress", "high", {"bug"})
+        assert (issue.status, issue.priority, issue.labels, issue.milestone) == ("in_progress", "high", {"bug"}, v12)
     two = load(world, 2)
     assert two is not None
     assert (two.status, two.version) == ("open", 1)
