@@ -10,10 +10,11 @@ from ddbmodels.milestones.model import (
     new_milestone_id,
     partition_key,
 )
-from ddbmodels.milestones.reads import by_name, milestone_get, milestone_list
+from ddbmodels.milestones.reads import MILESTONES_MAX, by_name, milestone_get, milestone_list
 from ddbmodels.milestones.team import TEAM_DATA
 from ddbmodels.milestones.writes import (
     NameTaken,
+    TooMany,
     milestone_create,
     milestone_set_state,
     milestone_update,
@@ -23,12 +24,14 @@ from ddbmodels.milestones.writes import (
 __all__ = [
     "DESCRIPTION_MAX",
     "ISSUE_STATUSES",
+    "MILESTONES_MAX",
     "MILESTONE_ID_RE",
     "NAME_MAX",
     "STATES",
     "TEAM_DATA",
     "MilestoneItem",
     "NameTaken",
+    "TooMany",
     "by_name",
     "milestone_create",
     "milestone_get",

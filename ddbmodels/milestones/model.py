@@ -1,7 +1,7 @@
 """The milestones table: each project's milestones, one partition per project.
 
     PK pk = "<tenant>#<PROJECT>"   SK m = "<ULID>" (the creating form's idempotency key: created once)
-    nm name (unique in the project: checked by the list's Query before a create or rename, see below)
+    nm name (unique in the project: a name claim, see below)
     du due date (ISO, optional) · st "open" | "closed" · ds description · cl closed at
     ic {"open": n, "in_progress": n, "resolved": n, "closed": n}: its live issues by status (the progress)
     v version (every edit and close is conditioned on it) · ca / ua / cb created, updated, created by
@@ -16,17 +16,23 @@ counts per milestone to ``progress_write``, which writes only the milestones who
 
 Cost (DynamoDB's; ``bench/`` rows ``milestones.*``):
 
-    a project's milestones with progress   Query pk (one page: a project has tens): ≈ 0.5 RCU, 1 request
-    create                                 that Query (the name check) + PutItem ``attribute_not_exists(m)``
-                                           keyed by the form's key: 1 WCU; the same form again writes nothing
+    a project's milestones with progress   Query pk, m < "name#" (one page: at most 200): ≈ 0.5 RCU, 1 request
+    create                                 GetItem (the form's key) + that Query (the name check, the cap) +
+                                           TransactWriteItems [Put milestone, Put name claim]: 4 WCU;
+                                           the same form again writes nothing
+    rename                                 TransactWriteItems [Update, Put new claim, Delete old claim]: 6 WCU
     edit / close / reopen                  UpdateItem conditioned on ``v``: 1 WCU (ChangedSinceRead if stale)
     progress refresh                       UpdateItem per milestone whose counts changed: 1 WCU each
                                            (+ the list's Query when the site's cache of it is cold)
     offboarding                            Query pk per project of the team, consistent: 1 RCU per 4 KB
 
-Names are unique per project by a read-then-write check (two people creating the same name in the same
-instant can both succeed; the list then shows both and either can be renamed): a name-claim item would
-cost a transaction (4 WCU) on every create for a race no one has met.
+Names are unique per project by a name claim: an item (pk, m = "name#<casefolded name>", of = the milestone's
+id) written in the same transaction as the milestone, on condition it is not there, so two creates of one name
+at the same instant make one milestone (the other form says the name is taken). The list's key condition
+(m < "name#": ULIDs sort first) leaves claims out of its one Query. Milestones made before claims existed are
+found by the list's read, which every create and rename still makes. A project keeps at most
+``reads.MILESTONES_MAX`` (200) milestones, open and closed: the 201st create is refused (``TooMany``), so the
+list's one page (Limit 220) never leaves one out.
 """
 
 from __future__ import annotations

@@ -5,16 +5,27 @@ from __future__ import annotations
 from ddbmodels.core import capacity
 from ddbmodels.milestones.model import MilestoneItem, partition_key
 
-PAGE_LIMIT = 200  # a project's milestones: tens; one Query page (1 MB) holds thousands
+MILESTONES_MAX = 200  # a project's milestones, open and closed: a create past it is refused (writes.TooMany)
+PAGE_LIMIT = MILESTONES_MAX + 20  # read past the cap: the few two creates at the same instant can add still show
+CLAIM_PREFIX = "name#"  # name-claim items (writes.py) sort after every ULID: the list's key condition leaves them out
 
 
 @capacity.access_pattern("milestones.list")
 def milestone_list(*, tenant: str, project_key: str, consistent: bool = False) -> list[MilestoneItem]:
-    """Query pk = ``<tenant>#<PROJECT>`` — ≈ 0.5 RCU (a few hundred bytes a milestone), one request.
+    """Query pk = ``<tenant>#<PROJECT>``, m < "name#" (not the name claims) — ≈ 0.5 RCU (a few hundred bytes a
+    milestone; 200 of them ≈ 60 KB ≈ 8 RCU eventual), one request (Limit ``PAGE_LIMIT``: creates stop at
+    ``MILESTONES_MAX``, so none is left out).
 
     Open ones first (by due date, undated last), then closed ones (most recently closed first).
     """
-    found = list(MilestoneItem.query(partition_key(tenant, project_key), consistent_read=consistent, limit=PAGE_LIMIT))
+    found = list(
+        MilestoneItem.query(
+            partition_key(tenant, project_key),
+            MilestoneItem.milestone_id < CLAIM_PREFIX,
+            consistent_read=consistent,
+            limit=PAGE_LIMIT,
+        )
+    )
     opened = sorted((m for m in found if m.is_open), key=lambda m: (m.due is None, m.due or "", m.name.lower()))
     closed = sorted((m for m in found if not m.is_open), key=lambda m: m.closed_at or m.updated_at, reverse=True)
     return opened + closed

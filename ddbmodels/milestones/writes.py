@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping
 from datetime import date
+from typing import Any
 
-from pynamodb.exceptions import PutError, UpdateError
+from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidInput, is_conditional_failure
+from ddbmodels.core.exactly_once import lost_in_transaction
 from ddbmodels.core.keys import utcnow
+from ddbmodels.core.transactions import RawTransactWrite
 from ddbmodels.milestones.model import (
     DESCRIPTION_MAX,
     ISSUE_STATUSES,
@@ -19,11 +23,40 @@ from ddbmodels.milestones.model import (
     new_milestone_id,
     partition_key,
 )
-from ddbmodels.milestones.reads import by_name, milestone_get, milestone_list
+from ddbmodels.milestones.reads import CLAIM_PREFIX, MILESTONES_MAX, by_name, milestone_get, milestone_list
 
 
 class NameTaken(AlreadyExists, code="milestone_name_taken"):
     """Another milestone of the project has this name."""
+
+
+class TooMany(InvalidInput, code="milestones_too_many"):
+    """The project has as many milestones as one keeps (``MILESTONES_MAX``, open and closed)."""
+
+
+def _claim_key(pk: str, name: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "m": {"S": CLAIM_PREFIX + name.casefold()}}
+
+
+def _claim(transaction: RawTransactWrite, pk: str, name: str, milestone_id: str) -> None:
+    """Put the name claim ``(pk, "name#<casefold name>")`` if no milestone holds it: the write that makes a name
+    unique in the project (the transaction fails when another milestone claimed it first)."""
+    transaction._put_items.append(
+        {
+            "TableName": MilestoneItem.Meta.table_name,
+            "Item": {**_claim_key(pk, name), "of": {"S": milestone_id}},
+            "ConditionExpression": "attribute_not_exists(#m)",
+            "ExpressionAttributeNames": {"#m": "m"},
+        }
+    )
+
+
+def _transaction() -> RawTransactWrite:
+    return RawTransactWrite(
+        connection=MilestoneItem._get_connection().connection,
+        client_request_token=uuid.uuid4().hex,
+        return_consumed_capacity="TOTAL",
+    )
 
 
 def _clean(name: str, description: str) -> tuple[str, str | None]:
@@ -35,10 +68,14 @@ def _clean(name: str, description: str) -> tuple[str, str | None]:
     return name, description.strip() or None
 
 
-def _name_free(tenant: str, project_key: str, name: str, *, but: str | None = None) -> None:
-    found = by_name(milestone_list(tenant=tenant, project_key=project_key, consistent=True), name)
+def _name_free(tenant: str, project_key: str, name: str, *, but: str | None = None) -> list[MilestoneItem]:
+    """The project's milestones (consistent), after checking none but ``but`` has ``name`` (milestones made before
+    name claims existed have none: this read finds them)."""
+    listed = milestone_list(tenant=tenant, project_key=project_key, consistent=True)
+    found = by_name(listed, name)
     if found is not None and found.milestone_id != but:
         raise NameTaken(f"{project_key} already has a milestone called {found.name}", name=found.name)
+    return listed
 
 
 @capacity.access_pattern("milestones.create")
@@ -63,7 +100,8 @@ def milestone_create(
     existing = milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
     if existing is not None:
         return existing, False  # this form was sent before: its milestone, nothing written twice
-    _name_free(tenant, project_key, name)
+    if len(_name_free(tenant, project_key, name)) >= MILESTONES_MAX:
+        raise TooMany(f"{project_key} has {MILESTONES_MAX} milestones, the most a project keeps", project=project_key)
     now = utcnow()
     item = MilestoneItem(
         pk=partition_key(tenant, project_key),
@@ -78,14 +116,16 @@ def milestone_create(
         created_by=created_by,
     )
     try:
-        item.save(condition=MilestoneItem.milestone_id.does_not_exist())
-    except PutError as error:
-        if not is_conditional_failure(error):
+        with _transaction() as transaction:
+            transaction.save(item, condition=MilestoneItem.milestone_id.does_not_exist())
+            _claim(transaction, item.pk, name, milestone_id)
+    except TransactWriteError as error:
+        if not lost_in_transaction(error):
             raise
         existing = milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
-        if existing is None:  # pragma: no cover - a put refused for an item that is not there
-            raise
-        return existing, False
+        if existing is not None:
+            return existing, False  # this form's milestone (sent twice at once, or its answer lost)
+        raise NameTaken(f"{project_key} already has a milestone called {name}", name=name) from error
     return item, True
 
 
@@ -110,17 +150,44 @@ def milestone_update(
     ChangedSinceRead when it was saved since ``expected_version``; NameTaken for another milestone's name.
     """
     name, text = _clean(name, description)
-    if name.casefold() != item.name.casefold():
-        _name_free(item.tenant, item.project_key, name, but=item.milestone_id)
-    return _update(
-        item,
-        [
-            MilestoneItem.name.set(name),
-            MilestoneItem.due.set(due.isoformat()) if due else MilestoneItem.due.remove(),
-            MilestoneItem.description.set(text) if text else MilestoneItem.description.remove(),
-        ],
-        expected_version,
-    )
+    actions = [
+        MilestoneItem.name.set(name),
+        MilestoneItem.due.set(due.isoformat()) if due else MilestoneItem.due.remove(),
+        MilestoneItem.description.set(text) if text else MilestoneItem.description.remove(),
+    ]
+    if name.casefold() == item.name.casefold():
+        return _update(item, actions, expected_version)
+    _name_free(item.tenant, item.project_key, name, but=item.milestone_id)
+    return _rename(item, actions, name, expected_version)
+
+
+def _rename(item: MilestoneItem, actions: list, name: str, expected_version: int) -> MilestoneItem:  # type: ignore[type-arg]
+    """TransactWriteItems [Update the milestone on its version, Put the new name's claim if free, Delete the old
+    name's claim if it is this milestone's (or none)] — 2 WCU each: a name freed by a rename can be taken at once."""
+    if int(item.version or 0) != expected_version:
+        raise ChangedSinceRead("the milestone changed since it was loaded", milestone=item.milestone_id)
+    old = item.name
+    try:
+        with _transaction() as transaction:
+            transaction.update(item, [*actions, MilestoneItem.updated_at.set(utcnow())])
+            _claim(transaction, item.pk, name, item.milestone_id)
+            transaction._delete_items.append(
+                {
+                    "TableName": MilestoneItem.Meta.table_name,
+                    "Key": _claim_key(item.pk, old),
+                    "ConditionExpression": "attribute_not_exists(#m) OR #of = :id",
+                    "ExpressionAttributeNames": {"#m": "m", "#of": "of"},
+                    "ExpressionAttributeValues": {":id": {"S": item.milestone_id}},
+                }
+            )
+    except TransactWriteError as error:
+        if not lost_in_transaction(error):
+            raise
+        fresh = milestone_get(tenant=item.tenant, project_key=item.project_key, milestone_id=item.milestone_id)
+        if fresh is None or int(fresh.version or 0) != expected_version:
+            raise ChangedSinceRead("the milestone changed since it was loaded", milestone=item.milestone_id) from error
+        raise NameTaken(f"{item.project_key} already has a milestone called {name}", name=name) from error
+    return milestone_get(tenant=item.tenant, project_key=item.project_key, milestone_id=item.milestone_id) or item
 
 
 @capacity.access_pattern("milestones.close")

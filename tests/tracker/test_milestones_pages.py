@@ -12,6 +12,7 @@ import pytest
 from ddbmodels import issues, milestones
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.milestones import writes as milestone_writes
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, pager_link, references, text
 from tracker import tasks
@@ -347,3 +348,20 @@ def test_the_close_job_leaves_the_milestone_open_when_issues_are_refused(
     assert result["refused_issues"] == {"WEB-1": "changed meanwhile"}
     assert {m.name: m.state for m in _listed(world)}["v1.2"] == "open"
     assert (load(world, 1) or object()).milestone == job[2]  # type: ignore[attr-defined]
+
+
+def test_a_project_at_its_most_milestones_says_so_on_the_form_and_creates_none(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review F7 on the page: the cap (200; 2 here) is a form error naming what to do, not a milestone that no
+    list shows."""
+    monkeypatch.setattr(milestone_writes, "MILESTONES_MAX", 2)
+    _milestone(world, "v1")
+    _milestone(world, "v2")
+    client = world.client_for(world.member)
+    form = client.get(world.project_url("milestones/new/"))
+    data = {"name": "v3", "due": "", "description": "", "idempotency_key": hidden_value(form, "idempotency_key")}
+    response = client.post(world.project_url("milestones/new/"), data)
+    assert response.status_code == 200
+    assert "WEB has 2 milestones, the most a project keeps" in text(response)
+    assert sorted(m.name for m in _listed(world)) == ["v1", "v2"]

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.issues import ProjectItem
-from ddbmodels.milestones import MilestoneItem, NameTaken
+from ddbmodels.milestones import MilestoneItem, NameTaken, TooMany
 from tracker.forms.milestones import CloseForm, IssueMilestoneForm, MilestoneForm, VersionOnly
 from tracker.issue_query import IssueQuery
 from tracker.models import Membership
@@ -110,6 +110,8 @@ def milestone_create(request: HttpRequest, membership: Membership, project: str)
             )
         except NameTaken:
             form.add_error("name", f"{project_item.project_key} already has a milestone called {data['name']}.")
+        except TooMany as error:  # "WEB has 200 milestones, the most a project keeps"
+            form.add_error(None, f"{error}: rename a closed one you no longer need and reopen it instead.")
         else:
             if created:
                 messages.success(request, f"Milestone {milestone.name} created.")

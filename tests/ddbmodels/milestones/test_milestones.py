@@ -13,6 +13,7 @@ from ddbmodels.core import capacity
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
 from ddbmodels.core.team_data import Shards, Team
 from ddbmodels.issues.model import IssueItem, ProjectItem
+from ddbmodels.milestones import writes
 from ddbmodels.milestones.team import milestone_pages
 from tests.ddbmodels.conftest import REPORTER, load
 
@@ -164,7 +165,8 @@ def test_offboarding_finds_each_projects_milestones(tenant: str, make_project: M
     make(tenant, "v2", key="API")
     team = Team(tenant=tenant, shards=Shards(scores=1, events=1), projects=["WEB", "API"])
     found = [item for page in milestone_pages(team, milestones.MilestoneItem.Meta.table_name) for item in page]
-    assert sorted(item["nm"]["S"] for item in found) == ["v1", "v2"]
+    assert sorted(item["nm"]["S"] for item in found if "nm" in item) == ["v1", "v2"]
+    assert sorted(item["m"]["S"] for item in found if "nm" not in item) == ["name#v1", "name#v2"]  # their claims
 
 
 def test_a_copy_without_the_milestone_cannot_move_or_drop_its_milestone_key(
@@ -190,3 +192,47 @@ def test_a_copy_without_the_milestone_cannot_move_or_drop_its_milestone_key(
     assert (
         issues.status_list(tenant=tenant, project_key="WEB", status="resolved", milestone=v12.milestone_id).issues == []
     )
+
+
+def test_two_creates_of_one_name_at_the_same_instant_make_one_milestone(
+    tenant: str, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review F17: both creates read the list before either wrote (simulated: the second's read sees none); the
+    name claim written in the milestone's transaction refuses the second (it made a second "v1.2" before)."""
+    make_project("WEB")
+    first = make(tenant, "v1.2")
+    monkeypatch.setattr(writes, "milestone_list", lambda **kw: [])  # the read both made before either wrote
+    with pytest.raises(milestones.NameTaken):
+        make(tenant, "V1.2")
+    monkeypatch.undo()
+    listed = milestones.milestone_list(tenant=tenant, project_key="WEB", consistent=True)
+    assert [m.milestone_id for m in listed] == [first.milestone_id]  # one list Query, claims left out of it
+    renamed = milestones.milestone_update(first, name="v1.3", due=None, description="", expected_version=1)
+    assert renamed.name == "v1.3"
+    assert int(renamed.version) == 2
+    make(tenant, "v1.2")  # a rename frees the old name at once
+    other = make(tenant, "v2")
+    monkeypatch.setattr(writes, "milestone_list", lambda **kw: [])
+    with pytest.raises(milestones.NameTaken):  # a rename meets the claim too
+        milestones.milestone_update(other, name="V1.3", due=None, description="", expected_version=1)
+    monkeypatch.undo()
+    assert sorted(m.name for m in milestones.milestone_list(tenant=tenant, project_key="WEB")) == ["v1.2", "v1.3", "v2"]
+
+
+@pytest.mark.slow
+def test_a_project_keeps_at_most_its_stated_number_of_milestones_and_lists_them_all(
+    tenant: str, make_project: MakeProject
+) -> None:
+    """Review F7: the 201st milestone was created and then missing from the list (Limit 200, oldest first)."""
+    make_project("WEB")
+    for number in range(200):
+        make(tenant, f"sprint {number + 1}")
+    with pytest.raises(InvalidInput) as refused:  # milestones.TooMany: a form error on the page
+        make(tenant, "sprint 201")
+    assert refused.value.code == "milestones_too_many"
+    stored = milestones.MilestoneItem.count(
+        milestones.partition_key(tenant, "WEB"), milestones.MilestoneItem.milestone_id < "name#"
+    )
+    assert stored == 200
+    listed = milestones.milestone_list(tenant=tenant, project_key="WEB")
+    assert {m.name for m in listed} == {f"sprint {number}" for number in range(1, 201)}
