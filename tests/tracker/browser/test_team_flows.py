@@ -46,7 +46,8 @@ def test_an_owner_invites_someone_new_who_signs_up_and_lands_in_the_team(
         # A viewer: no "New project" and, on the team page, no forms.
         expect(stranger.get_by_role("link", name="New project")).to_have_count(0)
         stranger.locator("nav.sections").get_by_role("link", name="Team").click()
-        expect(stranger.locator("form")).to_have_count(2)  # the switcher and "Log out" only
+        expect(stranger.locator("main h1")).to_be_visible()
+        expect(stranger.locator("main form")).to_have_count(0)  # the header's own (switcher, Go to, Log out) aside
         stranger.goto(link)
         expect(stranger.locator("h1")).to_have_text("This link cannot be used")
     finally:
