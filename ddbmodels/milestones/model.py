@@ -2,7 +2,7 @@
 
     PK pk = "<tenant>#<PROJECT>"   SK m = "<ULID>" (the creating form's idempotency key: created once)
     nm name (unique in the project: a name claim, see below)
-    du due date (ISO, optional) · st "open" | "closed" · ds description · cl closed at
+    du due date (ISO, optional) · st "open" | "closing" (its close job runs) | "closed" · ds description · cl closed at
     ic {"open": n, "in_progress": n, "resolved": n, "closed": n}: its live issues by status (the progress)
     v version (every edit and close is conditioned on it) · ca / ua / cb created, updated, created by
 
@@ -47,7 +47,7 @@ from pynamodb.models import Model
 from ddbmodels.core.connection import register
 from ddbmodels.core.keys import utcnow
 
-STATES = ("open", "closed")
+STATES = ("open", "closing", "closed")  # closing: its job is moving its open issues out
 ISSUE_STATUSES = ("open", "in_progress", "resolved", "closed")  # the issues' (``ic``'s keys)
 NAME_MAX = 60
 DESCRIPTION_MAX = 1000
@@ -96,6 +96,11 @@ class MilestoneItem(Model):
     @property
     def is_open(self) -> bool:
         return self.state == "open"
+
+    @property
+    def is_closing(self) -> bool:
+        """Handed to the close job: no second close, no reopen, no new issues in it until the job ends."""
+        return self.state == "closing"
 
     def counts(self) -> dict[str, int]:
         """Its live issues by status, as last refreshed (zeros before the first refresh)."""

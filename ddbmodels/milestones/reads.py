@@ -16,7 +16,7 @@ def milestone_list(*, tenant: str, project_key: str, consistent: bool = False) -
     milestone; 200 of them ≈ 60 KB ≈ 8 RCU eventual), one request (Limit ``PAGE_LIMIT``: creates stop at
     ``MILESTONES_MAX``, so none is left out).
 
-    Open ones first (by due date, undated last), then closed ones (most recently closed first).
+    Open (and closing) ones first (by due date, undated last), then closed ones (most recently closed first).
     """
     found = list(
         MilestoneItem.query(
@@ -26,8 +26,10 @@ def milestone_list(*, tenant: str, project_key: str, consistent: bool = False) -
             limit=PAGE_LIMIT,
         )
     )
-    opened = sorted((m for m in found if m.is_open), key=lambda m: (m.due is None, m.due or "", m.name.lower()))
-    closed = sorted((m for m in found if not m.is_open), key=lambda m: m.closed_at or m.updated_at, reverse=True)
+    opened = sorted(
+        (m for m in found if m.state != "closed"), key=lambda m: (m.due is None, m.due or "", m.name.lower())
+    )
+    closed = sorted((m for m in found if m.state == "closed"), key=lambda m: m.closed_at or m.updated_at, reverse=True)
     return opened + closed
 
 

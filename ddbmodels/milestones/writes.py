@@ -19,6 +19,7 @@ from ddbmodels.milestones.model import (
     ISSUE_STATUSES,
     MILESTONE_ID_RE,
     NAME_MAX,
+    STATES,
     MilestoneItem,
     new_milestone_id,
     partition_key,
@@ -193,8 +194,8 @@ def _rename(item: MilestoneItem, actions: list, name: str, expected_version: int
 @capacity.access_pattern("milestones.close")
 def milestone_set_state(item: MilestoneItem, *, state: str, expected_version: int) -> MilestoneItem:
     """UpdateItem ``st`` (and ``cl``) conditioned on the version — 1 WCU. ChangedSinceRead when stale."""
-    if state not in ("open", "closed"):
-        raise InvalidInput("a milestone is open or closed", state=state)
+    if state not in STATES:
+        raise InvalidInput("a milestone is open, closing or closed", state=state)
     closing = [MilestoneItem.closed_at.set(utcnow())] if state == "closed" else [MilestoneItem.closed_at.remove()]
     return _update(item, [MilestoneItem.state.set(state), *closing], expected_version)
 

@@ -215,7 +215,21 @@ def test_closing_a_milestone_with_more_open_issues_than_a_request_moves_starts_t
     assert response.status_code == 302
     assert "has started" in flash(response)[0]
     assert len(queued) == 1
-    assert [(m.name, m.state) for m in _listed(world)][:2] == [("v1.2", "open"), ("v1.3", "open")]  # not yet
+    # Review F16: handed to the job, it is "closing" (on its version), not open with its Close button
+    assert [(m.name, m.state) for m in _listed(world)][:2] == [("v1.2", "closing"), ("v1.3", "open")]
+    listed = text(client.get(world.project_url("milestones/")))
+    assert "<strong data-closing>closing</strong>: moving its" in listed
+    assert f"milestones/{v12.milestone_id}/close/" not in listed
+    second = client.post(
+        world.project_url(f"milestones/{v12.milestone_id}/close/"), {**form, "issues": "remove"}
+    )  # a second close with another choice while the first runs
+    assert second.status_code == 302
+    assert "is being closed" in flash(second)[-1]
+    assert len(queued) == 1
+    reopen = client.post(world.project_url(f"milestones/{v12.milestone_id}/reopen/"), {"version": form["version"]})
+    assert reopen.status_code == 302
+    assert "is being closed" in flash(reopen)[-1]
+    assert {m.name: m.state for m in _listed(world)}["v1.2"] == "closing"
     result = tasks.close_milestone.apply(args=queued[0]).get()
     assert result["result"] == {"moved": 27, "refused": 0, "closed": True}
     assert {(load(world, n) or object()).milestone for n in numbers} == {v13.milestone_id}  # type: ignore[attr-defined]

@@ -88,6 +88,8 @@ def milestone_update(
 
 def milestone_reopen(*, membership: Membership, milestone: MilestoneItem, expected_version: int) -> MilestoneItem:
     require_role(membership, "member")
+    if milestone.is_closing:
+        raise InvalidTransition("the milestone is being closed", current="closing")
     item = ddb_milestones.milestone_set_state(milestone, state="open", expected_version=expected_version)
     _changed(milestone.tenant, milestone.project_key)
     return item
@@ -126,6 +128,8 @@ def milestone_close(
     token = token or ddb_milestones.new_milestone_id()  # a form without its key: this request's own token
     if issues not in CHOICES:
         raise InvalidInput("move, remove or keep", issues=issues)
+    if milestone.is_closing:
+        raise InvalidTransition("the milestone is being closed", current="closing")
     if int(milestone.version or 0) != expected_version:
         raise ChangedSinceRead("the milestone changed since it was loaded", milestone=milestone.milestone_id)
     if not milestone.is_open:
@@ -140,17 +144,24 @@ def milestone_close(
             milestone_id=milestone.milestone_id,
             limit=MOVE_IN_REQUEST,
         )
-        if more:
-            _start_job(
-                project.tenant,
-                project.project_key,
-                milestone.milestone_id,
-                target.milestone_id if target else None,
-                token,
-                expected_version,
-                membership.user.get_username(),
-            )
-            return Closed(milestone=milestone, job=True)
+        if more:  # "closing" first (on the version read: a second close is refused from now), then the job
+            closing = ddb_milestones.milestone_set_state(milestone, state="closing", expected_version=expected_version)
+            try:
+                _start_job(
+                    project.tenant,
+                    project.project_key,
+                    milestone.milestone_id,
+                    target.milestone_id if target else None,
+                    token,
+                    int(closing.version),
+                    membership.user.get_username(),
+                )
+            except Unavailable:
+                ddb_milestones.milestone_set_state(closing, state="open", expected_version=int(closing.version))
+                raise
+            finally:
+                _changed(project.tenant, project.project_key)
+            return Closed(milestone=closing, job=True)
         outcome = _move(found, milestone, target, token, actor=membership.user.get_username())
     else:
         outcome = Closed(milestone=milestone)
@@ -242,7 +253,7 @@ def milestone_close_job(
     the result lists them and the milestone is not closed. Then the close on the version the form was sent with
     (ChangedSinceRead: somebody saved it meanwhile; it stays open, its issues moved)."""
     milestone = ddb_milestones.milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
-    if milestone is None or not milestone.is_open:
+    if milestone is None or milestone.state == "closed":
         return {"moved": 0, "closed": False}
     target = _target(milestone, to) if to else None
     moved = 0
@@ -278,11 +289,26 @@ def milestone_close_job(
     if project is not None and moved:
         schedule_counts(project)
     if refused:
+        _finish(milestone, "open", expected_version)  # open again, with the refused issues in it
         log.warning("milestone %s of %s/%s not closed: %d refused", milestone_id, tenant, project_key, len(refused))
         return {"moved": moved, "refused": len(refused), "refused_issues": refused, "closed": False}
-    ddb_milestones.milestone_set_state(milestone, state="closed", expected_version=expected_version)
-    _changed(tenant, project_key)
+    _finish(milestone, "closed", expected_version)
     return {"moved": moved, "refused": 0, "closed": True}
+
+
+def _finish(milestone: MilestoneItem, state: str, expected_version: int) -> None:
+    """The job's end: ``state`` on the version the close set "closing" at; an edit of its name or due date
+    meanwhile (the version moved, still closing) does not keep it closing for ever."""
+    try:
+        ddb_milestones.milestone_set_state(milestone, state=state, expected_version=expected_version)
+    except ChangedSinceRead:
+        fresh = ddb_milestones.milestone_get(
+            tenant=milestone.tenant, project_key=milestone.project_key, milestone_id=milestone.milestone_id
+        )
+        if fresh is None or fresh.state != "closing":
+            raise
+        ddb_milestones.milestone_set_state(fresh, state=state, expected_version=int(fresh.version))
+    _changed(milestone.tenant, milestone.project_key)
 
 
 def issue_milestone_set(

@@ -57,8 +57,8 @@ def milestone_list(request: HttpRequest, membership: Membership, project: str) -
         {
             "project": project_item,
             "membership": membership,
-            "open_rows": [row for row in found if row.milestone.is_open],
-            "closed_rows": [row for row in found if not row.milestone.is_open],
+            "open_rows": [row for row in found if row.milestone.state != "closed"],
+            "closed_rows": [row for row in found if row.milestone.state == "closed"],
         },
     )
 
@@ -174,6 +174,9 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
     milestone = milestone_selectors.milestone_access(
         tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
     )
+    if milestone.is_closing:
+        messages.info(request, _being_closed(milestone))
+        return redirect(_list_url(membership, project_item))
     if not milestone.is_open:
         messages.info(request, f"Milestone {milestone.name} is closed already.")
         return redirect(_list_url(membership, project_item))
@@ -222,6 +225,14 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
     return render(request, "tracker/milestones/close.html", context, status=status)
 
 
+def _being_closed(milestone: MilestoneItem) -> str:
+    left = milestone.remaining()
+    return (
+        f"Milestone {milestone.name} is being closed: its open issues are being moved "
+        f"({left} left when last counted); it closes when they are all moved."
+    )
+
+
 def _said(request: HttpRequest, closed: milestone_services.Closed, project: ProjectItem) -> None:
     name = closed.milestone.name
     if closed.job:
@@ -246,6 +257,9 @@ def milestone_reopen(request: HttpRequest, membership: Membership, project: str,
     milestone = milestone_selectors.milestone_access(
         tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
     )
+    if milestone.is_closing:
+        messages.info(request, _being_closed(milestone))
+        return redirect(_list_url(membership, project_item))
     milestone_services.milestone_reopen(
         membership=membership, milestone=milestone, expected_version=posted_version(request, VersionOnly)
     )
