@@ -28,11 +28,11 @@ DESCRIPTION = "Steps:\n\n1. open the page\n2. **save**\n"  # as imports and seed
 
 
 class _FormValues(HTMLParser):
-    """What a browser would submit for the page's POST form: inputs, selected options, textareas."""
+    """What a browser would submit for the page's POST form: inputs, ticked boxes, selected options, textareas."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.values: dict[str, str] = {}
+        self.values: dict[str, Any] = {}  # a name's ticked checkboxes are a list, as a browser sends them all
         self.options: dict[str, list[tuple[str, str, bool]]] = {}
         self._in_form = False
         self._select: str | None = None
@@ -45,7 +45,10 @@ class _FormValues(HTMLParser):
             self._in_form = True
         if not self._in_form:
             return
-        if tag == "input" and a.get("name") and a.get("type") != "submit":
+        if tag == "input" and a.get("type") == "checkbox" and a.get("name"):
+            if "checked" in a:  # an unticked box sends nothing
+                self.values.setdefault(a["name"], []).append(a.get("value", "on"))
+        elif tag == "input" and a.get("name") and a.get("type") != "submit":
             self.values[a["name"]] = a.get("value", "")
         elif tag == "select":
             self._select = a["name"]
@@ -188,9 +191,14 @@ def test_a_new_label_is_still_checked_and_limited_but_kept_ones_are_not(world: W
     refused = client.post(world.project_url("8/edit/"), {**values, "labels": values["labels"] + ", one-more"})
     assert refused.status_code == 200
     assert "At most 10 labels." in text(refused)
-    bad = client.post(world.project_url("8/edit/"), {**values, "labels": "Needs Triage, no spaces please"})
+    # Below, the boxes of the team's labels are unticked and the labels typed instead, as a person may.
+    bad = client.post(
+        world.project_url("8/edit/"), {**values, "picked": [], "labels": "Needs Triage, no spaces please"}
+    )
     assert "Label “no spaces please”" in text(bad)
-    removed = client.post(world.project_url("8/edit/"), {**values, "labels": "Needs Triage, area-0, New-One"})
+    removed = client.post(
+        world.project_url("8/edit/"), {**values, "picked": [], "labels": "Needs Triage, area-0, New-One"}
+    )
     assert removed.status_code == 302
     after = load(world, 8)
     assert after is not None
