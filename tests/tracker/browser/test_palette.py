@@ -56,6 +56,7 @@ def test_the_palette_keyboard_only(page: Page, world: World, violations: list[st
     _shot(page, f"palette-issue-{width}")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"/t/{world.slug}/p/WEB/1/$"))
+    page.wait_for_load_state()  # the address changes before the new page's palette.js has run (a loaded machine)
 
     page.keyboard.press("Control+k")
     expect(dialog).to_be_visible()
@@ -67,6 +68,7 @@ def test_the_palette_keyboard_only(page: Page, world: World, violations: list[st
     page.keyboard.press("ArrowUp")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"/t/{world.slug}/inbox/$"))
+    page.wait_for_load_state()
 
     page.locator("h1").click()
     page.keyboard.press("Meta+k")  # ⌘K
