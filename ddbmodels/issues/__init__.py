@@ -14,6 +14,7 @@ from ddbmodels.issues.bulk import (
     team_labels_check,
 )
 from ddbmodels.issues.changes import UNSET, Change, Unset, issue_change, issues_for_change
+from ddbmodels.issues.indexes import SELF_FILLING_INDEXES, ProjectsIndex
 from ddbmodels.issues.lists import SORTS, IssuePage, label_list, status_list
 from ddbmodels.issues.load import Loaded, Request, import_load, import_order, import_requests
 from ddbmodels.issues.model import (
@@ -23,7 +24,6 @@ from ddbmodels.issues.model import (
     PRIORITIES,
     PROJECT_KEY_RE,
     PROJECT_SK,
-    SELF_FILLING_INDEXES,
     STATUSES,
     TITLE_MAX,
     TRANSITIONS,
@@ -31,7 +31,6 @@ from ddbmodels.issues.model import (
     ImportOrigin,
     IssueItem,
     ProjectItem,
-    ProjectsIndex,
     collection_key,
     issue_from_entry,
     issue_row,

@@ -25,21 +25,18 @@ from typing import Any
 
 from ddbmodels import labels as ddb_labels
 from ddbmodels.core import capacity
-from ddbmodels.issues.model import (
+from ddbmodels.issues.indexes import (
     AssigneeStatusIndex,
-    CollectionItem,
-    IssueItem,
     MilestoneStatusIndex,
     ProjectStatusIndex,
     ProjectStatusUpdatedIndex,
     TeamStatusIndex,
     assignee_status_key,
-    collection_key,
-    issue_from_entry,
     milestone_status_key,
     project_status_key,
     team_status_key,
 )
+from ddbmodels.issues.model import CollectionItem, IssueItem, collection_key, issue_from_entry
 from ddbmodels.patterns.pagination import KeyPage, keyed_page
 
 SORTS = ("number", "updated")

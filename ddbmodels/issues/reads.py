@@ -9,14 +9,8 @@ from pynamodb.expressions.condition import Condition
 
 from ddbmodels.core import capacity
 from ddbmodels.core.connection import table_name
-from ddbmodels.issues.model import (
-    PROJECT_SK,
-    CollectionItem,
-    IssueItem,
-    ProjectItem,
-    ProjectsIndex,
-    collection_key,
-)
+from ddbmodels.issues.indexes import ProjectsIndex
+from ddbmodels.issues.model import PROJECT_SK, CollectionItem, IssueItem, ProjectItem, collection_key
 from ddbmodels.patterns.distinct_keys import ProgressCallback, distinct_keys
 from ddbmodels.patterns.distinct_keys import Result as DistinctKeys
 from ddbmodels.patterns.pagination import NEWER, Page, newest_first_page
