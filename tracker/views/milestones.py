@@ -47,6 +47,16 @@ def _member(membership: Membership) -> None:
         raise PermissionDenied("Viewers cannot change milestones.")
 
 
+def _members_milestone(membership: Membership, project: str, milestone_id: str) -> tuple[ProjectItem, MilestoneItem]:
+    """The project (404 first), then the role (403), then the milestone (404): what each change of one checks."""
+    project_item = project_access(tenant=membership.tenant, key=project)
+    _member(membership)
+    milestone = milestone_selectors.milestone_access(
+        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
+    )
+    return project_item, milestone
+
+
 @tenant_view
 def milestone_list(request: HttpRequest, membership: Membership, project: str) -> HttpResponse:
     project_item = project_access(tenant=membership.tenant, key=project)
@@ -127,11 +137,7 @@ def milestone_create(request: HttpRequest, membership: Membership, project: str)
 
 @tenant_view
 def milestone_edit(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    _member(membership)
-    milestone = milestone_selectors.milestone_access(
-        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
-    )
+    project_item, milestone = _members_milestone(membership, project, milestone_id)
     initial = {
         "name": milestone.name,
         "due": milestone.due or None,
@@ -169,11 +175,7 @@ def milestone_edit(request: HttpRequest, membership: Membership, project: str, m
 
 @tenant_view
 def milestone_close(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    _member(membership)
-    milestone = milestone_selectors.milestone_access(
-        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
-    )
+    project_item, milestone = _members_milestone(membership, project, milestone_id)
     if milestone.is_closing:
         messages.info(request, _being_closed(milestone))
         return redirect(_list_url(membership, project_item))
@@ -252,11 +254,7 @@ def _said(request: HttpRequest, closed: milestone_services.Closed, project: Proj
 @tenant_view
 @require_POST
 def milestone_reopen(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
-    project_item = project_access(tenant=membership.tenant, key=project)
-    _member(membership)
-    milestone = milestone_selectors.milestone_access(
-        tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
-    )
+    project_item, milestone = _members_milestone(membership, project, milestone_id)
     if milestone.is_closing:
         messages.info(request, _being_closed(milestone))
         return redirect(_list_url(membership, project_item))
