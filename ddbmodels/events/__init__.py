@@ -28,7 +28,7 @@ from ddbmodels.events.model import (
     table_definition,
     to_attribute,
 )
-from ddbmodels.events.reads import stream_events, stream_events_all, tenant_day_events
+from ddbmodels.events.reads import event_get, event_table, stream_events, stream_events_all, tenant_day_events
 from ddbmodels.events.team import TEAM_DATA
 from ddbmodels.events.writes import create_events_table, event_put, event_redact, events_delete_many, events_put_many
 
@@ -49,9 +49,11 @@ __all__ = [
     "create_events_table",
     "day_key",
     "event_from_item",
+    "event_get",
     "event_item",
     "event_put",
     "event_redact",
+    "event_table",
     "events_delete_many",
     "events_put_many",
     "events_table_name",

@@ -7,9 +7,12 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from ddbmodels.core import capacity
+from botocore.exceptions import ClientError
+
+from ddbmodels.core import capacity, connection
 from ddbmodels.core.items import query_pages
 from ddbmodels.core.keys import as_utc, parse_time_key, utcnow
+from ddbmodels.core.tables import error_code
 from ddbmodels.core.threads import map_in_threads
 from ddbmodels.events.lifecycle import list_event_tables
 from ddbmodels.events.model import BY_DAY_INDEX, DEFAULT_PERIOD, DEFAULT_SHARDS, EVENTS, Event, day_key, event_from_item
@@ -63,6 +66,34 @@ def stream_events(
         if len(events) >= limit:
             break
     return events
+
+
+def event_table(t: str, period: PeriodKind = DEFAULT_PERIOD) -> str:
+    """The events table that holds (or held) the event of sort key ``t``; ValueError for a key of no such table."""
+    return EVENTS.period_table_name(period_id(period, parse_time_key(t)))
+
+
+@capacity.access_pattern("events.get")
+def event_get(*, stream: str, t: str, period: PeriodKind = DEFAULT_PERIOD) -> Event | None:
+    """GetItem of one event by its key, consistent — 1 RCU per started 4 KB of the event (1 when there is none).
+
+    Its table is the period's ``t`` falls in (``event_table``: ValueError for a key of no period, checked before
+    any request); a table that does not exist (archived and dropped, or a period nobody wrote to) holds no event.
+    """
+    name = event_table(t, period)
+    try:
+        answer = connection.client().get_item(
+            TableName=name,
+            Key={"s": {"S": stream}, "t": {"S": t}},
+            ConsistentRead=True,
+            ReturnConsumedCapacity="TOTAL",
+        )
+    except ClientError as error:
+        if error_code(error) == "ResourceNotFoundException":
+            return None
+        raise
+    item = answer.get("Item")
+    return event_from_item(item, name) if item else None
 
 
 @capacity.access_pattern("events.by_day")

@@ -128,6 +128,14 @@ def test_a_key_that_is_not_a_description_edit_of_this_issue_changes_nothing(worl
     assert client.post(remove_url(world), {"event": creation.t}).status_code == 404  # not an edit
     assert client.post(world.project_url("2/history/remove-change/"), {"event": event.t}).status_code == 404
     assert client.post(remove_url(world), {"event": "not-a-key"}).status_code == 400
+    for malformed in (  # well-formed keys of no time an event can have: a year before 1000 (R2-8), no 13th month
+        "0001-11-26T04:46:17.965Z#34e39529",
+        "0999-01-01T00:00:00.000Z#ab",
+        "0000-01-01T00:00:00.000Z#ab",
+        "2026-13-01T00:00:00.000Z#ab",
+        "2026-11-26T04:46:17.965Z#" + "a" * 2000,  # a key DynamoDB refuses (over 1,024 bytes)
+    ):
+        assert client.post(remove_url(world), {"event": malformed}).status_code == 400, malformed
     assert client.post(remove_url(world), {}).status_code == 400
     assert fresh(world).data == event.data
 

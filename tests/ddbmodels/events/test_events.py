@@ -176,6 +176,23 @@ def test_a_missing_period_table_reads_as_empty(own_prefix: str) -> None:
 
 
 @pytest.mark.ddblocal
+def test_event_get_reads_one_event_by_its_key_in_its_periods_table(own_prefix: str, fixed_clock: FixedClock) -> None:
+    now = fixed_clock(UTC_NOON)
+    put = event_put(stream="acme#WEB#1", kind="issue.edited", actor="ann", tenant="acme", period="day", data={"i": 1})
+    with capacity.measure() as meter:
+        got = events.event_get(stream="acme#WEB#1", t=put.t, period="day")
+    assert got == put
+    assert (meter.rcu, dict(meter.by_operation), dict(meter.by_pattern)["events.get"].calls) == (1.0, {"GetItem": 1}, 1)
+    assert events.event_get(stream="acme#WEB#2", t=put.t, period="day") is None  # another stream's key
+    a_year_ago = (now - timedelta(days=365)).strftime("%Y-%m-%dT%H:%M:%S.000Z") + "#0badc0de"
+    assert events.event_get(stream="acme#WEB#1", t=a_year_ago, period="day") is None  # no such table: none
+    for no_period in ("0001-11-26T04:46:17.965Z#34e39529", "2026-13-01T00:00:00.000Z#ab", "not-a-key"):
+        with pytest.raises(ValueError, match=r"period|time data|not a"), capacity.measure() as refused:
+            events.event_get(stream="acme#WEB#1", t=no_period, period="day")
+        assert refused.requests == 0  # refused before any request
+
+
+@pytest.mark.ddblocal
 def test_event_put_refuses_to_recreate_a_table_older_than_the_previous_period(
     own_prefix: str, fixed_clock: FixedClock
 ) -> None:
