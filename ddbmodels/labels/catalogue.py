@@ -11,7 +11,10 @@ finds them as before and nothing new is stored per team:
     ls  state: absent = in use; ``renaming`` or ``removing`` while its issues are being moved off it;
         ``gone`` once none is left (``rn`` names the label it became, absent for a deleted one)
     rn  the label it was renamed to
-    lt  issues to move when the rename or delete began; ld how many are done (the labels page's progress)
+    lt  issues to move (0 until counted: a change too big for the request is counted by its job); ld how many are
+        done (the labels page's progress)
+    fk  the key of the confirm form that started the rename or delete; by who confirmed it (a confirm sent again
+        says "this form, sent before" or names who did it, never "changed since it was read")
 
 A registry item is never deleted but with its team (offboarding relies on it): a deleted label is
 marked ``gone``. Every write is an UpdateItem conditioned on the version read (``ChangedSinceRead``
@@ -23,8 +26,9 @@ Cost (an item ≈ 100 B):
     label_get            GetItem: 0.5 RCU (1 consistent)
     label_save / _mark   UpdateItem conditioned on v: 1 WCU (a refused one too)
     label_progress       UpdateItem SET ld, conditioned on the state: 1 WCU
-    label_issue_count    Query lk = <team>#<label> Select COUNT, consistent: with ``limit`` one request, ≤ 2 RCU;
-                         without, 1 RCU per 4 KB of entries (≈ 13 issues) in as many requests as 1 MB pages
+    label_issue_count    Query lk = <team>#<label> Select COUNT, consistent: with ``limit`` one request, ≤ 2 RCU
+                         (the confirm page and its POST); without (the job only), 1 RCU per 4 KB of entries
+                         (≈ 13 issues) in as many requests as 1 MB pages
     label_entries        Query lk = <team>#<label>, Limit 25, consistent: ≤ 2 RCU (the next batch to move)
 """
 
@@ -82,8 +86,10 @@ class Label:
     state: str = IN_USE
     renamed_to: str = ""
     updated_at: str = ""
-    total: int = 0  # issues to move when a rename or delete began
+    total: int = 0  # issues to move when a rename or delete began (0: not counted yet, the job counts)
     done: int = 0  # of them moved so far
+    form_key: str = ""  # the key of the confirm form that started the rename or delete
+    started_by: str = ""  # who confirmed it
 
     @property
     def in_use(self) -> bool:
@@ -119,6 +125,8 @@ def label_load(item: dict[str, Any]) -> Label:
         updated_at=text("ua"),
         total=number("lt"),
         done=number("ld"),
+        form_key=text("fk"),
+        started_by=text("by"),
     )
 
 
@@ -246,11 +254,20 @@ def label_save(tenant: str, name: str, *, colour: str, description: str, expecte
 
 @capacity.access_pattern("labels.mark")
 def label_mark(
-    tenant: str, name: str, *, state: str, expected_version: int, renamed_to: str = "", total: int = 0
+    tenant: str,
+    name: str,
+    *,
+    state: str,
+    expected_version: int,
+    renamed_to: str = "",
+    total: int = 0,
+    form_key: str = "",
+    by: str = "",
 ) -> Label:
     """Move a label to ``state`` (``STATES``) — UpdateItem conditioned on the version read, 1 WCU.
 
-    ``renaming``/``removing`` (from in use): the issues start moving off it, ``total`` of them; ``gone``
+    ``renaming``/``removing`` (from in use): the issues start moving off it, ``total`` of them (0: not counted
+    yet), started by ``by`` with the confirm form ``form_key`` (kept when it goes gone); ``gone``
     (from a busy state): none is left, ``renamed_to`` names the label it became (empty: deleted);
     in use again (from a busy state with nothing moved yet, or a gone one being taken up again).
     """
@@ -262,9 +279,14 @@ def label_mark(
     if state:
         sets["ls"] = {"S": state}
     else:
-        removes += ["ls", "lt", "ld"]
+        removes += ["ls", "lt", "ld", "fk", "by"]
     if state in BUSY:
         sets |= {"lt": {"N": str(total)}, "ld": {"N": "0"}}
+        for attr, value in (("fk", form_key), ("by", by)):
+            if value:
+                sets[attr] = {"S": value}
+            else:
+                removes.append(attr)
         guard += " AND attribute_not_exists(ls)"
     if state in BUSY or state == GONE:
         if renamed_to:
@@ -280,13 +302,15 @@ def label_mark(
 
 
 @capacity.access_pattern("labels.progress")
-def label_progress(tenant: str, name: str, *, done: int) -> None:
-    """UpdateItem SET ld = ``done`` while the label is being renamed or deleted — 1 WCU; the version stays (a
-    progress figure is no edit). ChangedSinceRead when it is not busy any more."""
+def label_progress(tenant: str, name: str, *, done: int, total: int | None = None) -> None:
+    """UpdateItem SET ld = ``done`` (and lt = ``total``, counted by the job) while the label is being renamed or
+    deleted — 1 WCU; the version stays (a progress figure is no edit). ChangedSinceRead when it is not busy any
+    more."""
+    sets = {"ld": {"N": str(done)}} | ({"lt": {"N": str(total)}} if total is not None else {})
     _update(
         tenant,
         name,
-        sets={"ld": {"N": str(done)}},
+        sets=sets,
         removes=(),
         condition="ls IN (:renaming, :removing)",
         values={":renaming": {"S": RENAMING}, ":removing": {"S": REMOVING}},
@@ -300,9 +324,10 @@ def label_issue_count(tenant: str, name: str, *, limit: int | None = None) -> in
     delete will move).
 
     ``limit``: one request, ``Limit`` ``limit`` + 1 — at most ``limit`` + 1, which means "more than ``limit``";
-    ≤ 26 entries of ≈ 300 B: ≤ 2 RCU, whatever the label's size (a page a person may open again and again).
-    Without: every page of the partition, 1 RCU per 4 KB of its entries (≈ 13 issues; 20,000 issues ≈ 1,500 RCU
-    in 6 requests) — the start of a rename or delete, once (its own writes cost ≈ 150 times more).
+    ≤ 26 entries of ≈ 300 B: ≤ 2 RCU, whatever the label's size (the confirm page, opened again and again, and
+    its POST). Without: every page of the partition, 1 RCU per 4 KB of its entries (≈ 13 issues; 20,000 issues
+    ≈ 1,500 RCU in 6 requests) — the job of a big rename or delete, once, in the background (its own writes cost
+    ≈ 150 times more).
     """
     request: dict[str, Any] = {
         "KeyConditionExpression": "lk = :k",

@@ -14,8 +14,13 @@
   function show(item, answer) {
     var bar = item.querySelector("progress");
     var text = item.querySelector(".progress-text");
-    var total = answer.total || 1;
-    if (bar) { bar.max = total; bar.value = Math.min(answer.done, total); }
+    if (!answer.total) {  // too many for the request to count: the job counts them first (the bar stays moving)
+      if (text) {
+        text.textContent = answer.done + " issue" + (answer.done === 1 ? "" : "s") + " done; counting how many in all.";
+      }
+      return;
+    }
+    if (bar) { bar.max = answer.total; bar.value = Math.min(answer.done, answer.total); }
     if (text) {
       text.textContent = answer.done + " of " + answer.total + " issue" + (answer.total === 1 ? "" : "s") + " done.";
     }

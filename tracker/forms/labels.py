@@ -6,6 +6,7 @@ from django import forms
 
 from ddbmodels.issues import LABEL_MAX
 from ddbmodels.labels import COLOURS, DEFAULT_COLOUR, DESCRIPTION_MAX
+from tracker.forms.idempotency import IdempotentForm
 from tracker.issue_terms import LABEL_RE
 
 NAME_HELP = f"Up to {LABEL_MAX} letters, digits, dots, dashes or underscores, e.g. needs-review."
@@ -38,7 +39,9 @@ class LabelForm(forms.Form):
         return _name(self.cleaned_data["name"])
 
 
-class RenameForm(forms.Form):
+class RenameForm(IdempotentForm):
+    """The new name (the first step), then the confirm page's post: ``confirm`` and the page's key."""
+
     to = forms.CharField(label="New name", max_length=LABEL_MAX, help_text=NAME_HELP)
     version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
@@ -47,5 +50,7 @@ class RenameForm(forms.Form):
         return _name(self.cleaned_data["to"])
 
 
-class ConfirmForm(forms.Form):
+class ConfirmForm(IdempotentForm):
+    """A delete's confirm: the version its page read, and the page's key (a second send is told so)."""
+
     version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.http import Http404
 
 from ddbmodels import labels as ddb_labels
+from ddbmodels.issues import LABEL_MAX
 from ddbmodels.labels import Label
 from tracker.cache import cached, store
 from tracker.issue_terms import LABEL_RE
@@ -59,9 +60,15 @@ def catalogue_colours(*, tenant: Tenant) -> dict[str, str]:
     return label_colours(label_catalogue(tenant=tenant))
 
 
+def _a_name(name: str) -> bool:
+    """A label's name could be ``name`` (an address may hold anything: one over ``LABEL_MAX`` is no key to read,
+    and one over 1,024 bytes would make DynamoDB refuse the GetItem)."""
+    return len(name) <= LABEL_MAX and bool(LABEL_RE.match(name))
+
+
 def label_access(*, tenant: Tenant, name: str) -> Label:
     """The label as stored now (one consistent GetItem, 1 RCU): its version for a form; Http404 if never used."""
-    label = ddb_labels.label_get(tenant.slug, name) if LABEL_RE.match(name) else None
+    label = ddb_labels.label_get(tenant.slug, name) if _a_name(name) else None
     if label is None:
         raise Http404("No such label.")
     return label
@@ -70,7 +77,7 @@ def label_access(*, tenant: Tenant, name: str) -> Label:
 def label_progress(*, tenant: Tenant, name: str) -> Label:
     """The label as stored a moment ago (one GetItem, eventually consistent: 0.5 RCU): the progress of a rename or
     delete, asked every few seconds by the labels page while one runs; Http404 if the team never had it."""
-    label = ddb_labels.label_get(tenant.slug, name, consistent=False) if LABEL_RE.match(name) else None
+    label = ddb_labels.label_get(tenant.slug, name, consistent=False) if _a_name(name) else None
     if label is None:
         raise Http404("No such label.")
     return label

@@ -13,7 +13,14 @@ running one), which the issue forms refuse meanwhile; at the end ``gone`` (+ ``r
 
 Up to ``IN_REQUEST_MAX`` issues are moved in the request; more by the job ``label_change:<team>:<label>``
 (``tracker.tasks.change_label``, fenced, one batch of ``BATCH`` issues at a time, progress saved on the
-registry item for the labels page). Each issue moved records an ``issue.labels_renamed`` event.
+registry item for the labels page). The request counts one page of the label's entries at most (``Limit``
+``IN_REQUEST_MAX`` + 1, ≤ 2 RCU); beyond it the job counts them all before its first batch (1 RCU per 4 KB of
+entries, once), and the labels page says how many are done until then. Each issue moved records an
+``issue.labels_renamed`` event.
+
+The busy mark carries the confirm form's key and who confirmed: the same confirm sent again (a double click, a
+retry) says "you sent this form twice", another person's confirm of the same change names who started it, and
+nothing is done twice.
 
 Cost per issue (2 labels, ≈ 1 KB, measured by the bench row ``issues.change (label rename, 2 labels)``): the
 issue's UpdateItem with its list-index entries (``lb`` is projected) 6 WCU + the old entry deleted, the new one
@@ -26,6 +33,7 @@ read again (+2 RCU) before the move.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +67,7 @@ class Moved:
     moved: int
     queued: bool
     already: bool = False  # the same rename or delete was started before (a confirm form sent twice): nothing now
+    own: bool = False  # ``already`` by this very form (its key), sent before
 
 
 def _actor(membership: Membership) -> str:
@@ -124,8 +133,10 @@ def labels_ensure(*, membership: Membership, names: list[str]) -> None:
         invalidate(labels_cache_key(membership.tenant.slug))
 
 
-def label_rename(*, membership: Membership, name: str, to: str, expected_version: int) -> Moved:
-    """Rename ``name`` to ``to`` (an existing label: its issues join it), every issue following; see the module."""
+def label_rename(*, membership: Membership, name: str, to: str, expected_version: int, key: str | None = None) -> Moved:
+    """Rename ``name`` to ``to`` (an existing label: its issues join it), every issue following; see the module.
+
+    ``key``: the confirm form's key (a form sent twice is told so)."""
     require_role(membership, "member")
     tenant = membership.tenant.slug
     to = _check_name(to)
@@ -137,7 +148,7 @@ def label_rename(*, membership: Membership, name: str, to: str, expected_version
         raise InvalidInput(f"{to} is being renamed or deleted itself", field="to")
     old = ddb_labels.label_get(tenant, name)
     if old is not None and _started_before(old, expected_version, to=to):
-        return Moved(label=old, moved=0, queued=False, already=True)
+        return _already(old, key)
     if old is None or old.version != expected_version or not old.in_use:
         raise ChangedSinceRead(f"label {name} changed since it was read", current=old.state if old else None)
     _not_a_target(tenant, name)
@@ -145,19 +156,24 @@ def label_rename(*, membership: Membership, name: str, to: str, expected_version
         target = ddb_labels.label_mark(tenant, to, state=ddb_labels.IN_USE, expected_version=target.version)
     if target.version == 0:  # a new name takes the old one's colour and description
         ddb_labels.label_save(tenant, to, colour=old.colour, description=old.description, expected_version=0)
-    return _start(membership, old, state=ddb_labels.RENAMING, to=to)
+    return _start(membership, old, state=ddb_labels.RENAMING, to=to, key=key)
 
 
-def label_delete(*, membership: Membership, name: str, expected_version: int) -> Moved:
+def label_delete(*, membership: Membership, name: str, expected_version: int, key: str | None = None) -> Moved:
     """Take the label off every issue and mark it gone (its registry item stays); see the module."""
     require_role(membership, "member")
     old = ddb_labels.label_get(membership.tenant.slug, name)
     if old is not None and _started_before(old, expected_version, to=""):
-        return Moved(label=old, moved=0, queued=False, already=True)
+        return _already(old, key)
     if old is None or old.version != expected_version or not old.in_use:
         raise ChangedSinceRead(f"label {name} changed since it was read", current=old.state if old else None)
     _not_a_target(membership.tenant.slug, name)
-    return _start(membership, old, state=ddb_labels.REMOVING, to="")
+    return _start(membership, old, state=ddb_labels.REMOVING, to="", key=key)
+
+
+def _already(label: Label, key: str | None) -> Moved:
+    """The change was started before (nothing is done now): by this form (its key on the mark) or another."""
+    return Moved(label=label, moved=0, queued=False, already=True, own=bool(key) and label.form_key == key)
 
 
 def _started_before(old: Label, expected_version: int, *, to: str) -> bool:
@@ -181,14 +197,33 @@ def _not_a_target(tenant: str, name: str) -> None:
             raise InvalidInput(f"{label.name} is being renamed to {name}: wait until it is done", field="to")
 
 
-def _start(membership: Membership, old: Label, *, state: str, to: str) -> Moved:
+def _start(membership: Membership, old: Label, *, state: str, to: str, key: str | None) -> Moved:
+    """Mark the label busy on the version read, then move its issues here (≤ ``IN_REQUEST_MAX``) or queue the job.
+
+    One page of its entries is counted (≤ 2 RCU); more than fit: the total is left at 0 for the job to count.
+    A mark refused because the same change was started meanwhile (two sends of one form at the same moment) is
+    ``already``, not a conflict."""
     tenant = membership.tenant.slug
-    total = ddb_labels.label_issue_count(tenant, old.name)
-    busy = ddb_labels.label_mark(
-        tenant, old.name, state=state, expected_version=old.version, renamed_to=to, total=total
-    )
+    count = ddb_labels.label_issue_count(tenant, old.name, limit=IN_REQUEST_MAX)
+    more = count > IN_REQUEST_MAX
+    try:
+        busy = ddb_labels.label_mark(
+            tenant,
+            old.name,
+            state=state,
+            expected_version=old.version,
+            renamed_to=to,
+            total=0 if more else count,
+            form_key=key or "",
+            by=_actor(membership),
+        )
+    except ChangedSinceRead:
+        now = ddb_labels.label_get(tenant, old.name)
+        if now is not None and _started_before(now, old.version, to=to):
+            return _already(now, key)
+        raise
     invalidate(labels_cache_key(tenant))
-    if total > IN_REQUEST_MAX:
+    if more:
         return Moved(label=busy, moved=0, queued=label_change_queue(membership=membership, name=old.name))
     moved = label_move(tenant=tenant, label=busy, actor=_actor(membership))
     return Moved(label=ddb_labels.label_get(tenant, old.name) or busy, moved=moved, queued=False)
@@ -307,6 +342,11 @@ def change_label_job(run: Any, *, tenant: str, name: str, actor: str) -> dict[st
     label = ddb_labels.label_get(tenant, name)
     if label is None or not label.busy:
         return {"label": name, "moved": 0, "state": label.state if label else "missing"}
+    if not label.total:  # too many for the request to count: every page of the entries, once, before the moves
+        run.fence()
+        total = label.done + ddb_labels.label_issue_count(tenant, name)
+        ddb_labels.label_progress(tenant, name, done=label.done, total=total)
+        label = dataclasses.replace(label, total=total)
 
     def before_batch(done: int) -> None:
         run.fence()

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.labels import Label
+from tracker.forms.idempotency import new_idempotency_key
 from tracker.forms.labels import ConfirmForm, LabelForm, RenameForm
 from tracker.models import Membership
 from tracker.selectors import labels as select
@@ -119,16 +120,43 @@ def _confirm(
             "cost_writes": count * service.COST_PER_ISSUE_WCU,
             "cost_per_issue": service.COST_PER_ISSUE_WCU,
             "label_colours": select.catalogue_colours(tenant=membership.tenant),
+            "key": new_idempotency_key(),  # this page's own: sent twice, the second send is told so
         },
     )
 
 
-def _done(request: HttpRequest, membership: Membership, moved: service.Moved, *, what: str) -> HttpResponse:
-    if moved.already:
-        label = moved.label
+def _already(membership: Membership, moved: service.Moved, *, keyed: bool) -> str:
+    """What a confirm of a change started before says: this form sent twice, or who started it (you, from
+    another page when this post had a key of its own), or for a change started before marks named anyone,
+    either."""
+    label = moved.label
+    gone = label.state == "gone"
+    if moved.own:
         doing = f"renamed to {label.renamed_to}" if label.renamed_to else "deleted"
-        when = "was" if label.state == "gone" else "is being"
-        messages.info(request, f"{label.name} {when} {doing} already (by this form, sent before, or another).")
+        when = "was" if gone else "is being"
+        since = "the first time" if gone else "since the first time"
+        return f"You sent this form twice: {label.name} {when} {doing} {since}; nothing more done."
+    if label.started_by:
+        if gone:
+            did = f"renamed {label.name} to {label.renamed_to}" if label.renamed_to else f"deleted {label.name}"
+        else:
+            did = (
+                f"started renaming {label.name} to {label.renamed_to}"
+                if label.renamed_to
+                else (f"started deleting {label.name}")
+            )
+        who = "You" if label.started_by == membership.user.get_username() else label.started_by
+        where = " (from another page)" if who == "You" and keyed else ""
+        return f"{who} {did} already{where}; nothing more done."
+    doing = f"renamed to {label.renamed_to}" if label.renamed_to else "deleted"
+    return f"{label.name} {'was' if gone else 'is being'} {doing} already (by this form, sent before, or another)."
+
+
+def _done(
+    request: HttpRequest, membership: Membership, moved: service.Moved, *, what: str, keyed: bool
+) -> HttpResponse:
+    if moved.already:
+        messages.info(request, _already(membership, moved, keyed=keyed))
     elif moved.queued:
         messages.success(request, f"{what} goes on in the background; its progress shows below.")
     elif moved.label.busy:
@@ -151,12 +179,17 @@ def label_rename(request: HttpRequest, membership: Membership, label: str) -> Ht
             return _confirm(request, membership, current, action="rename", to=to, form=form)
         try:
             moved = service.label_rename(
-                membership=membership, name=current.name, to=to, expected_version=form.cleaned_data["version"]
+                membership=membership,
+                name=current.name,
+                to=to,
+                expected_version=form.cleaned_data["version"],
+                key=form.cleaned_data["idempotency_key"],
             )
         except InvalidInput as error:
             form.add_error("to", f"{str(error)[:1].upper()}{str(error)[1:]}.")
         else:
-            return _done(request, membership, moved, what=f"Renaming {current.name} to {to}")
+            keyed = bool(form.cleaned_data["idempotency_key"])
+            return _done(request, membership, moved, what=f"Renaming {current.name} to {to}", keyed=keyed)
     return render(request, "tracker/labels/rename.html", {"membership": membership, "form": form, "label": current})
 
 
@@ -170,12 +203,17 @@ def label_delete(request: HttpRequest, membership: Membership, label: str) -> Ht
         if form.is_valid():
             try:
                 moved = service.label_delete(
-                    membership=membership, name=current.name, expected_version=form.cleaned_data["version"]
+                    membership=membership,
+                    name=current.name,
+                    expected_version=form.cleaned_data["version"],
+                    key=form.cleaned_data["idempotency_key"],
                 )
             except InvalidInput as error:
                 form.add_error(None, f"{str(error)[:1].upper()}{str(error)[1:]}.")
                 return _confirm(request, membership, current, action="delete", to="", form=form)
-            return _done(request, membership, moved, what=f"Deleting {current.name}")
+            keyed = bool(form.cleaned_data["idempotency_key"])
+            return _done(request, membership, moved, what=f"Deleting {current.name}", keyed=keyed)
+        return _confirm(request, membership, current, action="delete", to="", form=form)  # its errors shown
     form = ConfirmForm(initial={"version": current.version})
     return _confirm(request, membership, current, action="delete", to="", form=form)
 
