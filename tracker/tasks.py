@@ -33,7 +33,7 @@ from tracker.services import (
     inbox,
     labels,
     maintenance,
-    milestones,
+    milestone_close,
     offboarding,
     offboarding_exports,
     personal_invitations,
@@ -269,29 +269,9 @@ def change_label(self: Task, tenant: str, name: str, actor: str) -> dict:
 
 
 @shared_task(**JOB_OPTIONS)
-def close_milestone(
-    self: Task,
-    tenant: str,
-    project_key: str,
-    milestone_id: str,
-    to: str | None,
-    token: str,
-    expected_version: int,
-    actor: str,
-) -> dict:
-    """Close a milestone whose open issues are more than a request moves: resumable, fenced, then closed."""
-    return _run(
-        self,
-        milestones.job_name(tenant, project_key, milestone_id),
-        lambda run: milestones.milestone_close_job(
-            run,
-            tenant=tenant,
-            project_key=project_key,
-            milestone_id=milestone_id,
-            to=to,
-            token=token,
-            expected_version=expected_version,
-            actor=actor,
-        ),
-        tenant=tenant,
-    )
+def close_milestone(self: Task, tenant: str, project_key: str, milestone_id: str, actor: str) -> dict:
+    """Move a closing milestone's open issues (more than a request moves; or Resume), then close it: resumable,
+    fenced; where they go and the close's token are the milestone's own."""
+    name = milestone_close.job_name(tenant, project_key, milestone_id)
+    ids = {"tenant": tenant, "project_key": project_key, "milestone_id": milestone_id, "actor": actor}
+    return _run(self, name, lambda run: milestone_close.milestone_close_job(run, **ids), tenant=tenant)

@@ -2,7 +2,8 @@
 
     PK pk = "<tenant>#<PROJECT>"   SK m = "<ULID>" (the creating form's idempotency key: created once)
     nm name (unique in the project: a name claim, see below)
-    du due date (ISO, optional) · st "open" | "closing" (its close job runs) | "closed" · ds description · cl closed at
+    du due date (ISO, optional) · st "open" | "closing" (its open issues are being moved) | "closed" · ds description
+    cl closed at · ct / ck while closing: where its open issues go (none: out of any) and the close's token (Resume)
     ic {"open": n, "in_progress": n, "resolved": n, "closed": n}: its live issues by status (the progress)
     v version (every edit and close is conditioned on it) · ca / ua / cb created, updated, created by
 
@@ -84,6 +85,8 @@ class MilestoneItem(Model):
     updated_at = UTCDateTimeAttribute(attr_name="ua", default=utcnow)
     created_by = UnicodeAttribute(attr_name="cb")
     closed_at = UTCDateTimeAttribute(attr_name="cl", null=True)
+    close_to = UnicodeAttribute(attr_name="ct", null=True)  # closing: the milestone its open issues move to
+    close_token = UnicodeAttribute(attr_name="ck", null=True)  # closing: the close's token (a resumed job's too)
 
     @property
     def tenant(self) -> str:

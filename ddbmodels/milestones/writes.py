@@ -192,12 +192,22 @@ def _rename(item: MilestoneItem, actions: list, name: str, expected_version: int
 
 
 @capacity.access_pattern("milestones.close")
-def milestone_set_state(item: MilestoneItem, *, state: str, expected_version: int) -> MilestoneItem:
-    """UpdateItem ``st`` (and ``cl``) conditioned on the version — 1 WCU. ChangedSinceRead when stale."""
+def milestone_set_state(
+    item: MilestoneItem, *, state: str, expected_version: int, to: str | None = None, token: str | None = None
+) -> MilestoneItem:
+    """UpdateItem ``st`` (and ``cl``; ``ct``/``ck`` when "closing": where its issues go, the close's token, which
+    a resumed job reads) conditioned on the version — 1 WCU. ChangedSinceRead when stale."""
     if state not in STATES:
         raise InvalidInput("a milestone is open, closing or closed", state=state)
-    closing = [MilestoneItem.closed_at.set(utcnow())] if state == "closed" else [MilestoneItem.closed_at.remove()]
-    return _update(item, [MilestoneItem.state.set(state), *closing], expected_version)
+    if state == "closing" and not token:
+        raise InvalidInput("a close has a token", state=state)
+    actions = [
+        MilestoneItem.state.set(state),
+        MilestoneItem.closed_at.set(utcnow()) if state == "closed" else MilestoneItem.closed_at.remove(),
+        MilestoneItem.close_to.set(to) if state == "closing" and to else MilestoneItem.close_to.remove(),
+        MilestoneItem.close_token.set(token) if state == "closing" and token else MilestoneItem.close_token.remove(),
+    ]
+    return _update(item, actions, expected_version)
 
 
 @capacity.access_pattern("milestones.progress")

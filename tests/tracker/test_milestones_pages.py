@@ -19,7 +19,7 @@ from tracker import tasks
 from tracker.cache import invalidate
 from tracker.demo.milestones import milestones_seed
 from tracker.selectors.milestones import milestones_cache_key
-from tracker.services import milestones as milestone_services
+from tracker.services import milestone_close
 from tracker.services.projects import project_counts_refresh
 
 
@@ -349,14 +349,14 @@ def test_the_close_job_leaves_the_milestone_open_when_issues_are_refused(
     """Only real refusals (an issue changed meanwhile, read again and changed again) stop the job: it says which,
     and the milestone stays open with them in it."""
     job = _start_close_job(world, monkeypatch, 27)
-    real = milestone_services._change_one
+    real = milestone_close._change_one
 
     def refuse_one(issue: Any, target: Any, token: str) -> Any:
         if int(issue.number) == 1:
             raise ChangedSinceRead("changed meanwhile")
         return real(issue, target, token)
 
-    monkeypatch.setattr(milestone_services, "_change_one", refuse_one)
+    monkeypatch.setattr(milestone_close, "_change_one", refuse_one)
     result = tasks.close_milestone.apply(args=job).get()["result"]
     assert (result["moved"], result["refused"], result["closed"]) == (26, 1, False)
     assert result["refused_issues"] == {"WEB-1": "changed meanwhile"}

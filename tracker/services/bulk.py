@@ -166,13 +166,14 @@ def _check_labels(labels: frozenset[str], *, membership: Membership) -> None:
 
 def _check_milestone(project: ProjectItem, milestone: str | None | Unset) -> dict[str, str]:
     """The project's milestone names (id → name, the cached list) for the history; refused whole when the chosen
-    milestone is not an open one of this project (one GetItem, eventually consistent: 0.5 RCU)."""
+    milestone is not an open one of this project (one GetItem, consistent: 1 RCU; a milestone being closed refuses
+    new issues from the instant it is "closing")."""
     if milestone is UNSET:
         return {}
     names = milestone_names(tenant=project.tenant, project_key=project.project_key)
     if milestone is not None:
         target = ddb_milestones.milestone_get(
-            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=False
+            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=True
         )
         if target is None or not target.is_open:
             raise InvalidInput("That milestone is closed or no longer exists; choose an open one.")

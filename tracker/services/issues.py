@@ -46,7 +46,7 @@ def issue_create_claim(
 ) -> Claimed[IssueItem]:
     """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue.
 
-    ``milestone``: the id of an open milestone of the project (GetItem, 0.5 RCU; InvalidInput otherwise).
+    ``milestone``: the id of an open milestone of the project (GetItem, consistent, 1 RCU; InvalidInput otherwise).
 
     A project an import is writing (``tracker.imports.projects``) takes no new issues: InvalidTransition.
     That is read from the project itself, consistently (GetItem, 1 RCU), not from the page's cached
@@ -62,8 +62,8 @@ def issue_create_claim(
         raise InvalidTransition("project is being imported", current="importing", project=project.project_key)
     if milestone:
         found = milestones.milestone_get(
-            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=False
-        )
+            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=True
+        )  # consistent: a milestone being closed refuses new issues from the instant it is "closing"
         if found is None or not found.is_open:
             raise InvalidInput("choose an open milestone of this project", milestone=milestone)
     claimed = issues.issue_create(

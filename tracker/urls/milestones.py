@@ -11,4 +11,5 @@ urlpatterns: list[URLPattern] = [
     path("<str:milestone_id>/edit/", milestones.milestone_edit, name="milestone_edit"),
     path("<str:milestone_id>/close/", milestones.milestone_close, name="milestone_close"),
     path("<str:milestone_id>/reopen/", milestones.milestone_reopen, name="milestone_reopen"),
+    path("<str:milestone_id>/resume/", milestones.milestone_resume, name="milestone_resume"),
 ]

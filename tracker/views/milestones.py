@@ -7,6 +7,7 @@ them (the list is one Query, cached); each milestone links to its issues (``mile
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -25,6 +26,7 @@ from tracker.models import Membership
 from tracker.selectors import milestones as milestone_selectors
 from tracker.selectors.issues import issue_access
 from tracker.selectors.projects import project_access
+from tracker.services import milestone_close as closing
 from tracker.services import milestones as milestone_services
 from tracker.views.base import posted_version, tenant_view
 
@@ -160,8 +162,14 @@ def milestone_edit(request: HttpRequest, membership: Membership, project: str, m
         except NameTaken:
             form.add_error("name", f"{project_item.project_key} already has a milestone called {data['name']}.")
         except ChangedSinceRead:
+            now = milestone_selectors.milestone_access(
+                tenant=project_item.tenant, project_key=project, milestone_id=milestone_id
+            )
+            if _as_posted(now, data):  # this person's own form, sent twice: saved the first time
+                messages.info(request, f"This form was already sent: milestone {now.name} is saved as it says.")
+                return redirect(_list_url(membership, project_item))
             post = request.POST.copy()
-            post["version"] = str(int(milestone.version or 0))
+            post["version"] = str(int(now.version or 0))
             form = MilestoneForm(post, initial=initial)
             form.is_valid()
             form.add_error(None, STALE)
@@ -171,6 +179,14 @@ def milestone_edit(request: HttpRequest, membership: Membership, project: str, m
             return redirect(_list_url(membership, project_item))
     context = {"form": form, "project": project_item, "membership": membership, "milestone": milestone}
     return render(request, "tracker/milestones/form.html", context, status=status)
+
+
+def _as_posted(milestone: MilestoneItem, data: dict[str, Any]) -> bool:
+    """Review F19: the milestone holds what the edit form says (then a stale version is the form's own second
+    sending, not somebody else's save)."""
+    due = data["due"].isoformat() if data["due"] else None
+    posted = (" ".join(data["name"].split()), due, data["description"].strip() or None)
+    return (milestone.name, milestone.due or None, milestone.description or None) == posted
 
 
 @tenant_view
@@ -191,14 +207,14 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
         tenant=project_item.tenant,
         project_key=project,
         milestone_id=milestone.milestone_id,
-        limit=milestone_services.MOVE_IN_REQUEST,
+        limit=closing.MOVE_IN_REQUEST,
     )
     form = CloseForm(request.POST or None, others=others, initial={"version": int(milestone.version or 0)})
     status = 200
     if request.method == "POST" and (not found or form.is_valid()):
         data = form.cleaned_data if found else {}
         try:
-            closed = milestone_services.milestone_close(
+            closed = closing.milestone_close(
                 membership=membership,
                 project=project_item,
                 milestone=milestone,
@@ -221,7 +237,7 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
         "milestone": milestone,
         "open_issues": found,
         "more": more,
-        "limit": milestone_services.MOVE_IN_REQUEST,
+        "limit": closing.MOVE_IN_REQUEST,
         "issues_url": issues_url(membership, project_item, milestone),
     }
     return render(request, "tracker/milestones/close.html", context, status=status)
@@ -235,8 +251,11 @@ def _being_closed(milestone: MilestoneItem) -> str:
     )
 
 
-def _said(request: HttpRequest, closed: milestone_services.Closed, project: ProjectItem) -> None:
+def _said(request: HttpRequest, closed: closing.Closed, project: ProjectItem) -> None:
     name = closed.milestone.name
+    if closed.job and not closed.queued:
+        messages.warning(request, f"Moving the open issues of {name} could not go on in the background; press Resume.")
+        return
     if closed.job:
         messages.info(
             request,
@@ -245,9 +264,13 @@ def _said(request: HttpRequest, closed: milestone_services.Closed, project: Proj
         )
         return
     moved = f" {closed.moved} open issue{'s' if closed.moved != 1 else ''} moved." if closed.moved else ""
+    listed = ", ".join(f"{ref} ({why})" for ref, why in sorted(closed.refused.items()))
+    if not closed.closed:
+        were = "were" if len(closed.refused) > 1 else "was"
+        messages.warning(request, f"Milestone {name} stays open: {listed} {were} not moved.{moved} Close it again.")
+        return
     messages.success(request, f"Milestone {name} closed.{moved}")
     if closed.refused:
-        listed = ", ".join(f"{ref} ({why})" for ref, why in sorted(closed.refused.items()))
         messages.warning(request, f"Not moved: {listed}.")
 
 
@@ -262,6 +285,23 @@ def milestone_reopen(request: HttpRequest, membership: Membership, project: str,
         membership=membership, milestone=milestone, expected_version=posted_version(request, VersionOnly)
     )
     messages.success(request, f"Milestone {milestone.name} reopened.")
+    return redirect(_list_url(membership, project_item))
+
+
+@tenant_view
+@require_POST
+def milestone_resume(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
+    """A closing milestone's job again (it stopped): it carries on where it stopped."""
+    project_item, milestone = _members_milestone(membership, project, milestone_id)
+    if not milestone.is_closing:
+        messages.info(request, f"Milestone {milestone.name} is not being closed: nothing to resume.")
+    elif closing.milestone_close_resume(membership=membership, milestone=milestone):
+        messages.success(
+            request,
+            f"Closing {milestone.name} goes on in the background; it closes when its open issues are all moved.",
+        )
+    else:
+        messages.warning(request, "The background queue does not answer; try again in a minute.")
     return redirect(_list_url(membership, project_item))
 
 
