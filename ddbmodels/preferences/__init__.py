@@ -13,10 +13,20 @@ from ddbmodels.preferences.model import (
     NotifySetting,
     PreferenceItem,
     SavedView,
+    TeamNotify,
     person_key,
     team_key,
 )
-from ddbmodels.preferences.reads import notify_settings, settings_of, view_get, view_of, views_mine, views_shared
+from ddbmodels.preferences.reads import (
+    notify_settings,
+    notify_team,
+    settings_of,
+    team_notify_of,
+    view_get,
+    view_of,
+    views_mine,
+    views_shared,
+)
 from ddbmodels.preferences.team import TEAM_DATA
 from ddbmodels.preferences.writes import (
     notify_set,
@@ -41,13 +51,16 @@ __all__ = [
     "NotifySetting",
     "PreferenceItem",
     "SavedView",
+    "TeamNotify",
     "notify_set",
     "notify_settings",
+    "notify_team",
     "person_ensure",
     "person_key",
     "registry_forget",
     "settings_of",
     "team_key",
+    "team_notify_of",
     "view_change",
     "view_get",
     "view_of",

@@ -6,7 +6,9 @@ Shaped like the labels registry: a team partition that names everything, and one
         shared view        SK s = "v#<view id>"     a copy of the author's view while it is shared
         person             SK s = "u#<username>"    written once, before a person's first view (the registry
                                                     offboarding reads to find each person's partition)
-        notifications      SK s = "n"               m = {username: {l: participating|watching|off, e: bool, v}}
+        notifications      SK s = "n"               m = {username: {l: participating|watching|off, e: bool, v}},
+                                                    g generation: + 1 on every change (the first one sets it
+                                                    to the time in ms × 1000), so a cache keeps the newest
     person partition   PK pk = "<team>#u#<username>"
         view               SK s = "v#<view id>"     every view of the person, shared or not
 
@@ -30,7 +32,7 @@ Reads:
                         20 more (VIEWS_READ) still show those
     open a view         GetItem of the person's item, else of the team's copy: 0.5 RCU each
     notifications       GetItem pk = "<team>#t", s = "n": 0.5 RCU (≈ 40 B a person: 100 people ≈ 4 KB);
-                        once per fan-out, cached by the site
+                        the fan-out's read is consistent (1 RCU) and cached by the site under its generation
 Writes:
     save a view         (the person's registry item, once: GetItem 0.5 RCU, then PutItem 1 WCU the first time)
                         + PutItem ``attribute_not_exists(pk)``: 1 WCU
@@ -42,8 +44,9 @@ Writes:
     unshare, delete     deleted (share, unshare, rename or delete of a shared view): 4 WCU; an unshared
                         view's rename or delete is one conditional write, 1 WCU. A stale version: ChangedSinceRead
     a person's setting  (the first one of the team: PutItem ``attribute_not_exists``, 1 WCU) + UpdateItem
-                        ``SET m.#u = :p`` conditioned on the person's ``v`` (absent for version 0): 1 WCU per KB
-                        of the whole item (≈ 1 WCU up to ≈ 25 people, 4 WCU for 100)
+                        ``SET m.#u = :p ADD g :one`` conditioned on the person's ``v`` (absent for version 0),
+                        ``ALL_NEW`` (the site caches what it returns): 1 WCU per KB of the whole item (≈ 1 WCU
+                        up to ≈ 25 people, 4 WCU for 100)
 
 No hot key: the team partition takes only shared-view and settings writes (person-paced: a click on a
 settings page) and reads that the site caches (the menu's shared list, the settings per fan-out), far
@@ -108,6 +111,23 @@ class NotifySetting:
     level: str = DEFAULT_LEVEL
     email: bool = True
     version: int = 0
+
+
+@dataclass(frozen=True)
+class TeamNotify:
+    """A team's notification settings item: username → setting, and its generation (+ 1 on each change).
+
+    Generation 0: no setting was ever saved. The first save sets it to the time in ms × 1000, so an
+    item deleted with its team and made again later starts above any generation the old one reached.
+    """
+
+    people: dict[str, NotifySetting]
+    generation: int = 0
+
+
+def generation_start(now_s: float) -> int:
+    """The generation a team's settings item is created with (then + 1 a change): the time in ms × 1000."""
+    return int(now_s * 1000) * 1000
 
 
 def team_key(tenant: str) -> str:

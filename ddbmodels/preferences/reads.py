@@ -13,6 +13,7 @@ from ddbmodels.preferences.model import (
     VIEWS_READ,
     NotifySetting,
     SavedView,
+    TeamNotify,
     person_key,
     team_key,
     view_sort,
@@ -93,11 +94,17 @@ def settings_of(item: dict[str, Any] | None) -> dict[str, NotifySetting]:
     }
 
 
-@capacity.access_pattern("preferences.notify_get")
-def notify_settings(tenant: str, *, consistent: bool = False) -> dict[str, NotifySetting]:
-    """GetItem pk = "<team>#t", s = "n" — 0.5 RCU (1 consistent) per 4 KB (≈ 40 B a person): username → setting.
+def team_notify_of(item: dict[str, Any] | None) -> TeamNotify:
+    """The settings and their generation, from the team's settings item (None: nobody set anything)."""
+    return TeamNotify(people=settings_of(item), generation=int((item or {}).get("g", {}).get("N", "0")))
 
-    People not in it have the default (participating, e-mail on, version 0).
+
+@capacity.access_pattern("preferences.notify_get")
+def notify_team(tenant: str, *, consistent: bool = False) -> TeamNotify:
+    """GetItem pk = "<team>#t", s = "n" — 0.5 RCU (1 consistent) per 4 KB (≈ 40 B a person): the settings.
+
+    People not in it have the default (participating, e-mail on, version 0); with the item's
+    generation, which each change raises (the site's cache keeps the newest: ``selectors.preferences``).
     """
     answer = connection.client().get_item(
         TableName=_table(),
@@ -105,4 +112,10 @@ def notify_settings(tenant: str, *, consistent: bool = False) -> dict[str, Notif
         ConsistentRead=consistent,
         ReturnConsumedCapacity="TOTAL",
     )
-    return settings_of(answer.get("Item"))
+    return team_notify_of(answer.get("Item"))
+
+
+@capacity.access_pattern("preferences.notify_get")
+def notify_settings(tenant: str, *, consistent: bool = False) -> dict[str, NotifySetting]:
+    """GetItem pk = "<team>#t", s = "n" — 0.5 RCU (1 consistent) per 4 KB: username → setting (``notify_team``)."""
+    return notify_team(tenant, consistent=consistent).people

@@ -17,14 +17,15 @@ from ddbmodels.preferences.model import (
     NOTIFY_SORT,
     QUERY_MAX,
     VIEW_ID_RE,
-    NotifySetting,
     SavedView,
+    TeamNotify,
+    generation_start,
     person_key,
     person_sort,
     team_key,
     view_sort,
 )
-from ddbmodels.preferences.reads import view_of
+from ddbmodels.preferences.reads import team_notify_of, view_of
 
 Raw = dict[str, Any]
 REMEMBER_S = 300.0  # how long a process trusts "this person is in the team's registry" without reading it
@@ -283,12 +284,13 @@ def view_unshare_team(tenant: str, view_id: str, *, expected_version: int) -> Sa
 
 
 @capacity.access_pattern("preferences.notify_set")
-def notify_set(tenant: str, username: str, *, level: str, email: bool, expected_version: int) -> NotifySetting:
-    """Set a person's notification setting on the version the page showed; the setting after.
+def notify_set(tenant: str, username: str, *, level: str, email: bool, expected_version: int) -> TeamNotify:
+    """Set a person's notification setting on the version the page showed; the team's settings after (``ALL_NEW``).
 
     The team's settings item is put first if missing (PutItem ``attribute_not_exists``, 1 WCU; only
-    for a person's first setting), then UpdateItem ``SET m.#u = :p`` conditioned on the person's
-    ``v`` (absent for version 0) — 1 WCU per KB of the item. ChangedSinceRead when it moved on.
+    for a person's first setting; its generation starts at ``generation_start``), then UpdateItem
+    ``SET m.#u = :p ADD g :one`` conditioned on the person's ``v`` (absent for version 0), returning
+    the whole item — 1 WCU per KB of the item. ChangedSinceRead when it moved on: nothing written.
     """
     if level not in LEVELS:
         raise InvalidInput(f"A notification level is one of {', '.join(LEVELS)}.")
@@ -298,7 +300,7 @@ def notify_set(tenant: str, username: str, *, level: str, email: bool, expected_
         try:
             client.put_item(
                 TableName=_table(),
-                Item={**key, "m": {"M": {}}},
+                Item={**key, "m": {"M": {}}, "g": {"N": str(generation_start(time.time()))}},
                 ConditionExpression="attribute_not_exists(pk)",
                 ReturnConsumedCapacity="TOTAL",
             )
@@ -310,22 +312,20 @@ def notify_set(tenant: str, username: str, *, level: str, email: bool, expected_
     else:
         condition = "m.#u.v = :v"
         values = {":v": {"N": str(expected_version)}}
-    after = NotifySetting(level=level, email=email, version=expected_version + 1)
+    setting = {"l": {"S": level}, "e": {"BOOL": email}, "v": {"N": str(expected_version + 1)}}
     try:
-        client.update_item(
+        answer = client.update_item(
             TableName=_table(),
             Key=key,
-            UpdateExpression="SET m.#u = :p",
+            UpdateExpression="SET m.#u = :p ADD g :one",
             ConditionExpression=condition,
             ExpressionAttributeNames={"#u": username},
-            ExpressionAttributeValues={
-                ":p": {"M": {"l": {"S": level}, "e": {"BOOL": email}, "v": {"N": str(after.version)}}},
-                **values,
-            },
+            ExpressionAttributeValues={":p": {"M": setting}, ":one": {"N": "1"}, **values},
+            ReturnValues="ALL_NEW",
             ReturnConsumedCapacity="TOTAL",
         )
     except ClientError as error:
         if not _cancelled(error):
             raise
         raise ChangedSinceRead("Your notification settings were changed since the page was loaded.") from error
-    return after
+    return team_notify_of(answer["Attributes"])

@@ -3,21 +3,30 @@
 The header menu shows a person's views and the team's shared ones: two Queries (0.5 RCU each), each
 cached — the shared list per team (``ddb:views:<team>``), a person's list per person
 (``ddb:views:<team>#<name>``) — and dropped by every write that changes them (``services.preferences``).
-The notification settings are one GetItem a fan-out (0.5 RCU), cached per team (``notify-prefs:<team>``).
+The notification settings are one consistent GetItem a fan-out (1 RCU), cached per team
+(``notify-settings:<team>``, a Redis hash: the settings and the generation they were read or written at).
+A saved setting holds at once: the save stores what it wrote (``notify_cache_keep``), and a store never
+replaces a newer generation (one Lua script, atomic), so a refill that read before the save and stores
+after it keeps nothing. While Redis fails, fan-outs read DynamoDB (consistent); an entry Redis kept
+through its failure, older than a save made meanwhile, is served until it expires (``PROJECT_CACHE_SECONDS``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
+import redis
 from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404
 
 from ddbmodels import preferences
-from ddbmodels.preferences import NotifySetting, SavedView
+from ddbmodels.preferences import NotifySetting, SavedView, TeamNotify
+from tracker import optional_redis
 from tracker.cache import cached
 from tracker.models import Membership
 
@@ -34,7 +43,17 @@ def my_views_cache_key(tenant: str, username: str) -> str:
 
 
 def notify_cache_key(tenant: str) -> str:
-    return f"notify-prefs:{tenant}"
+    return f"notify-settings:{tenant}"  # a Redis hash (``notify_cache_keep``), not a cache value
+
+
+# Store the settings (ARGV[2]) at generation ARGV[1] unless the hash holds that generation or a newer one.
+KEEP_NEWER = """
+local have = redis.call('HGET', KEYS[1], 'g')
+if have and tonumber(have) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'g', ARGV[1], 'd', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
 
 
 def _dump_views(views: list[SavedView]) -> list[dict]:
@@ -106,15 +125,54 @@ def view_access(*, membership: Membership, view_id: str) -> SavedView:
     return view
 
 
+def notify_cache_keep(tenant: str, team: TeamNotify) -> bool:
+    """Cache the team's settings unless the cache holds their generation or a newer one; True when stored.
+
+    One Lua script (atomic in Redis): of a save's write-through and a refill that read before the save,
+    whichever stores last, the newer generation stays. A Redis failure stores nothing (logged).
+    """
+    if optional_redis.paused():
+        return False
+    data = json.dumps({name: asdict(s) for name, s in team.people.items()}, separators=(",", ":"))
+    try:
+        keep = optional_redis.client().register_script(KEEP_NEWER)
+        key = cache.make_key(notify_cache_key(tenant))
+        return bool(keep(keys=[key], args=[team.generation, data, settings.PROJECT_CACHE_SECONDS]))
+    except redis.exceptions.RedisError as error:
+        optional_redis.failed("notify settings store", error)
+        return False
+
+
+def _notify_cached(tenant: str) -> dict[str, NotifySetting] | None:
+    """The cached settings, or None (a miss, Redis failing, an entry that does not read)."""
+    if optional_redis.paused():
+        return None
+    try:
+        raw = optional_redis.client().hget(cache.make_key(notify_cache_key(tenant)), "d")
+    except redis.exceptions.RedisError as error:
+        optional_redis.failed("notify settings get", error)
+        return None
+    if not isinstance(raw, bytes | str):  # a miss (None)
+        return None
+    try:
+        return {name: NotifySetting(**s) for name, s in json.loads(raw).items()}
+    except (ValueError, TypeError, AttributeError):
+        log.warning("cached notification settings of %s do not read; reading DynamoDB", tenant)
+        return None
+
+
 def team_notify_settings(tenant: str) -> dict[str, NotifySetting]:
-    """username → notification setting (absent: the default), from Redis or one GetItem (0.5 RCU)."""
-    return cached(
-        notify_cache_key(tenant),
-        settings.PROJECT_CACHE_SECONDS,
-        lambda: preferences.notify_settings(tenant),
-        dump=lambda people: {name: asdict(s) for name, s in people.items()},
-        restore=lambda raw: {name: NotifySetting(**s) for name, s in raw.items()},
-    )
+    """username → notification setting (absent: the default), from Redis or one consistent GetItem (1 RCU).
+
+    Consistent: a setting saved a moment ago is what the fan-out honours, never a lagging replica's.
+    What was read is cached unless a save stored a newer generation meanwhile (``notify_cache_keep``).
+    """
+    held = _notify_cached(tenant)
+    if held is not None:
+        return held
+    team = preferences.notify_team(tenant, consistent=True)
+    notify_cache_keep(tenant, team)
+    return team.people
 
 
 def my_notify_setting(*, membership: Membership) -> NotifySetting:

@@ -14,7 +14,7 @@ from tracker.models import Membership, Role
 from tracker.selectors.preferences import (
     my_views,
     my_views_cache_key,
-    notify_cache_key,
+    notify_cache_keep,
     shared_views,
     shared_views_cache_key,
 )
@@ -121,11 +121,12 @@ def views_of_leaver_unshare(*, tenant: str, username: str) -> int:
 
 
 def notify_set(*, membership: Membership, level: str, email: bool, expected_version: int) -> NotifySetting:
-    """The person's notification level and e-mail choice in this team, on the version the page showed."""
-    tenant = membership.tenant.slug
-    try:
-        return preferences.notify_set(
-            tenant, membership.user.get_username(), level=level, email=email, expected_version=expected_version
-        )
-    finally:
-        invalidate(notify_cache_key(tenant))
+    """The person's notification level and e-mail choice in this team, on the version the page showed.
+
+    What the write returned (the team's whole settings item) is cached at once, so the next fan-out
+    honours it; a refill that read the settings before this write cannot store them over it.
+    """
+    tenant, me = membership.tenant.slug, membership.user.get_username()
+    team = preferences.notify_set(tenant, me, level=level, email=email, expected_version=expected_version)
+    notify_cache_keep(tenant, team)
+    return team.people[me]

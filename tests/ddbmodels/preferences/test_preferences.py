@@ -91,10 +91,12 @@ def test_bad_names_are_refused_and_nothing_is_written(tenant: str) -> None:
 
 def test_notification_settings_default_then_change_on_their_version(tenant: str) -> None:
     assert preferences.notify_settings(tenant) == {}
-    first = preferences.notify_set(tenant, "carol", level="watching", email=False, expected_version=0)
-    preferences.notify_set(tenant, "bob", level="off", email=True, expected_version=0)
+    first = preferences.notify_set(tenant, "carol", level="watching", email=False, expected_version=0).people["carol"]
+    team = preferences.notify_set(tenant, "bob", level="off", email=True, expected_version=0)
 
     assert first == NotifySetting(level="watching", email=False, version=1)
+    assert team == preferences.notify_team(tenant, consistent=True)  # the whole item as written (ALL_NEW)
+    assert team.generation == preferences.notify_team(tenant).generation > 0
     assert preferences.notify_settings(tenant, consistent=True) == {
         "carol": first,
         "bob": NotifySetting(level="off", email=True, version=1),
