@@ -9,7 +9,8 @@ from typing import Any
 
 from ddbmodels import preferences
 from ddbmodels.attachments import new_attachment_id
-from ddbmodels.core import connection
+from ddbmodels.core import capacity, connection
+from ddbmodels.preferences.team import preference_pages
 from devtools import bench
 from devtools.bench import Cost, read_units
 from pattern_rows.issue_writes import LOCAL_TRANSACTION
@@ -32,6 +33,33 @@ def partition_bytes(partition: str) -> int:
 
 def one_query(_found: Any, size: int) -> Cost:
     return Cost(read_units(size), 0, 1)
+
+
+def stored_bytes(partition: str) -> int:
+    """The stored size of every item of a partition (read unmetered): what one offboarding Query of it reads."""
+    client, table = connection.client(), connection.table_name("preferences")
+    request: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "pk = :p",
+        "ExpressionAttributeValues": {":p": {"S": partition}},
+    }
+    return sum(bench.item_size(item) for item in bench.unmetered(lambda: client.query(**request))["Items"])
+
+
+def offboarding_read() -> list[Any]:
+    """Every page offboarding reads of the team (``preference_pages`` is a generator: its pattern is set here,
+    as ``tenants.export`` and ``tenants.delete`` set theirs around it)."""
+    with capacity.access_pattern("tenants.preferences"):
+        return list(preference_pages(TENANT, connection.table_name("preferences")))
+
+
+def partitions_read(_found: Any, sizes: list[int]) -> Cost:
+    """One consistent Query a partition (the team's, then each registered person's): 1 RCU per started 4 KB."""
+    return Cost(sum(read_units(size, consistent=True) for size in sizes), 0, len(sizes))
+
+
+def empty_partitions(_found: Any, sizes: list[int]) -> Cost:
+    return Cost(-sum(1 for size in sizes if size == 0))
 
 
 PREFERENCE_ROWS: dict[str, Row] = {
@@ -65,6 +93,28 @@ PREFERENCE_ROWS: dict[str, Row] = {
     ),
     "preferences.notify_get": Row(
         "GetItem of the team's settings item, eventually consistent: 0.5 RCU per started 4 KB", fixed(0.5, 0, 1)
+    ),
+    "preferences.notify_get (the fan-out's refill, consistent)": Row(
+        "GetItem of the team's settings item, consistent (a saved setting holds at once): 1 RCU per started 4 KB",
+        fixed(1, 0, 1),
+    ),
+    "preferences.person_register (a person's first)": Row(
+        "GetItem of the person's registry item (0.5 RCU, found none) + PutItem attribute_not_exists ≤ 1 KB (1 WCU)",
+        fixed(0.5, 1, 2),
+    ),
+    "preferences.person_register (registered, new process)": Row(
+        "GetItem of the person's registry item ≤ 4 KB: 0.5 RCU, nothing written", fixed(0.5, 0, 1)
+    ),
+    "preferences.view_get (one's own)": Row("consistent GetItem of the person's view ≤ 4 KB: 1 RCU", fixed(1, 0, 1)),
+    "preferences.view_get (a teammate's shared)": Row(
+        "consistent GetItem of the person's partition (none: 1 RCU all the same) + of the team's copy ≤ 4 KB (1 RCU)",
+        fixed(2, 0, 2),
+    ),
+    "tenants.preferences (offboarding read)": Row(
+        "consistent Query of the team's partition + one of each registered person's: 1 RCU per started 4 KB each "
+        "(at least 1 a partition, an empty one too)",
+        partitions_read,
+        (bench.LOCAL_EMPTY_QUERY, empty_partitions),
     ),
     "preferences.notify_set (a team's first)": Row(
         "PutItem attribute_not_exists of the settings item (1 WCU) + UpdateItem SET m.#u on the person's version "
@@ -105,6 +155,10 @@ def run_preferences(run: Workload) -> None:
         shared=True,
     )
     bench.check(shared is not None and shared.shared, "the view was not shared")
+    own = run("preferences.view_get (one's own)", preferences.view_get, TENANT, "alice", saved[1].id)
+    bench.check(own is not None and own.name == VIEWS[1][0], f"alice's view is {own}")
+    theirs = run("preferences.view_get (a teammate's shared)", preferences.view_get, TENANT, "bob", saved[0].id)
+    bench.check(theirs is not None and theirs.author == "alice", f"the shared view bob opens is {theirs}")
     mine = run(
         "preferences.views_mine (the header menu, 1 of 2)",
         preferences.views_mine,
@@ -143,3 +197,29 @@ def run_preferences(run: Workload) -> None:
     )
     people = run("preferences.notify_get", preferences.notify_settings, TENANT)
     bench.check(people["carol"] == preferences.NotifySetting("watching", False, 2), f"the settings are {people}")
+    team = run(
+        "preferences.notify_get (the fan-out's refill, consistent)", preferences.notify_team, TENANT, consistent=True
+    )
+    bench.check(team.people == people and team.generation > 0, f"the fan-out reads {team}")
+    run_registry_and_offboarding(run)
+
+
+def run_registry_and_offboarding(run: Workload) -> None:
+    """bob registered before his first view (new, then again in a process that forgot him); the team's data
+    read as offboarding reads it: the team partition and alice's and bob's (his empty)."""
+    preferences.registry_forget()
+    written = run("preferences.person_register (a person's first)", preferences.person_ensure, TENANT, "bob")
+    preferences.registry_forget()
+    again = run("preferences.person_register (registered, new process)", preferences.person_ensure, TENANT, "bob")
+    bench.check(written and not again, f"bob's registry item written {written}, then {again}")
+    sizes = [
+        stored_bytes(partition)
+        for partition in (
+            preferences.team_key(TENANT),
+            preferences.person_key(TENANT, "alice"),
+            preferences.person_key(TENANT, "bob"),
+        )
+    ]
+    pages = run("tenants.preferences (offboarding read)", offboarding_read, basis=sizes)
+    found = sum(len(page) for page in pages)
+    bench.check(found == 6, f"offboarding found {found} items: 3 of alice's views, 2 registry items, the settings")
