@@ -19,10 +19,9 @@ attribute of that name (``ddbmodels.milestones``' id, key of the ``milestone_sta
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from pynamodb.expressions.update import Action
 
@@ -31,16 +30,8 @@ from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransit
 from ddbmodels.core.exactly_once import holds_token
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues.model import LABELS_MAX, PRIORITIES, TRANSITIONS, CollectionItem, IssueItem, collection_key
-from ddbmodels.issues.writes import update_with_entries
+from ddbmodels.issues.writes import UNSET, Unset, update_with_entries  # UNSET: the edit form's too
 
-
-class Unset(enum.Enum):
-    """The type of ``UNSET``: "leave this field alone" where None means "clear it" (the assignee)."""
-
-    UNSET = "unset"
-
-
-UNSET: Final = Unset.UNSET
 BATCH_MAX = 100  # BatchGetItem's limit
 
 

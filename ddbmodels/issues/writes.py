@@ -18,10 +18,11 @@ is fed from the change events).
 
 from __future__ import annotations
 
+import enum
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from pynamodb.exceptions import UpdateError
 from pynamodb.expressions.condition import Condition
@@ -52,6 +53,15 @@ from ddbmodels.labels import LabelEntry, entries_for, entries_move, registry_ens
 from ddbmodels.patterns.sequences import Claimed, put_next
 
 V = TypeVar("V", bound=CollectionItem)
+
+
+class Unset(enum.Enum):
+    """The type of ``UNSET``: "leave this field alone" where None means "clear it" (the assignee, the milestone)."""
+
+    UNSET = "unset"
+
+
+UNSET: Final = Unset.UNSET
 
 
 @capacity.access_pattern("issues.create")
@@ -229,8 +239,14 @@ def issue_update(
     priority: str,
     assignee: str | None,
     labels: Iterable[str],
+    milestone: str | None | Unset = UNSET,
 ) -> IssueItem:
     """UpdateItem the editable fields if version matches and not tombstoned — 1 WCU per KB (+ list-index entries).
+
+    ``milestone``: the id of the milestone to put it in (None: in none; ``UNSET``: left alone). A move sets ``ms``
+    and moves the ``milestone_status`` key ``xm`` in the same request (+ 1 WCU in, + 1 out: 2 for a move), on the
+    same version and on the milestone it was read in (``update_with_entries``). Which milestones may be chosen
+    is the caller's to check (``tracker.services.issues``).
 
     Then the issue's ``labels`` entries: each rewritten (its row copy changed), put or deleted, 1 WCU.
     """
@@ -241,6 +257,8 @@ def issue_update(
         "assignee": assignee or None,
         "labels": set(labels) or None,
     }
+    if milestone is not UNSET:
+        wanted["milestone"] = milestone or None
     # Only the attributes that differ from the issue as loaded (the version condition makes that what
     # is stored) are in the request: one left alone is never overwritten, not even with its own value.
     local: dict[str, Any] = {name: value for name, value in wanted.items() if value != (getattr(issue, name) or None)}

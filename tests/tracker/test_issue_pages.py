@@ -203,6 +203,7 @@ def test_the_edit_form_is_prefilled_with_the_current_issue(world: World) -> None
         "priority": "high",
         "assignee": world.owner.username,
         "labels": ["a", "b"],
+        "milestone": "",  # in none
     }
     assert initial == {
         "title": "Prefilled",
@@ -211,6 +212,7 @@ def test_the_edit_form_is_prefilled_with_the_current_issue(world: World) -> None
         "assignee": world.owner.username,
         "picked": ["a", "b"],  # the team's labels (every label an issue has is registered) as ticked checkboxes
         "labels": "",  # none left to type
+        "milestone": "",
         "version": 1,
     }
     assert hidden_value(page, "version") == "1"

@@ -65,4 +65,5 @@ def test_a_new_issue_is_created_in_the_milestone_chosen_on_its_form(world: World
     assert refused.status_code == 200  # not a choice the form offers: a form error, nothing created
     assert load(world, 2) is None
     edit_page = text(client.get(world.project_url("1/edit/")))
-    assert 'name="milestone"' not in edit_page  # an edit keeps it: the issue page's form sets it
+    chosen = f'<option value="{v12.milestone_id}" selected>v1.2</option>'
+    assert chosen in edit_page  # the edit form shows it, to keep or change (tests/tracker/test_issue_edit_milestone.py)

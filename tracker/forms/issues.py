@@ -10,6 +10,7 @@ from django.utils.html import format_html
 
 from ddbmodels.issues import DESCRIPTION_MAX, LABEL_MAX, LABELS_MAX, PRIORITIES, STATUSES, TITLE_MAX, one_line
 from ddbmodels.labels import Label
+from ddbmodels.milestones import MilestoneItem
 from tracker.forms.idempotency import IdempotentForm
 from tracker.issue_terms import LABEL_RE, PRIORITY_LABELS, STATUS_LABELS, label_refusals
 
@@ -69,8 +70,14 @@ class IssueForm(IdempotentForm):
         max_length=LABELS_MAX * (LABEL_MAX + 2),
         help_text=f"Comma-separated, at most {LABELS_MAX}.",
     )
-    # A new issue's milestone (the project's open ones; an edit has none: the issue page's side form sets it).
-    milestone = forms.ChoiceField(required=False, label="Milestone")
+    # The project's open milestones (``milestone_choices``); an edit offers the issue's own as well, closed or not.
+    milestone = forms.ChoiceField(
+        required=False,
+        label="Milestone",
+        error_messages={
+            "invalid_choice": "That milestone is not open any more (or not this project's): choose another."
+        },
+    )
     # The version the editor loaded (optimistic locking); absent when creating.
     version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
     # What the editor loaded (signed), so a stale edit can be merged field by field; absent when creating.
@@ -89,7 +96,7 @@ class IssueForm(IdempotentForm):
         """``standing``: why a kept assignee cannot be picked anew ("viewer now"; default "not in this team")."""
         super().__init__(*args, **kwargs)
         self.current = current
-        if milestones:  # (id, name) of the project's open milestones: offered to a new issue only
+        if milestones:  # (id, name): the project's open milestones (an edit: and the issue's own)
             milestone = self.fields["milestone"]
             assert isinstance(milestone, forms.ChoiceField)
             milestone.choices = [("", "— none —"), *milestones]
@@ -118,6 +125,13 @@ class IssueForm(IdempotentForm):
             _widen(self.fields["title"], len(current["title"]))
             _widen(self.fields["description"], len(_lines(current["description"])))
             _widen(self.fields["labels"], len(", ".join(current["labels"])))
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.current is not None and self.add_prefix("milestone") not in self.data:
+            # No select on the page (the project has no milestone) or a page from before it: left as loaded.
+            cleaned["milestone"] = self.current.get("milestone") or ""
+        return cleaned
 
     def clean_title(self) -> str:
         title = one_line(self.cleaned_data["title"]).strip()  # a line break becomes a space (issue 20, finding 10)
@@ -181,6 +195,17 @@ class IssueForm(IdempotentForm):
         return sorted(labels)
 
 
+def milestone_choices(listed: list[MilestoneItem], current: str | None = None) -> list[tuple[str, str]]:
+    """(id, name) of the open milestones of ``listed`` (a project's), and first the issue's own ``current`` when it
+    is not open, marked so: what it is in is shown as it is (kept on saving), and never offered to another issue."""
+    choices = [(m.milestone_id, m.name) for m in listed if m.is_open]
+    if current and current not in {value for value, _ in choices}:
+        own = next((m for m in listed if m.milestone_id == current), None)
+        shown = f"{own.name} ({own.state})" if own is not None else "a milestone no longer listed"
+        choices.insert(0, (current, shown))
+    return choices
+
+
 def _refused(catalogue: list[Label]) -> dict[str, str]:
     """Labels an issue may not be given now, with why (a rename or delete of it runs, or is done)."""
     return label_refusals(catalogue)
@@ -201,13 +226,14 @@ class StatusFilterForm(forms.Form):
 
 # ---------------------------------------------------------------------------- stale edits, merged
 
-EDITABLE = ("title", "description", "priority", "assignee", "labels")
+EDITABLE = ("title", "description", "priority", "assignee", "labels", "milestone")
 EDITABLE_LABELS = {
     "title": "Title",
     "description": "Description",
     "priority": "Priority",
     "assignee": "Assignee",
     "labels": "Labels",
+    "milestone": "Milestone",
 }
 BASE_SALT = "tracker.forms.issues.base"
 
@@ -220,6 +246,7 @@ def edit_snapshot(issue: Any) -> dict[str, Any]:
         "priority": issue.priority,
         "assignee": issue.assignee or "",
         "labels": sorted(issue.labels or ()),
+        "milestone": getattr(issue, "milestone", None) or "",  # its id; "" for none
     }
 
 

@@ -11,10 +11,11 @@ from django.core.cache import cache
 from ddbmodels import issues, milestones
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
 from ddbmodels.events import Kind
-from ddbmodels.issues import IssueItem, ProjectItem
+from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
 from ddbmodels.patterns.sequences import Claimed
 from tracker import enqueue, text_diff
 from tracker.models import Membership, Role
+from tracker.selectors.milestones import milestone_names
 from tracker.services import activity, deleting, leaderboard
 from tracker.services.permissions import require_role
 
@@ -103,28 +104,37 @@ def issue_update(
     priority: str,
     assignee: str | None,
     labels: Iterable[str],
+    milestone: str | None | Unset = UNSET,
 ) -> IssueItem:
     """Save an edit made on version ``expected_version``; ChangedSinceRead if it is no longer current.
 
     Only the fields that differ from the issue as loaded (which is what the editor saw: the version
     matches) are changed; an edit that changes nothing writes nothing and records nothing. A newly
     chosen assignee must be a member or owner now (InvalidInput otherwise); one kept stays, whatever
-    their role has become.
+    their role has become. ``milestone`` (an id, None for none, ``UNSET`` to leave it): a milestone newly
+    chosen must be open now (GetItem, consistent: 1 RCU; InvalidInput otherwise, a closing one too); the one the
+    issue is in stays, closed or not. A move is said in the history by name, as the issue page's form says it.
     """
     require_role(membership, "member")
     _check_version(issue, expected_version)
     title = issues.one_line(title)  # titles hold one line (e-mail subjects, CSV rows)
     wanted = edit_values(title=title, description=description, priority=priority, assignee=assignee, labels=labels)
     changes = {name: value for name, value in wanted.items() if value != edit_values_of(issue)[name]}
+    if milestone is not UNSET and (milestone or None) != (issue.milestone or None):
+        changes["milestone"] = milestone or None
     if not changes:
         return issue
     if changes.get("assignee") and not assignable(membership, changes["assignee"]):
         raise InvalidInput("only members and owners can be assigned", assignee=changes["assignee"])
+    moved = _milestone_move(issue, changes["milestone"]) if "milestone" in changes else None
     before = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
     description_before, labels_before = issue.description or "", set(issue.labels or ())
     issue = issues.issue_update(issue, **{**edit_values_of(issue), **changes})
     after = {"title": issue.title, "priority": issue.priority, "assignee": issue.assignee}
-    changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
+    changed: dict[str, list[str | None]] = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
+    if moved is not None:
+        changed["milestone"] = moved  # names, as the side form records them (selectors.activity)
+        schedule_counts(issue)  # the milestones' progress
     data: dict[str, Any] = {"changed": changed}
     if (issue.description or "") != description_before:
         data["description"] = True  # read by the inbox's wording and fan-out: "edited the description"
@@ -135,6 +145,21 @@ def issue_update(
         data["labels"] = {"added": added, "removed": removed}
     activity.record(issue, kind=Kind.ISSUE_EDITED, actor=membership.user.get_username(), data=data)
     return issue
+
+
+def _milestone_move(issue: IssueItem, to: str | None) -> list[str | None]:
+    """[name before, name after] of a move of ``issue`` to the milestone ``to``; InvalidInput unless ``to`` is an
+    open milestone of its project now (consistent GetItem, 1 RCU: one closed or closing a moment ago is refused)."""
+    names = milestone_names(tenant=issue.tenant, project_key=issue.project_key)
+    if to:
+        target = milestones.milestone_get(
+            tenant=issue.tenant, project_key=issue.project_key, milestone_id=to, consistent=True
+        )
+        if target is None or not target.is_open:
+            raise InvalidInput("choose an open milestone of this project", milestone=to)
+        names[target.milestone_id] = target.name
+    before = issue.milestone
+    return [names.get(before, before) if before else None, names.get(to, to) if to else None]
 
 
 def edit_values(
@@ -206,8 +231,8 @@ def issue_delete(*, membership: Membership, project: ProjectItem, issue: IssueIt
     return issue
 
 
-def schedule_counts(project: ProjectItem) -> None:
-    """Queue one counts refresh per project per debounce window; never fail the request."""
+def schedule_counts(project: ProjectItem | IssueItem) -> None:
+    """Queue one counts refresh per project (an issue: its project's) per debounce window; never fail the request."""
     pending = f"counts-pending:{project.pk}"
     refresh = enqueue.task(enqueue.REFRESH_PROJECT_COUNTS)  # a wrong name is a bug, not a broker that is down
     try:

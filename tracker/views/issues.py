@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from ddbmodels.core.errors import ChangedSinceRead, SequenceContention
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, SequenceContention
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.exceptions import BadRequest
 from tracker.forms.issues import (
@@ -23,6 +23,7 @@ from tracker.forms.issues import (
     StatusForm,
     edit_snapshot,
     merge_edit,
+    milestone_choices,
     read_base,
     sign_base,
 )
@@ -30,7 +31,7 @@ from tracker.models import Membership
 from tracker.selectors.assist import text_preview
 from tracker.selectors.issues import issue_access, issue_delete_preview, project_issue_access
 from tracker.selectors.labels import label_catalogue
-from tracker.selectors.milestones import open_milestones
+from tracker.selectors.milestones import milestone_list, milestone_names, open_milestones
 from tracker.selectors.projects import project_access
 from tracker.selectors.tenants import tenant_usernames
 from tracker.services import issues as issue_services
@@ -127,6 +128,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
         current=loaded,
         standing=standing,
         catalogue=label_catalogue(tenant=membership.tenant),
+        milestones=_milestones(project_item, issue),
     )
     if previewed(request):  # the "Preview" button without JavaScript: nothing saved, version and base kept
         preview = text_preview(tenant=membership.tenant, text=request.POST.get("description", ""))
@@ -148,9 +150,14 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
                     priority=data["priority"],
                     assignee=data["assignee"] or None,
                     labels=data["labels"],
+                    milestone=data["milestone"] or None,
                 )
             except ChangedSinceRead:
                 return _stale_edit(request, membership, project_item, issue, data, assignees, standing)
+            except InvalidInput as refused:
+                if "milestone" not in refused.context:
+                    raise  # a 400 page (tracker.error_pages)
+                form.add_error("milestone", "That milestone was closed meanwhile: choose an open one.")
             else:
                 if int(issue.version or 0) == version:
                     messages.info(request, f"Nothing to save: {issue.reference} is as it was.")
@@ -162,6 +169,12 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
         "tracker/issue_form.html",
         {"form": form, "project": project_item, "membership": membership, "issue": issue},
     )
+
+
+def _milestones(project: ProjectItem, issue: IssueItem) -> list[tuple[str, str]]:
+    """The edit form's milestones: the project's open ones and the issue's own (the cached list)."""
+    listed = milestone_list(tenant=project.tenant, project_key=project.project_key)
+    return milestone_choices(listed, issue.milestone)
 
 
 def _standing(membership: Membership, assignees: list[str]) -> dict[str, str]:
@@ -196,9 +209,11 @@ def _stale_edit(
         post[field] = ", ".join(merged[field]) if field == "labels" else merged[field]
     post["version"] = str(int(fresh.version or 0))
     post["base"] = sign_base(theirs)
-    form = IssueForm(post, assignees=assignees, current=theirs, standing=standing)
+    choices = _milestones(project, fresh)
+    form = IssueForm(post, assignees=assignees, current=theirs, standing=standing, milestones=choices)
     form.is_valid()
     form.add_error(None, STALE_MESSAGE)
+    names = milestone_names(tenant=project.tenant, project_key=project.project_key)
 
     def shown(values: dict[str, Any], field: str) -> str:
         value = values[field]
@@ -206,6 +221,8 @@ def _stale_edit(
             return ", ".join(value) or "—"
         if field == "priority":
             return PRIORITY_LABELS.get(value, value)
+        if field == "milestone":
+            return names.get(value, value) or "—"
         return str(value) or "—"
 
     context = {
