@@ -1,5 +1,6 @@
 """The milestones table: each project's milestones and their progress. See ``model`` for keys and costs."""
 
+from ddbmodels.milestones.claims import ClaimsChecked, claims_check
 from ddbmodels.milestones.model import (
     DESCRIPTION_MAX,
     ISSUE_STATUSES,
@@ -29,10 +30,12 @@ __all__ = [
     "NAME_MAX",
     "STATES",
     "TEAM_DATA",
+    "ClaimsChecked",
     "MilestoneItem",
     "NameTaken",
     "TooMany",
     "by_name",
+    "claims_check",
     "milestone_create",
     "milestone_get",
     "milestone_list",

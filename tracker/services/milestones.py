@@ -8,7 +8,9 @@ written here: the project's counts refresh (``services.projects.project_counts_r
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels import milestones as ddb_milestones
@@ -17,6 +19,7 @@ from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.milestones import MilestoneItem
 from tracker.cache import invalidate
+from tracker.jobs import JobRun
 from tracker.models import Membership
 from tracker.selectors import milestones as milestone_selectors
 from tracker.services import activity
@@ -122,3 +125,29 @@ def issue_milestone_set(
     activity.record(change.issue, kind=Kind.ISSUE_EDITED, actor=membership.user.get_username(), data=data)
     schedule_counts(project)
     return True
+
+
+def milestone_claims_job(run: JobRun, *, fix: bool = True, say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every project's milestones against their name claims (``ddbmodels.milestones.claims_check``; review F17):
+    the claims of milestones made before claims existed are written (``manage.py upgrade_search
+    --check-milestones``). A name two milestones share is listed for a person to rename, never changed."""
+    report: dict[str, Any] = {}
+    for tenant, project_key in ddb_issues.all_project_keys():
+        if fix:
+            run.fence()
+        checked = ddb_milestones.claims_check(tenant=tenant, project_key=project_key, fix=fix)
+        if not checked.milestones:
+            continue
+        report[f"{tenant}/{project_key}"] = {
+            "milestones": checked.milestones,
+            "claimed": checked.claimed,
+            "written": checked.written,
+            "conflicts": checked.conflicts,
+        }
+        shared = f"; names to rename: {', '.join(checked.conflicts)}" if checked.conflicts else ""
+        say(
+            f"milestone names: {tenant}/{project_key}: {checked.milestones} milestones, {checked.claimed} claimed "
+            f"already, {checked.written} claims written{shared}"
+        )
+        run.progress(stage="milestone names", project=f"{tenant}/{project_key}")
+    return report

@@ -7,7 +7,9 @@
 Resumable (a checkpoint under the job's fencing token), one run at a time, safe to run again: a
 rerun finds nothing left to copy or drop. ``--check-labels`` compares every team's label entries
 with their issues and repairs the stale ones (what a writer that stopped between an issue's update
-and its entries left, when its change event never ran). ``tracker.services.search_upgrade`` says what each stage does.
+and its entries left, when its change event never ran). ``--check-milestones`` writes the name claims of
+milestones made before names were claimed (``tracker.services.milestones.milestone_claims_job``).
+``tracker.services.search_upgrade`` says what each stage does.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracker.management.jobcommand import JobCommand
+from tracker.services.milestones import milestone_claims_job
 from tracker.services.search_upgrade import labels_check_job, upgrade_search_job
 
 
@@ -40,8 +43,15 @@ class Command(JobCommand):
             action="store_true",
             help="only compare every team's label entries with their issues and repair the stale ones",
         )
+        parser.add_argument(
+            "--check-milestones",
+            action="store_true",
+            help="only write the name claims of milestones made before names were claimed (names two share: listed)",
+        )
 
     def job_key(self, options: dict[str, Any]) -> str:
+        if options["check_milestones"]:
+            return "milestone_claims"
         return "labels_check" if options["check_labels"] else self.job_name
 
     def work(self, options: dict[str, Any]) -> Any:
@@ -49,6 +59,8 @@ class Command(JobCommand):
             self.stdout.write(line)
             self.stdout.flush()
 
+        if options["check_milestones"]:
+            return lambda run: milestone_claims_job(run, say=say)
         if options["check_labels"]:
             return lambda run: labels_check_job(run, say=say)
         return lambda run: upgrade_search_job(
