@@ -10,7 +10,6 @@ from typing import Any
 
 from ddbmodels import attachments, counters, events, jobs, scores
 from ddbmodels import issues as ddb_issues
-from ddbmodels import labels as ddb_labels
 from ddbmodels.attachments import ATTACHED, IN_FLIGHT, IN_FLIGHT_SHARDS, AttachmentItem
 from ddbmodels.core import tables
 from ddbmodels.core.keys import shard_suffix
@@ -218,44 +217,3 @@ def run_palette(run: Workload) -> None:
     refs = [(PROJECT, number) for number in live[:5]]
     rows = run("issues.get_many (palette: 5 rows)", ddb_issues.issues_get_many, tenant=TENANT, refs=refs)
     check(len(rows) == 5, f"the palette's words read {len(rows)} rows, not 5")
-
-
-def run_label_prefix(run: Workload) -> None:
-    """Autocomplete's labels (tracker.selectors.assist.label_suggestions): one Query of the team's registry,
-    Limit 15 (10 shown, a few more for the renamed or deleted ones it drops). Its people are one SQL query of
-    Django's memberships: no DynamoDB, so no row."""
-    names = ["bug", "build", "burn", "docs", *(f"bu{n:02}" for n in range(20))]
-    bench.unmetered(lambda: ddb_labels.registry_ensure(TENANT, names))
-    found = run("labels.prefix (autocomplete)", ddb_labels.label_prefix_page, TENANT, "bu", limit=15)
-    wanted = sorted(name for name in names if name.startswith("bu"))[:15]
-    check([label.name for label in found] == wanted, f"the prefix bu found {[label.name for label in found]}")
-
-
-def run_labels(run: Workload) -> None:
-    """A team's managed labels (ddbmodels.labels.catalogue): the catalogue, a save, and one issue of a rename
-    (the labels page's per-issue move: ``issues.issue_change`` taking bug off and putting defect on, 2 labels)."""
-    names = ["bug", "defect", "ui"]
-    bench.unmetered(lambda: ddb_labels.registry_ensure(TENANT, names))
-    found = run("labels.catalogue", ddb_labels.label_catalogue, TENANT)
-    check({"bug", "defect", "ui"} <= {label.name for label in found}, "the catalogue lacks the labels registered")
-    saved = run(
-        "labels.save", ddb_labels.label_save, TENANT, "bug", colour="red", description="Broken", expected_version=0
-    )
-    check((saved.colour, saved.version) == ("red", 1), f"the save stored {saved}")
-    made = bench.unmetered(
-        lambda: ddb_issues.issue_create(
-            tenant=TENANT, project_key=PROJECT, title="Rename me", reporter="bench", labels={"bug", "ui"}
-        ).item
-    )
-    # Never edited since its create: its entries carry the version the create's put gave it, so the copy is current
-    # (before, they were one behind and the move took the changer's refused path: +1 WCU, +2 RCU).
-    change = run(
-        "issues.change (label rename, 2 labels)",
-        ddb_issues.issue_change,
-        ddb_issues.issue_from_entry(TENANT, bench.unmetered(lambda: ddb_labels.label_entries(TENANT, "bug"))[0]),
-        token="bench-rename",  # noqa: S106  (the changer's form token, no secret)
-        labels_remove={"bug"},
-        labels_add={"defect"},
-    )
-    check(set(change.issue.labels or ()) == {"defect", "ui"}, f"the rename left {change.issue.labels}")
-    check(change.issue.version == made.version + 1, f"the rename moved v{made.version} to v{change.issue.version}")
