@@ -10,17 +10,27 @@ The fan-out never carries the diff to the worker (nothing in the notifications r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core import mail
 from django.test import Client
 
-from ddbmodels import events
+from ddbmodels import events, inbox
 from ddbmodels.core import keys
 from ddbmodels.events import Kind
 from tests.tracker.conftest import World
 from tests.tracker.helpers import text
-from tests.tracker.inbox_helpers import Queued, queued_fixture  # noqa: F401  (the fixture: queued)
+from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, digests, queued, run_queued)
+    Digests,
+    Queued,
+    addressed_fixture,
+    digests_fixture,
+    queued_fixture,
+    run_queued_fixture,
+)
 from tests.tracker.test_history_diffs import created, diffs_on_page, edit, edited_events
 from tracker.models import Membership
 
@@ -147,3 +157,65 @@ def test_the_fan_out_carries_no_diff_to_the_worker(world: World, queued: Queued)
     assert "ghp_s3cr3tPASTEDbyMistake" not in repr(edited)
     assert edited["data"]["description"] is True
     assert edited["data"]["excerpt"].startswith("Steps: open")
+
+
+def notes_of(world: World, username: str) -> list[str]:
+    head = inbox.head_get(tenant=world.slug, username=username)
+    page = inbox.notification_page(tenant=world.slug, username=username, read_through=head.read_through)
+    return [note.text for note in page.items]
+
+
+def test_the_pasting_edits_notifications_and_waiting_e_mail_lose_the_pasted_words_too(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]], digests: Digests
+) -> None:
+    world, member, owner = addressed, addressed.member.username, addressed.owner.username
+    created(world, AFTER)
+    world.client_for(world.owner).post(world.project_url("1/watch/"))
+    run_queued()
+    digests.run()
+    mail.outbox.clear()
+    pasted = {"title": "Crash on save", "description": BEFORE, "priority": "high", "version": 1}
+    assert world.client_for(world.member).post(world.project_url("1/edit/"), pasted).status_code == 302
+    run_queued()  # the owner's notification quotes the new words, the pasted token among them; the e-mail waits
+    [said] = [note for note in notes_of(world, owner) if "description" in note]
+    assert "ghp_s3cr3tPASTEDbyMistake" in said
+    assert digests.scheduled
+    assert mail.outbox == []
+    [event] = edited_events(world)
+    page = text(world.client_for(world.member).get(world.project_url("1/")))
+    beside = page.split(REMOVE, 1)[1].split("</form>", 1)[0]  # after the button, in its form: seen, not only asked
+    assert "E-mails already sent keep them." in beside
+    assert "e-mails already sent keep them" in page.split(REMOVE)[0].rsplit("<form", 1)[1]  # … and in the confirm
+
+    assert world.client_for(world.member).post(remove_url(world), {"event": event.t}).status_code == 302
+
+    expected = (
+        f"{member} changed the priority of WEB-1 from Medium to High and edited its description "
+        f"(the change was removed from the history by {member})"
+    )
+    assert [note for note in notes_of(world, owner) if "description" in note] == [expected]
+    assert "ghp_s3cr3tPASTEDbyMistake" not in text(world.client_for(world.owner).get(world.url("inbox/")))
+    digests.run()  # the mail window closes after the removal: its e-mail says what the inbox says now
+    assert [(m.subject, expected in m.body) for m in mail.outbox] == [(expected[:120], True)]  # a subject's cut
+    assert "ghp_s3cr3tPASTEDbyMistake" not in repr([(m.subject, m.body) for m in mail.outbox])
+
+
+def test_a_change_removed_before_its_notifications_went_out_is_not_quoted_by_them(
+    world: World, queued: Queued, run_queued: Callable[[], list[dict[str, Any]]]
+) -> None:
+    created(world, AFTER)
+    world.client_for(world.owner).post(world.project_url("1/watch/"))
+    run_queued()
+    edit(world, description=BEFORE)  # pastes the token; its fan-out waits in the queue (a busy worker)
+    [event] = edited_events(world)
+    assert world.client_for(world.member).post(remove_url(world), {"event": event.t}).status_code == 302
+    assert "ghp_s3cr3tPASTEDbyMistake" in repr(queued)  # the queued fan-out still carries the new words
+
+    run_queued()
+
+    said = [note for note in notes_of(world, world.owner.username) if "description" in note]
+    member = world.member.username
+    assert said == [
+        f"{member} edited the description of WEB-1 “Crash on save” "
+        f"(the change was removed from the history by {member})"
+    ]

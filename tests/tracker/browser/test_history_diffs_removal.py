@@ -1,5 +1,6 @@
 """Removing a description edit's words from the history, in Chromium at 1280 and 390 px: the button is inside
-the opened diff, asks before it is sent, and the line then says who removed the change; nothing refused by the CSP."""
+the opened diff beside what it cannot reach (e-mails already sent), asks before it is sent, and the line then says
+who removed the change; nothing refused by the CSP."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue
 
 pytestmark = pytest.mark.browser
-SHOTS = Path(tempfile.gettempdir()) / "shots" / "E1-fix"
+SHOTS = Path(tempfile.gettempdir()) / "shots" / "F"
 
 BEFORE = "Deploy fails. Log in with password hunter2-prod-only and run the job again. It times out after 30 s."
 AFTER = "Deploy fails. Log in and run the job again. It times out after 30 s."
@@ -38,6 +39,9 @@ def test_the_editor_removes_a_pasted_secret_from_the_history(
     line.locator("summary").click()
     expect(line.locator("del.diff-del")).to_contain_text("hunter2-prod-only")
     expect(remove).to_be_visible()
+    note = line.locator(".diff-remove-note")  # beside the button: what the removal cannot reach
+    expect(note).to_have_text("Its notifications stop quoting the new words too. E-mails already sent keep them.")
+    expect(note).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     line.scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -74,8 +74,8 @@ def _edited_clauses(data: dict[str, Any], recipient: str, about: str) -> list[tu
             said = f"{verb} {'labels' if len(names) > 1 else 'label'} {', '.join(names)}"
             clauses.append((f"{said} {preposition} {about}", said))
     if data.get("description"):
-        excerpt = _excerpt(data.get("excerpt"))
-        if "excerpt" in data and not excerpt:
+        excerpt = "" if data.get("diff_removed_by") else _excerpt(data.get("excerpt"))  # unquoted: see _edited_text
+        if "excerpt" in data and not excerpt and not data.get("diff_removed_by"):
             clauses.append((f"removed the description of {about}", "removed its description"))
         else:
             quoted = f": “{excerpt}”" if excerpt else ""
@@ -88,11 +88,15 @@ def _edited_text(*, actor: str, data: dict[str, Any], about: str, recipient: str
 
     The first change names the issue, the others follow ("alice changed the priority of WEB-12
     “Title” from Low to High and edited its description: “…”"); an edit that changed nothing a
-    notification tells of is "alice saved WEB-12 “Title”".
+    notification tells of is "alice saved WEB-12 “Title”". A description edit whose change its editor or an
+    owner removed from the history (``diff_removed_by``: ``services.deleting.description_diff_forget``) quotes
+    none of its words and says who removed it.
     """
     clauses = _edited_clauses(data, recipient, about)
     if not clauses:
         return f"{actor} saved {about}"
     parts = [clauses[0][0], *(later for _, later in clauses[1:])]
     said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    if data.get("description") and data.get("diff_removed_by"):
+        return f"{actor} {said} (the change was removed from the history by {data['diff_removed_by']})"
     return f"{actor} {said}"
