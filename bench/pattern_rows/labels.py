@@ -148,12 +148,14 @@ def run_label_change(run: Workload) -> None:
     """The reads and writes of a delete too big for the request (``tracker.services.labels``): the confirm's
     count of one page, the form's and the progress answer's label reads, the busy mark, the job's count of every
     page, its progress and its work list; then the label is put back in use (a mark from busy, nothing moved)."""
-    for n in range(BIG_ISSUES):
-        bench.unmetered(
-            lambda n=n: ddb_issues.issue_create(
+
+    def labelled() -> None:
+        for n in range(BIG_ISSUES):
+            ddb_issues.issue_create(
                 tenant=TENANT, project_key=PROJECT, title=f"Labelled {n}", reporter="bench", labels={BIG}
             )
-        )
+
+    bench.unmetered(labelled)
     label = run("labels.get", ddb_labels.label_get, TENANT, BIG, basis=registry_bytes(BIG))
     check(label is not None and label.in_use, f"the label {BIG} is {label}")
     assert label is not None
