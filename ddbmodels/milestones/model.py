@@ -31,7 +31,8 @@ Names are unique per project by a name claim: an item (pk, m = "name#<casefolded
 id) written in the same transaction as the milestone, on condition it is not there, so two creates of one name
 at the same instant make one milestone (the other form says the name is taken). The list's key condition
 (m < "name#": ULIDs sort first) leaves claims out of its one Query. Milestones made before claims existed are
-found by the list's read, which every create and rename still makes. A project keeps at most
+found by the list's read, which every create and rename still makes, and get their claim from ``claims_check``
+(``manage.py upgrade_search --check-milestones``). A project keeps at most
 ``reads.MILESTONES_MAX`` (200) milestones, open and closed: the 201st create is refused (``TooMany``), so the
 list's one page (Limit 220) never leaves one out.
 """

@@ -146,7 +146,8 @@ def _update(item: MilestoneItem, actions: list, expected_version: int) -> Milest
 def milestone_update(
     item: MilestoneItem, *, name: str, due: date | None, description: str, expected_version: int
 ) -> MilestoneItem:
-    """UpdateItem conditioned on the version — 1 WCU (+ the name check's Query, ≈ 1 RCU, when renamed).
+    """UpdateItem conditioned on the version — 1 WCU; renamed: the name check's Query (consistent, ≈ 1 RCU) +
+    TransactWriteItems [Update, Put new claim, Delete old claim] (6 WCU) + the milestone read back (1 RCU).
 
     ChangedSinceRead when it was saved since ``expected_version``; NameTaken for another milestone's name.
     """
