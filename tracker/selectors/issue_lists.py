@@ -9,7 +9,8 @@
 
 A label list asked for an assignee too keeps the page's rows of that person (bounded by the page); a
 milestone's list asked for a label or an assignee too keeps the page's rows that have them (the same bound);
-such a page says how many rows it looked at, so an empty one says "none of the N looked at" with its Next link.
+such a page says how many rows it looked at, so an empty one says "none of the N looked at" with its Next link,
+or, on the last page (no Next, a Previous), that none on this page matched: not "no issues" for the whole list.
 Lists without search words show one status, open unless asked; a search shows every status
 unless asked. Cursors are signed and bound to the list they came from.
 """

@@ -172,7 +172,8 @@ CARD_MAX = 70  # px: an issue card of two lines (title; key, status, assignee, â
 
 
 def line_tops(page: Page, card: str) -> list[list[int]]:
-    """For each card, the distinct heights (tops) at which its visible text sits: one per line."""
+    """For each card, the distinct heights (tops) at which its visible text sits: one per line (text an
+    overflow:hidden box clips away entirely is not visible)."""
     return page.evaluate(
         """(selector) => Array.from(document.querySelectorAll(selector)).map((card) => {
              const tops = new Set();
@@ -181,7 +182,16 @@ def line_tops(page: Page, card: str) -> list[list[int]]:
                if (!node.data.trim()) continue;
                const range = document.createRange();
                range.selectNodeContents(node);
-               for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top + r.height / 2));
+               // text clipped away by an overflow:hidden box (a card's label chips that did not fit) is not seen
+               const clips = [];
+               for (let box = node.parentElement; box && box !== card.parentElement; box = box.parentElement) {
+                 if (getComputedStyle(box).overflow !== 'visible') clips.push(box.getBoundingClientRect());
+               }
+               const seen = (r) => clips.every((c) => r.bottom > c.top && r.top < c.bottom
+                                                      && r.right > c.left && r.left < c.right);
+               for (const r of range.getClientRects()) {
+                 if (r.width > 0 && seen(r)) tops.add(Math.round(r.top + r.height / 2));
+               }
              }
              // text on one line at slightly different heights (a badge, a smaller font) is one line
              const sorted = Array.from(tops).sort((a, b) => a - b);
@@ -250,6 +260,11 @@ def test_the_header_is_at_most_64_px_tall_on_a_phone_on_every_team_page(page: Pa
                 assert box["x"] + box["width"] <= nav["x"] + nav["width"] + 1, f"{name} is cut off"
                 assert box["x"] + box["width"] <= PHONE["width"], f"{name} is off the screen"
         expect(header.get_by_role("button", name="Log out")).to_be_in_viewport()
+        if who == "owner":  # the sections' row ends with "Go to" and the Views menu: not cut, not scrolled away
+            need, room = page.locator(".top .sections").evaluate("(s) => [s.scrollWidth, s.clientWidth]")
+            assert need <= room, f"{path or 'projects'}: the sections need {need} px of {room}"
+            expect(header.get_by_role("link", name="Go to", exact=True)).to_be_in_viewport(ratio=1)
+            expect(header.locator(".views-menu > summary")).to_be_in_viewport(ratio=1)
         if who == "staff":
             expect(header.get_by_role("link", name="Admin")).to_be_in_viewport()
         assert_fits(page, f"header-{path}", PHONE)

@@ -79,8 +79,9 @@ def test_a_member_creates_an_issue_attaches_a_file_orders_and_reaches_the_leader
     shot(page, "site-04-issue-with-attachment")
 
     # Resolve it: points for the assignee (the member) on the leaderboard (high = 3 points).
-    page.locator("form.actions").get_by_role("button", name="Resolved").click()
-    expect(page.locator("ul.messages li.success")).to_have_text("WEB-1 is now Resolved.")
+    page.locator("#quick-status").select_option("resolved")
+    page.locator("section.quick").get_by_role("button", name="Move").click()
+    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1.")
     expect(page.locator("dl.facts .status")).to_have_text("Resolved")
 
     # Place an order.
