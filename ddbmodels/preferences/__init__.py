@@ -14,6 +14,7 @@ from ddbmodels.preferences.model import (
     PreferenceItem,
     SavedView,
     TeamNotify,
+    ViewEdit,
     person_key,
     team_key,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "PreferenceItem",
     "SavedView",
     "TeamNotify",
+    "ViewEdit",
     "notify_set",
     "notify_settings",
     "notify_team",

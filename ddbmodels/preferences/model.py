@@ -105,6 +105,16 @@ class SavedView:
 
 
 @dataclass(frozen=True)
+class ViewEdit:
+    """One change to one's own view, on the version the page showed: a new name, shared or not, or deleted."""
+
+    expected_version: int
+    name: str | None = None  # None: kept
+    shared: bool | None = None  # None: kept
+    delete: bool = False
+
+
+@dataclass(frozen=True)
 class NotifySetting:
     """One person's notification setting in a team (the default when never set: version 0)."""
 

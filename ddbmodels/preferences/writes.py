@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -19,6 +20,7 @@ from ddbmodels.preferences.model import (
     VIEW_ID_RE,
     SavedView,
     TeamNotify,
+    ViewEdit,
     generation_start,
     person_key,
     person_sort,
@@ -158,16 +160,7 @@ def view_save(
 
 
 @capacity.access_pattern("preferences.view_change")
-def view_change(
-    tenant: str,
-    username: str,
-    view_id: str,
-    *,
-    expected_version: int,
-    name: str | None = None,
-    shared: bool | None = None,
-    delete: bool = False,
-) -> SavedView | None:
+def view_change(tenant: str, username: str, view_id: str, edit: ViewEdit) -> SavedView | None:
     """Rename, share, unshare or delete one's own view, on the version the page showed; the view after (None: deleted).
 
     Reads the person's item (consistent GetItem, 1 RCU), then writes it conditioned on ``v`` together
@@ -180,23 +173,18 @@ def view_change(
     if "Item" not in answer:
         raise ChangedSinceRead("This view was deleted.", current=None)
     before = view_of(answer["Item"])
-    if before.version != expected_version:
+    if before.version != edit.expected_version:
         raise ChangedSinceRead(f"{before.name} was changed since the page was loaded.", current=str(before.version))
     now = utcnow()
     after = None
-    if not delete:
-        new_name = before.name if name is None else _check(name, before.query)[0]
-        after = SavedView(
-            id=before.id,
-            name=new_name,
-            query=before.query,
-            project=before.project,
-            author=before.author,
-            shared=before.shared if shared is None else shared,
+    if not edit.delete:
+        after = replace(
+            before,
+            name=before.name if edit.name is None else _check(edit.name, before.query)[0],
+            shared=before.shared if edit.shared is None else edit.shared,
             version=before.version + 1,
-            created_at=before.created_at,
         )
-    condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": {"N": str(expected_version)}}}
+    condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": {"N": str(before.version)}}}
     team_copy = {"pk": {"S": team_key(tenant)}, "s": key["s"]}
     own: Raw
     if after is None:
@@ -256,16 +244,7 @@ def view_unshare_team(tenant: str, view_id: str, *, expected_version: int) -> Sa
     try:
         if "Item" in own and view_of(own["Item"]).version == expected_version:
             mine = view_of(own["Item"])
-            after = SavedView(
-                id=mine.id,
-                name=mine.name,
-                query=mine.query,
-                project=mine.project,
-                author=mine.author,
-                shared=False,
-                version=mine.version + 1,
-                created_at=mine.created_at,
-            )
+            after = replace(mine, shared=False, version=mine.version + 1)
             item = _view_item(tenant, own_key["pk"]["S"], after, updated=time_key(utcnow()))
             client.transact_write_items(
                 TransactItems=[

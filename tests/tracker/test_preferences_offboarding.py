@@ -18,7 +18,7 @@ from tests.tracker.conftest import World
 def populate(world: World) -> None:
     slug = world.slug
     view, _ = preferences.view_save(slug, world.member.username, view_id=new_attachment_id(), name="Bugs", query="")
-    preferences.view_change(slug, world.member.username, view.id, expected_version=1, shared=True)
+    preferences.view_change(slug, world.member.username, view.id, preferences.ViewEdit(1, shared=True))
     preferences.view_save(slug, world.viewer.username, view_id=new_attachment_id(), name="Mine", query="is:closed")
     preferences.notify_set(slug, world.viewer.username, level="watching", email=False, expected_version=0)
 

@@ -7,6 +7,7 @@ never chosen one (a choice made since in the demo is left alone). Through the se
 
 from __future__ import annotations
 
+from ddbmodels.preferences import ViewEdit
 from tracker.models import Membership
 from tracker.selectors.preferences import my_notify_setting, my_views
 from tracker.services import preferences as services
@@ -32,7 +33,7 @@ def preferences_seed(team: str = TEAM) -> list[str]:
             continue
         view, _ = services.view_save(membership=membership, view_id=None, name=name, query=query, project=project)
         if shared:
-            services.view_change(membership=membership, view_id=view.id, expected_version=view.version, shared=True)
+            services.view_change(membership=membership, view_id=view.id, edit=ViewEdit(view.version, shared=True))
         done.append(f"{author}'s view “{name}”{' (shared)' if shared else ''}")
     carol = people.get("carol")
     if carol is not None and my_notify_setting(membership=carol).version == 0:

@@ -7,7 +7,7 @@ from django.core.exceptions import PermissionDenied
 from ddbmodels import preferences
 from ddbmodels.attachments import new_attachment_id
 from ddbmodels.core.errors import ChangedSinceRead
-from ddbmodels.preferences import NotifySetting, SavedView
+from ddbmodels.preferences import NotifySetting, SavedView, ViewEdit
 from tracker.cache import invalidate
 from tracker.issue_query import QueryError, parse
 from tracker.models import Membership, Role
@@ -56,16 +56,9 @@ def view_save(
     return saved
 
 
-def view_change(
-    *,
-    membership: Membership,
-    view_id: str,
-    expected_version: int,
-    name: str | None = None,
-    shared: bool | None = None,
-    delete: bool = False,
-) -> SavedView | None:
+def view_change(*, membership: Membership, view_id: str, edit: ViewEdit) -> SavedView | None:
     """Rename, share, unshare or delete one of the person's own views, on the version the page showed."""
+    shared = edit.shared
     if shared and not membership.allows(SHARE_NEEDS):
         raise PermissionDenied(f"Sharing a view with the team needs the member role in {membership.tenant.name}.")
     tenant, me = membership.tenant.slug, membership.user.get_username()
@@ -77,9 +70,7 @@ def view_change(
                 "ask a teammate to stop sharing one (or an owner to take one out of the menu), then share this one."
             )
     try:
-        return preferences.view_change(
-            tenant, me, view_id, expected_version=expected_version, name=name, shared=shared, delete=delete
-        )
+        return preferences.view_change(tenant, me, view_id, edit)
     finally:
         invalidate(my_views_cache_key(tenant, me), shared_views_cache_key(tenant))
 

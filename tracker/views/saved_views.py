@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ddbmodels.issues import PROJECT_KEY_RE
+from ddbmodels.preferences import ViewEdit
 from tracker.exceptions import BadRequest
 from tracker.forms.preferences import ViewChangeForm, ViewSaveForm
 from tracker.models import Membership, Role
@@ -129,14 +130,13 @@ def view_change(request: HttpRequest, membership: Membership, view_id: str) -> H
     data = form.cleaned_data
     action = data["action"]
     try:
-        after = services.view_change(  # ChangedSinceRead: the 409 page, nothing changed
-            membership=membership,
-            view_id=view_id,
+        edit = ViewEdit(
             expected_version=data["version"],
             name=data["name"] if action == "rename" else None,
             shared={"share": True, "unshare": False}.get(action),
             delete=action == "delete",
         )
+        after = services.view_change(membership=membership, view_id=view_id, edit=edit)  # ChangedSinceRead: 409
     except services.ViewLimit as problem:
         return _list_page(request, membership, refused=str(problem), status=409)
     done = {

@@ -47,7 +47,7 @@ def test_a_view_is_saved_once_per_form_key_and_is_its_authors_alone(tenant: str)
 
 def test_sharing_puts_a_copy_in_the_team_partition_and_unsharing_takes_it_away(tenant: str) -> None:
     view = save(tenant, project="WEB")
-    shared = preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+    shared = preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(1, shared=True))
 
     assert shared is not None
     assert shared.shared
@@ -55,15 +55,15 @@ def test_sharing_puts_a_copy_in_the_team_partition_and_unsharing_takes_it_away(t
     assert shared.project == "WEB"
     assert preferences.views_shared(tenant) == [shared]
     assert preferences.view_get(tenant, "bob", view.id) == shared
-    renamed = preferences.view_change(tenant, "alice", view.id, expected_version=2, name="Bugs")
+    renamed = preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(2, name="Bugs"))
     assert renamed is not None
     assert preferences.views_shared(tenant)[0].name == "Bugs"
 
     with pytest.raises(ChangedSinceRead):  # the page showed version 2: nothing changes
-        preferences.view_change(tenant, "alice", view.id, expected_version=2, shared=False)
+        preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(2, shared=False))
     assert preferences.views_shared(tenant) == [renamed]
 
-    preferences.view_change(tenant, "alice", view.id, expected_version=3, shared=False)
+    preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(3, shared=False))
     assert preferences.views_shared(tenant) == []
     assert preferences.view_get(tenant, "bob", view.id) is None
     assert preferences.views_mine(tenant, "alice")[0].version == 4
@@ -71,11 +71,11 @@ def test_sharing_puts_a_copy_in_the_team_partition_and_unsharing_takes_it_away(t
 
 def test_only_the_author_changes_a_view_and_a_delete_takes_the_shared_copy_too(tenant: str) -> None:
     view = save(tenant)
-    preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+    preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(1, shared=True))
 
     with pytest.raises(ChangedSinceRead):  # bob's partition has no such view: nothing of alice's changes
-        preferences.view_change(tenant, "bob", view.id, expected_version=2, delete=True)
-    assert preferences.view_change(tenant, "alice", view.id, expected_version=2, delete=True) is None
+        preferences.view_change(tenant, "bob", view.id, preferences.ViewEdit(2, delete=True))
+    assert preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(2, delete=True)) is None
     assert preferences.views_mine(tenant, "alice") == []
     assert preferences.views_shared(tenant) == []
 
@@ -114,7 +114,7 @@ def test_costs_match_the_model_docstring(tenant: str) -> None:
     with capacity.measure() as second:
         save(tenant, name="Mine too")
     with capacity.measure() as share:
-        preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+        preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(1, shared=True))
     with capacity.measure() as menu:
         preferences.views_mine(tenant, "alice")
         preferences.views_shared(tenant)
@@ -135,7 +135,7 @@ def test_costs_match_the_model_docstring(tenant: str) -> None:
 
 def test_offboarding_finds_every_item_through_the_team_partition(tenant: str) -> None:
     view = save(tenant)
-    preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+    preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(1, shared=True))
     save(tenant, "bob")
     preferences.notify_set(tenant, "carol", level="off", email=False, expected_version=0)
     (declared,) = preferences.TEAM_DATA
@@ -152,7 +152,7 @@ def test_offboarding_finds_every_item_through_the_team_partition(tenant: str) ->
 
 def test_an_owner_takes_a_shared_view_out_of_the_menu_and_its_author_keeps_it(tenant: str) -> None:
     view = save(tenant)
-    preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+    preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(1, shared=True))
 
     with pytest.raises(ChangedSinceRead):  # the page showed version 1: nothing changes
         preferences.view_unshare_team(tenant, view.id, expected_version=1)
@@ -170,7 +170,7 @@ def test_an_owner_takes_a_shared_view_out_of_the_menu_and_its_author_keeps_it(te
 
 def test_a_shared_copy_whose_authors_view_is_gone_is_taken_alone(tenant: str) -> None:
     view = save(tenant)
-    preferences.view_change(tenant, "alice", view.id, expected_version=1, shared=True)
+    preferences.view_change(tenant, "alice", view.id, preferences.ViewEdit(1, shared=True))
     connection.client().delete_item(  # as a half-done write could leave it
         TableName=connection.table_name("preferences"),
         Key={"pk": {"S": preferences.person_key(tenant, "alice")}, "s": {"S": f"v#{view.id}"}},
