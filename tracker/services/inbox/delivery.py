@@ -7,7 +7,7 @@ issue's watchers (one Query), delivers one notification to each watcher but the 
 once per event, ``ddbmodels.inbox.deliver``) and adds it to the person's mail window
 (``digests.mail_later``). Queuing never fails the user's request.
 
-Each person's notification settings in the team (``/t/<team>/settings/notifications/``; one GetItem
+Each person's notification settings in the team (``/t/<team>/settings/notifications/``; one consistent GetItem
 of the team's settings a fan-out, cached: ``selectors.preferences.team_notify_settings``) are
 honoured: *off* delivers no notification and no e-mail (the person still watches, so turning it
 back on brings the next change); *watching* makes the person a watcher of every new issue in the
@@ -134,7 +134,7 @@ def team_addresses(tenant: str) -> dict[str, str]:
 
 
 def watching_everything(tenant: str) -> set[str]:
-    """The people whose notification level in the team is *watching* (cached, else one GetItem: 0.5 RCU)."""
+    """The people whose notification level in the team is *watching* (cached, else one consistent GetItem: 1 RCU)."""
     return {name for name, setting in team_notify_settings(tenant).items() if setting.level == "watching"}
 
 
