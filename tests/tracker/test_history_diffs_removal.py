@@ -4,7 +4,9 @@ A description edit keeps its word diff in its ``issue.edited`` event, so words t
 description (a pasted secret) stay readable in the history. The editor of that edit and the team's
 owners get "Remove this change from the history": the event's ``diff`` is redacted in place
 (``events.event_redact``, as a deleted comment's excerpt is) and the line says who removed it.
-The fan-out never carries the diff to the worker (nothing in the notifications reads it).
+The fan-out never carries the diff to the worker; the notifications of that edit, which quote its new words
+(the pasted secret, for the edit that pasted it), are rewritten without them, so a mail window not yet sent
+does not quote them either, and a fan-out still queued quotes nothing (R2-9).
 """
 
 from __future__ import annotations
