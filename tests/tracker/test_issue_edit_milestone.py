@@ -155,6 +155,7 @@ def test_a_stale_edit_takes_their_milestone_move_and_shows_a_conflict_by_name(wo
     both = client.post(url, {**loaded, "milestone": v14.milestone_id})
     assert both.status_code == 409
     assert both.context["conflicts"] == [("Milestone", "v1.3", "v1.4")]
+    assert "· nobody · milestone v1.3</p>" in text(both)  # the current version, as saved
     kept = _FormValues()
     kept.feed(text(both))
     assert kept.values["milestone"] == v14.milestone_id  # my choice stays in the form

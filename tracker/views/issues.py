@@ -231,6 +231,7 @@ def _stale_edit(
         "membership": membership,
         "issue": issue,
         "current": fresh,
+        "current_milestone": names.get(theirs["milestone"], "") if theirs["milestone"] else "",
         "conflicts": [(EDITABLE_LABELS[f], shown(theirs, f), shown(mine, f)) for f in conflicts],
         "taken": [(EDITABLE_LABELS[f], shown(theirs, f)) for f in taken],
     }
