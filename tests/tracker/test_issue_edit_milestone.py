@@ -160,3 +160,17 @@ def test_a_stale_edit_takes_their_milestone_move_and_shows_a_conflict_by_name(wo
     kept.feed(text(both))
     assert kept.values["milestone"] == v14.milestone_id  # my choice stays in the form
     assert load(world, int(issue.number)).milestone == v13.milestone_id  # type: ignore[union-attr]
+
+
+def test_a_milestone_closed_after_the_list_was_cached_is_refused_on_the_form(world: World) -> None:
+    """The form's choices come from the cached list; the save reads the milestone consistently and says so."""
+    v12 = _milestone(world, "v1.2")
+    issue = new_issue(world, "Raced with a close")
+    client = world.client_for(world.member)
+    values = form_of(client, world.project_url(f"{issue.number}/edit/")).values  # the list is cached now
+    # A close starts meanwhile, through ddbmodels: the site's cached list still has v1.2 open, as during a race.
+    milestones.milestone_set_state(v12, state="closing", expected_version=int(v12.version), token="a-close")
+    with unchanged(world):
+        response = client.post(world.project_url(f"{issue.number}/edit/"), {**values, "milestone": v12.milestone_id})
+    assert response.status_code == 200
+    assert response.context["form"].errors["milestone"] == ["That milestone was closed meanwhile: choose an open one."]
