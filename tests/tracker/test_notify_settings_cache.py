@@ -25,8 +25,9 @@ from tests.tracker.inbox_helpers import (  # noqa: F401  (fixtures: addressed, d
     run_queued_fixture,
 )
 from tests.tracker.test_notify_settings import choose, notes_of
+from tracker import optional_redis
 from tracker.models import Membership
-from tracker.selectors.preferences import team_notify_settings
+from tracker.selectors.preferences import notify_cache_key, team_notify_settings
 from tracker.services import preferences as services
 
 GetItem = Callable[..., dict[str, Any]]
@@ -130,3 +131,30 @@ def test_off_drops_the_mail_windows_already_open(
 
     assert mail.outbox == []
     assert report["dropped"] == 1
+
+
+def test_without_redis_the_settings_are_read_from_dynamodb_and_a_save_still_holds(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bob = world.member.username
+    membership = Membership.objects.get(tenant=world.tenant, user=world.member)
+    cache.clear()
+    monkeypatch.setattr(optional_redis, "paused", lambda: True)  # Redis failed a moment ago: left alone
+
+    saved = services.notify_set(membership=membership, level="off", email=True, expected_version=0)
+
+    assert saved == preferences.NotifySetting("off", True, 1)
+    assert team_notify_settings(world.slug) == {bob: saved}  # a consistent read each time, nothing stored
+    monkeypatch.undo()
+    assert optional_redis.client().exists(cache.make_key(notify_cache_key(world.slug))) == 0
+
+
+def test_a_cache_entry_that_does_not_read_is_a_miss_and_is_mended(world: World) -> None:
+    bob = world.member.username
+    membership = Membership.objects.get(tenant=world.tenant, user=world.member)
+    services.notify_set(membership=membership, level="watching", email=True, expected_version=0)
+    key = cache.make_key(notify_cache_key(world.slug))
+    optional_redis.client().hset(key, "d", "not json")
+
+    assert team_notify_settings(world.slug)[bob].level == "watching"  # read from DynamoDB, and stored again
+    assert optional_redis.client().hget(key, "d") != b"not json"

@@ -46,10 +46,11 @@ def notify_cache_key(tenant: str) -> str:
     return f"notify-settings:{tenant}"  # a Redis hash (``notify_cache_keep``), not a cache value
 
 
-# Store the settings (ARGV[2]) at generation ARGV[1] unless the hash holds that generation or a newer one.
+# Store the settings (ARGV[2]) at generation ARGV[1] unless the hash holds a newer one (the same generation is the
+# same settings: stored again, which mends an entry that does not read).
 KEEP_NEWER = """
 local have = redis.call('HGET', KEYS[1], 'g')
-if have and tonumber(have) >= tonumber(ARGV[1]) then return 0 end
+if have and tonumber(have) > tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'g', ARGV[1], 'd', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -126,7 +127,7 @@ def view_access(*, membership: Membership, view_id: str) -> SavedView:
 
 
 def notify_cache_keep(tenant: str, team: TeamNotify) -> bool:
-    """Cache the team's settings unless the cache holds their generation or a newer one; True when stored.
+    """Cache the team's settings unless the cache holds a newer generation; True when stored.
 
     One Lua script (atomic in Redis): of a save's write-through and a refill that read before the save,
     whichever stores last, the newer generation stays. A Redis failure stores nothing (logged).
