@@ -185,3 +185,21 @@ def test_a_change_started_before_its_starter_was_recorded_says_it_plainly(world:
     client = world.client_for(world.member)
     again = client.post(world.url("labels/bug/delete/"), {"version": _label(world, "bug").version - 1})
     assert flash(again)[-1:] == ["bug is being deleted already (by this form, sent before, or another)."]
+
+
+def test_an_edit_sent_twice_says_it_changed_nothing_and_a_real_conflict_is_still_a_409(world: World) -> None:
+    """F19: the second send of one edit form (its version now one behind) found the label holding what it asks and
+    answered 409 "somebody saved it since"; now it says nothing changed. Another colour meanwhile: still a 409."""
+    client = world.client_for(world.member)
+    client.post(world.url("labels/new/"), {"name": "bug", "colour": "red"})
+    form = {"colour": "orange", "description": "  broken  ", "version": "1"}
+    assert flash(client.post(world.url("labels/bug/edit/"), form))[-1:] == ["Label bug saved."]
+    again = client.post(world.url("labels/bug/edit/"), form)
+    assert again.status_code == 302
+    assert flash(again)[-1:] == [
+        "Label bug has this colour and description already (this form sent twice?); nothing changed."
+    ]
+    assert _label(world, "bug").version == 2
+    other = client.post(world.url("labels/bug/edit/"), {**form, "colour": "blue"})
+    assert other.status_code == 409
+    assert (_label(world, "bug").colour, _label(world, "bug").version) == ("orange", 2)

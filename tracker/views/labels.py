@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ddbmodels.core.errors import InvalidInput
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
 from ddbmodels.labels import Label
 from tracker.forms.idempotency import new_idempotency_key
 from tracker.forms.labels import ConfirmForm, LabelForm, RenameForm
@@ -82,14 +82,24 @@ def label_edit(request: HttpRequest, membership: Membership, label: str) -> Http
     form = LabelForm(request.POST or None, initial=initial, editing=True)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        saved = service.label_edit(
-            membership=membership,
-            name=current.name,
-            colour=data["colour"],
-            description=data["description"],
-            expected_version=data["version"],
-        )  # a stale form: ChangedSinceRead, the 409 page
-        messages.success(request, f"Label {saved.name} saved.")
+        try:
+            saved = service.label_edit(
+                membership=membership,
+                name=current.name,
+                colour=data["colour"],
+                description=data["description"],
+                expected_version=data["version"],
+            )
+        except ChangedSinceRead:  # a stale form: the 409 page, unless the label holds what it asks already
+            now = select.label_access(tenant=membership.tenant, name=label)
+            if not (now.in_use and (now.colour, now.description) == (data["colour"], data["description"].strip())):
+                raise
+            messages.info(
+                request,
+                f"Label {now.name} has this colour and description already (this form sent twice?); nothing changed.",
+            )
+        else:
+            messages.success(request, f"Label {saved.name} saved.")
         return _back(membership)
     return render(request, "tracker/labels/form.html", {"membership": membership, "form": form, "label": current})
 
