@@ -80,6 +80,15 @@ def renamed(found: milestones.MilestoneItem, basis: Edit) -> Cost:
     return Cost(reads, transaction(rename_charges(found, basis))[0], 3)
 
 
+def claimed(pk: str, name: str) -> str | None:
+    """The milestone id the name's claim holds (read unmetered; None: no claim): the transactions' floors count
+    the claim puts and deletes, which DynamoDB Local's charge for a transaction cannot show."""
+    key = {"pk": {"S": pk}, "m": {"S": "name#" + name.casefold()}}
+    table = milestones.MilestoneItem.Meta.table_name
+    found = bench.unmetered(lambda: connection.client().get_item(TableName=table, Key=key, ConsistentRead=True))
+    return found["Item"]["of"]["S"] if "Item" in found else None
+
+
 def raw_partition() -> list[dict[str, Any]]:
     """The project's whole partition (milestones and name claims), read unmetered."""
     request = {
@@ -161,7 +170,7 @@ def run_milestones(run: Workload) -> None:
     """Four milestones created (each after the name check), the list read, progress written, one closed."""
     for n, name in enumerate(NAMES):
         before = partition_bytes()
-        _item, made = run(
+        item, made = run(
             "milestones.create",
             milestones.milestone_create,
             tenant=TENANT,
@@ -172,6 +181,7 @@ def run_milestones(run: Workload) -> None:
             basis=before,
         )
         bench.check(made, f"milestone {name} was not created")
+        bench.check(claimed(item.pk, name) == item.milestone_id, f"milestone {name}'s name claim was not written")
     found = run("milestones.list", milestones.milestone_list, tenant=TENANT, project_key=PROJECT)
     bench.check([m.name for m in found] == list(NAMES), f"the list is {[m.name for m in found]}")
     counts = {found[0].milestone_id: {"open": 3, "resolved": 2}, found[1].milestone_id: {"open": 1}}
@@ -218,6 +228,8 @@ def run_milestone_edits(run: Workload, item: milestones.MilestoneItem) -> None:
         basis=rename,
     )
     bench.check(got.name == "v1.0 LTS", "the milestone was not renamed")
+    bench.check(claimed(got.pk, got.name) == got.milestone_id, "the new name's claim was not written")
+    bench.check(claimed(got.pk, NAMES[0]) is None, "the old name's claim was not deleted")
     claim = {"pk": {"S": got.pk}, "m": {"S": "name#" + got.name.casefold()}}  # as a milestone made before claims
     bench.unmetered(
         lambda: connection.client().delete_item(TableName=milestones.MilestoneItem.Meta.table_name, Key=claim)

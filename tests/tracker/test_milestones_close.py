@@ -196,3 +196,16 @@ def test_an_edit_sent_twice_says_it_was_saved_not_that_somebody_else_saved(world
     ]
     other = client.post(url, {**data, "description": "Something else"})  # a different edit on that old version
     assert other.status_code == 409
+
+
+def test_a_close_job_whose_target_was_closed_meanwhile_opens_the_milestone_again(world: World) -> None:
+    """The job reads where the issues go from the milestone: a target closed since is no place to move them to;
+    the milestone opens again with its issues, rather than staying "closing" (or failing) for ever."""
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 2)
+    milestones.milestone_set_state(v12, state="closing", expected_version=1, to=v13.milestone_id, token="a-close")
+    milestones.milestone_set_state(v13, state="closed", expected_version=1)
+    result = tasks.close_milestone.apply(args=(world.slug, "WEB", v12.milestone_id, "someone")).get()["result"]
+    assert result == {"moved": 0, "refused": 0, "closed": False, "target": "closed"}
+    assert _states(world) == {"v1.2": "open", "v1.3": "closed"}
+    assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]

@@ -1,0 +1,66 @@
+"""In a real browser, at 1280 and 390 px: a milestone whose close stopped half way says "closing" on the list, the
+issue page and the board, and offers members its Resume button, which fits the phone's width."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from ddbmodels import issues, milestones
+from tests.tracker.browser.helpers import shot, site_login
+from tests.tracker.conftest import World
+from tests.tracker.helpers import new_issue
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/shots/B")  # noqa: S108  (copies for the person reviewing the pages)
+
+
+def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot(page, name), SHOTS / f"{name}.png")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_closing_milestone_says_so_and_is_resumed(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    beta, _ = milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name="v1.2 beta", due=None, created_by=world.owner.username
+    )
+    later, _ = milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name="v1.3", due=None, created_by=world.owner.username
+    )
+    issue = new_issue(world, "Sign-in step")
+    issues.issue_change(issue, token="b-1", milestone=beta.milestone_id)
+    milestones.milestone_set_state(beta, state="closing", expected_version=1, to=later.milestone_id, token="a-close")
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+
+    page.goto(world.project_url("milestones/"))
+    row = page.locator("li.milestone", has_text="v1.2 beta")
+    expect(row).to_contain_text("closing: moving its")
+    resume = row.get_by_role("button", name="Resume")
+    expect(resume).to_be_visible()
+    box = resume.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= width  # on the screen, not past its right edge
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scrolling
+    _shot(page, f"milestone-closing-01-list-{width}")
+
+    page.goto(world.project_url(f"{issue.number}/"))
+    expect(page.locator("[data-milestone]")).to_contain_text("v1.2 beta closing")
+    expect(page.locator("#quick-milestone option:checked")).to_have_text("v1.2 beta (closing)")
+    _shot(page, f"milestone-closing-02-issue-{width}")
+    page.goto(world.project_url("board/"))
+    expect(page.locator("option", has_text="v1.2 beta")).to_have_text("v1.2 beta (closing)")
+
+    page.goto(world.project_url("milestones/"))
+    page.locator("li.milestone", has_text="v1.2 beta").get_by_role("button", name="Resume").click()
+    expect(page.locator("ul.messages li")).to_contain_text("Closing v1.2 beta goes on in the background")
+    _shot(page, f"milestone-closing-03-resumed-{width}")
+    assert violations == []
