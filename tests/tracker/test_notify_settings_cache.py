@@ -110,6 +110,8 @@ def test_email_off_drops_the_mail_windows_already_open(
     run_queued()
     assert len(digests.scheduled) == 1  # bob's window for WEB-1 is open, its e-mail due when it closes
 
+    page = world.client_for(world.member).get(world.url("settings/notifications/"))
+    assert "Turning e-mail off takes effect at once, also for a batch not sent yet." in page.content.decode()
     choose(world, world.client_for(world.member), "participating", email=False)
     (report,) = digests.run()
 
