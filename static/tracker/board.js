@@ -6,6 +6,8 @@
 // so the next move is not refused again, and the status line (aria-live) says why. When no answer
 // comes (a dropped connection, or a server error) the move may or may not have been saved: the card
 // goes back where the board last knew it and the status line says so, with a link to reload the board.
+// Signed out meanwhile (the session expired, or ended in another tab), the answer is the login page (a
+// redirect, followed): nothing was moved, and the status line says so, with a link to sign in again.
 // Only the columns the workflow allows accept a dropped card.
 // Without JavaScript the buttons post the same form and the server sends the board back.
 "use strict";
@@ -118,6 +120,16 @@
       card.classList.remove("moving");
       card.removeAttribute("aria-busy");
     }
+    function signedOut(login) {  // the move never reached the board's view: nothing was moved
+      back("You are signed out: " + card.dataset.ref + " was not moved. ");
+      var again = new URL(login, window.location.href);
+      again.search = new URLSearchParams({ next: window.location.pathname + window.location.search }).toString();
+      var link = document.createElement("a");
+      link.href = again.pathname + again.search;
+      link.textContent = "Sign in again";
+      status.appendChild(link);
+      status.appendChild(document.createTextNode(", then move it again."));
+    }
 
     fetch(form.action, {
       method: "POST",
@@ -127,7 +139,9 @@
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (answer) {
         done();
-        if (response.ok && answer.status === to) {
+        if (response.redirected && /\/login\/$/.test(new URL(response.url).pathname)) {  // signed out
+          signedOut(response.url);
+        } else if (response.ok && answer.status === to) {
           keep(answer.version, answer.moves);
           say(answer.message);
         } else if (response.status === 409 && answer.message) {

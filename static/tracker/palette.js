@@ -4,7 +4,10 @@
 //
 // The header's box (sent) and a phone's "Go to" link open it as well.
 // Keyboard only: type, ↑ / ↓ move over the results, Enter opens the highlighted one (the first if
-// none is), Escape closes and gives the focus back. In a text field the platform's own key opens it
+// none is), Escape closes and gives the focus back. Each answer is kept with the text it was asked
+// for: an Enter pressed before the answer to what is in the box has come (typed fast: within the
+// pause, or while the lookup is on its way) waits for that answer and opens its first result, never a
+// result of an older answer still on show; a lookup that fails sends Enter to the page of results. In a text field the platform's own key opens it
 // (⌘K on a Mac, where Ctrl-K deletes to the end of the line; Ctrl-K elsewhere).
 "use strict";
 (function () {
@@ -15,6 +18,9 @@
   var MAC = /Mac|iPhone|iPad/.test(navigator.platform || "");
   var DEBOUNCE_MS = 120;
   var dialog, input, list, status, timer, pending, active = -1, results = [], before = null;
+  var asked = null;  // the text of the lookup on its way (null: none)
+  var answered = null;  // the text the results shown are the answer to
+  var wanted = false;  // Enter was pressed before that answer came: open its first result when it does
 
   function typing(target) {
     return Boolean(target && target.closest &&
@@ -57,10 +63,16 @@
     dialog.appendChild(hint);
     document.body.appendChild(dialog);
 
-    input.addEventListener("input", function () { later(); });
+    input.addEventListener("input", function () {
+      wanted = false;  // typing on after an Enter: the new text's answer is shown, not opened
+      later();
+    });
     input.addEventListener("keydown", keys);
     dialog.addEventListener("close", function () {
+      window.clearTimeout(timer);
+      wanted = false;
       if (pending) { pending.abort(); }
+      asked = null;
       if (before && before.focus) { before.focus(); }
     });
     dialog.addEventListener("click", function (event) {
@@ -73,26 +85,53 @@
     timer = window.setTimeout(load, DEBOUNCE_MS);
   }
 
+  function page() {  // the page of results: it goes straight to an issue whose key was typed
+    window.location.assign(form.action + "?" + new URLSearchParams({ q: input.value }).toString());
+  }
+
   function load() {
+    window.clearTimeout(timer);
     if (pending) { pending.abort(); }
-    pending = new AbortController();
-    var url = form.action + "?" + new URLSearchParams({ q: input.value, format: "json" }).toString();
-    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin", signal: pending.signal })
+    var text = input.value;
+    var controller = new AbortController();
+    pending = controller;
+    asked = text;
+    var url = form.action + "?" + new URLSearchParams({ q: text, format: "json" }).toString();
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin", signal: controller.signal })
       .then(function (response) {
+        if (response.redirected && /\/login\/$/.test(new URL(response.url).pathname)) {
+          throw new Error("signed out");  // the login page, not an answer
+        }
         if (!response.ok) { throw new Error("status " + response.status); }
         return response.json();
       })
-      .then(show)
+      .then(function (data) {
+        if (pending !== controller) { return; }  // a newer lookup has started
+        pending = null;
+        asked = null;
+        show(data, text);
+      })
       .catch(function (error) {
-        if (error.name !== "AbortError") {
-          status.textContent = "Could not look that up just now; press Enter to search on a page instead.";
-          results = [];
-          list.replaceChildren();
+        if (error.name === "AbortError" || pending !== controller) { return; }
+        pending = null;
+        asked = null;
+        answered = null;
+        results = [];
+        list.replaceChildren();
+        highlight(-1);
+        if (wanted) {
+          wanted = false;
+          page();
+          return;
         }
+        status.textContent = error.message === "signed out" ?
+          "You are signed out: sign in again to look things up." :
+          "Could not look that up just now; press Enter to search on a page instead.";
       });
   }
 
-  function show(data) {
+  function show(data, text) {
+    answered = text;
     results = data.results || [];
     list.replaceChildren();
     results.forEach(function (result, at) {
@@ -115,6 +154,22 @@
     });
     highlight(results.length ? 0 : -1);
     status.textContent = data.missing || (results.length ? results.length + " result" + (results.length === 1 ? "" : "s") : "Nothing found.");
+    if (wanted) {  // Enter came before this answer: open what it found first
+      wanted = false;
+      enter();
+    }
+  }
+
+  function enter() {
+    if (answered !== input.value) {  // the results on show answer an older text: wait for this one's
+      wanted = true;
+      status.textContent = "Looking up “" + input.value.trim() + "”…";
+      if (asked !== input.value) { load(); }  // not on its way yet (the pause after typing): ask now
+    } else if (active >= 0 && results[active]) {
+      window.location.assign(results[active].url);
+    } else {  // nothing found: the page of results says so, and offers the search
+      page();
+    }
   }
 
   function highlight(at) {
@@ -139,10 +194,10 @@
       }
     } else if (event.key === "Enter") {
       event.preventDefault();
-      if (active >= 0 && results[active]) {
-        window.location.assign(results[active].url);
-      } else {  // nothing loaded (yet, or the lookup failed): the page of results
-        window.location.assign(form.action + "?" + new URLSearchParams({ q: input.value }).toString());
+      if (answered === null && asked === null && !wanted) {  // the lookup failed: the page of results
+        page();
+      } else {
+        enter();
       }
     }
   }
@@ -155,6 +210,7 @@
     }
     before = document.activeElement;
     input.value = text || "";
+    answered = null;
     dialog.showModal();
     input.focus();
     load();

@@ -6,6 +6,9 @@
 // saved. The form's own "Preview" button (the way without JavaScript: the page again, the
 // preview under the form) is hidden, as the tabs do the same. A newer preview aborts one in
 // flight (AbortController). ← → move between the tabs (WAI-ARIA tabs pattern).
+// Signed out meanwhile (the session expired, or ended in another tab), the answer is the login page
+// (a redirect, followed): it is not shown; the pane says so, with a link to sign in again in a new tab
+// (this page and its text stay as they are).
 "use strict";
 (function () {
   var made = 0;
@@ -13,6 +16,21 @@
   function csrfToken(form) {
     var input = form.querySelector("input[name=csrfmiddlewaretoken]");
     return input ? input.value : "";
+  }
+
+  function signedOut(pane, login) {
+    var again = new URL(login, window.location.href);
+    again.search = new URLSearchParams({ next: window.location.pathname + window.location.search }).toString();
+    var link = document.createElement("a");
+    link.href = again.pathname + again.search;
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.textContent = "sign in again";
+    pane.replaceChildren(
+      document.createTextNode("You are signed out, so no preview was made. Your text is kept: "),
+      link,
+      document.createTextNode(" (in a new tab), then choose Preview again.")
+    );
   }
 
   function tab(text, id, panel) {
@@ -82,7 +100,9 @@
         signal: controller.signal
       }).then(function (response) {
         return response.text().then(function (text) {
-          if (response.ok) {
+          if (response.redirected && /\/login\/$/.test(new URL(response.url).pathname)) {  // signed out
+            signedOut(pane, response.url);
+          } else if (response.ok && !response.redirected) {  // a page elsewhere is no preview either
             pane.innerHTML = text;  // sanitised by the server (tracker.markdown: markdown-it + nh3)
           } else if (response.status === 400) {
             pane.textContent = text;  // plain words: why it cannot be previewed

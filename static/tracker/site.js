@@ -203,14 +203,11 @@ document.addEventListener("submit", function (event) {
     if (document.querySelector("form[data-palette]")) {  // palette.js's, on every team page
       var palette = document.createElement("p");
       palette.className = "muted";
-      var ctrl = document.createElement("kbd");
-      ctrl.textContent = "Ctrl K";
-      var cmd = document.createElement("kbd");
-      cmd.textContent = "⌘K";
-      palette.appendChild(ctrl);
-      palette.appendChild(document.createTextNode(" or "));
-      palette.appendChild(cmd);
-      palette.appendChild(document.createTextNode(" anywhere, even while typing: go to an issue, a project or a page"));
+      // The key palette.js takes in a text box as well: ⌘K on a Mac (its Ctrl-K is the box's), Ctrl K elsewhere.
+      var key = document.createElement("kbd");
+      key.textContent = /Mac|iPhone|iPad/.test(navigator.platform || "") ? "⌘K" : "Ctrl K";
+      palette.appendChild(key);
+      palette.appendChild(document.createTextNode(" anywhere, also while typing: go to an issue, a project or a page"));
       box.appendChild(palette);
     }
     document.body.appendChild(box);

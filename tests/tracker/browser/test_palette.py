@@ -140,3 +140,79 @@ def test_go_to_without_javascript(no_script_page: Page, world: World, width: int
     box.fill("WEB-1")
     box.press("Enter")
     expect(page).to_have_url(re.compile(rf"/t/{world.slug}/p/WEB/1/$"))
+
+
+# The palette's go/ lookups answer only after this long (a slow network), so an Enter can come while one is in flight.
+SLOW_LOOKUPS = """
+(() => {
+  const real = window.fetch.bind(window);
+  window.fetch = (url, options) => String(url).includes("format=json") ?
+    new Promise((resolve) => setTimeout(resolve, 700)).then(() => real(url, options)) : real(url, options);
+})();
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_enter_at_once_opens_what_was_typed_not_an_older_answer(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    """R2-4: typed and Enter at once (before the 120 ms pause, or while the lookup is on its way): what was typed
+    is opened, not the first result of the answer shown before (the projects and pages of the empty box)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    ddb_issues.project_create(tenant=world.slug, key="API", name="Public API", created_by=world.owner.username)
+    new_issue(world, "Checkout button is grey")
+    site_login(page, world.member.username)
+    page.goto(world.url("leaderboard/"))
+    dialog = page.locator(DIALOG)
+    options = dialog.get_by_role("option")
+
+    page.locator("h1").click()
+    page.keyboard.press("Control+k")
+    expect(options.first).to_contain_text("API Public API")  # the empty box's answer is shown
+    page.keyboard.type("web-1")
+    page.keyboard.press("Enter")  # at once: the lookup of "web-1" has not even started
+    expect(page).to_have_url(re.compile(rf"/t/{world.slug}/p/WEB/1/$"))
+    page.wait_for_load_state()
+
+    page.add_init_script(SLOW_LOOKUPS)
+    page.goto(world.url("leaderboard/"))
+    page.locator("h1").click()
+    page.keyboard.press("Control+k")
+    expect(options.first).to_contain_text("API Public API")
+    page.keyboard.type("inbox")
+    page.wait_for_timeout(300)  # the pause is over: the lookup of "inbox" is on its way
+    expect(options.first).to_contain_text("API Public API")  # still the older answer on show
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"/t/{world.slug}/inbox/$"))  # the first result of "inbox", once it came
+
+
+A_MAC = "Object.defineProperty(Navigator.prototype, 'platform', { get: () => 'MacIntel' });"
+
+
+@pytest.mark.parametrize("mac", [False, True], ids=["linux", "mac"])
+def test_the_help_names_the_key_that_opens_the_palette_while_typing(
+    page: Page, world: World, violations: list[str], mac: bool
+) -> None:
+    """R2-5: the ? help names the one key that opens the palette anywhere, in a text box too: ⌘K on a Mac (whose
+    Ctrl-K in a box deletes to the end of the line), Ctrl K elsewhere; what it says is what the keys do."""
+    if mac:
+        page.add_init_script(A_MAC)
+    new_issue(world, "Checkout button is grey")
+    site_login(page, world.member.username)
+    page.goto(world.project_url("1/"))
+    page.locator("h1").click()
+    page.keyboard.press("?")
+    said = page.get_by_role("dialog", name="Keyboard shortcuts").locator("p", has_text="go to an issue")
+    expect(said).to_have_text(
+        ("⌘K" if mac else "Ctrl K") + " anywhere, also while typing: go to an issue, a project or a page"
+    )
+    page.keyboard.press("Escape")
+    box = page.get_by_role("textbox", name="Add a comment")
+    dialog = page.locator(DIALOG)
+    box.click()
+    page.keyboard.press("Control+k" if mac else "Meta+k")  # the other platform's key: the box's own
+    expect(dialog).to_be_hidden()
+    page.keyboard.press("Meta+k" if mac else "Control+k")  # the key the help names
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(box).to_be_focused()
