@@ -209,3 +209,29 @@ def test_a_close_job_whose_target_was_closed_meanwhile_opens_the_milestone_again
     assert result == {"moved": 0, "refused": 0, "closed": False, "target": "closed"}
     assert _states(world) == {"v1.2": "open", "v1.3": "closed"}
     assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]
+
+
+def test_a_close_posted_with_move_moves_even_when_the_requests_own_read_lists_none(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The form offered the choice (its page listed the issues); the POST's read of the lagging index lists none:
+    the posted choice holds, not "keep" (which would close the milestone with them in it)."""
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 2)
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    real = issues.status_list
+    reads = [0]
+
+    def lagging(**kw: Any) -> Any:
+        page = real(**kw)
+        if kw.get("milestone") == v12.milestone_id and kw.get("status") == "open":
+            reads[0] += 1
+            if reads[0] == 1:  # the view's read: none listed
+                page = dataclasses.replace(page, issues=[])
+        return page
+
+    monkeypatch.setattr(issues, "status_list", lagging)
+    response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
+    assert flash(response)[-1] == "Milestone v1.2 closed. 2 open issues moved."
+    assert {(load(world, n) or object()).milestone for n in numbers} == {v13.milestone_id}  # type: ignore[attr-defined]

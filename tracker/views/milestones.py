@@ -211,8 +211,9 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
     )
     form = CloseForm(request.POST or None, others=others, initial={"version": int(milestone.version or 0)})
     status = 200
-    if request.method == "POST" and (not found or form.is_valid()):
-        data = form.cleaned_data if found else {}
+    posted = request.method == "POST" and form.is_valid()  # its page offered the choice: it holds, whatever this
+    if request.method == "POST" and (posted or not found):  # read of the lagging index lists; none offered: keep
+        data = form.cleaned_data if posted else {}
         try:
             closed = closing.milestone_close(
                 membership=membership,
