@@ -73,3 +73,33 @@ def test_a_member_moves_an_issue_to_another_milestone_from_the_edit_form(
     assert kept is not None
     assert (kept.title, kept.milestone) == ("Shipped in 0.9 (checked)", old.milestone_id)
     assert "milestone" not in page.locator("#history li").first.inner_text()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_stale_edit_shows_both_milestone_moves_and_saves_the_one_chosen(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    v12, v13, v14 = _milestone(world, "v1.2"), _milestone(world, "v1.3"), _milestone(world, "v1.4")
+    made = new_issue(world, "Checkout button misaligned")
+    issues.issue_change(made, token="put", milestone=v12.milestone_id)
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url(f"{made.number}/edit/"))
+    current = load(world, int(made.number))
+    assert current is not None
+    issues.issue_change(current, token="theirs", milestone=v13.milestone_id)  # a teammate moves it meanwhile
+
+    page.locator("#id_milestone").select_option(label="v1.4")
+    page.get_by_role("button", name="Save").click()
+
+    expect(page.locator(".current")).to_contain_text("milestone v1.3")
+    row = page.locator("table.conflicts tbody tr")
+    expect(row).to_have_count(1)
+    expect(row.locator("th, td")).to_have_text(["Milestone", "v1.3", "v1.4"])  # field, theirs (saved), mine
+    expect(page.locator("#id_milestone option:checked")).to_have_text("v1.4")  # my choice stays in the form
+    _shot(page, f"issue-edit-milestone-04-stale-{width}")
+    page.get_by_role("button", name="Save").click()  # saved on purpose, on the version shown
+    expect(page.locator("[data-milestone]")).to_contain_text("v1.4")
+    after = load(world, int(made.number))
+    assert after is not None
+    assert after.milestone == v14.milestone_id
