@@ -230,6 +230,28 @@ def test_a_move_sent_again_after_its_answer_was_lost_says_it_is_already_there(wo
     assert _status_events(world, 1) == 1
 
 
+def test_a_move_to_the_column_the_card_is_in_says_nothing_was_done_not_moved_since(world: World) -> None:
+    """R2-3: sent with the board's own version (a crafted post, or two tabs), nothing moved the issue meanwhile."""
+    _board(world, "open")
+    client = world.client_for(world.member)
+    version = version_of(world, 1)
+    sent = {"n": 1, "v": version, "to": "open"}
+    with unchanged(world):
+        fetched = client.post(world.project_url("board/move/"), sent, **JSON)
+        posted = client.post(world.project_url("board/move/"), sent)
+    assert fetched.status_code == posted.status_code == 409
+    said = "WEB-1 is already Open; nothing was done."
+    assert json.loads(fetched.content)["message"] == said
+    assert json.loads(fetched.content)["current"] == {
+        "status": "open",
+        "version": version,
+        "moves": ["in_progress", "resolved", "closed"],
+    }
+    assert said in text(posted)
+    assert "moved there since" not in text(posted)
+    assert _status_events(world, 1) == 0
+
+
 def test_a_move_the_workflow_forbids_is_409_and_changes_nothing(world: World) -> None:
     _board(world, "closed")
     client = world.client_for(world.member)

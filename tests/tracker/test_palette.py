@@ -112,11 +112,14 @@ def test_without_javascript_the_page_lists_the_results_and_a_key_goes_to_the_iss
 
 
 def test_another_team_is_a_404_and_bad_input_is_cut_not_trusted(world: World, other_world: World) -> None:
-    new_issue(other_world, "Their secret")
+    indexing.index_issue_item(new_issue(other_world, "Their secret"))
+    new_issue(world, "Our own issue")  # WEB-1 here too: a key the other team's search answer would name
+    assert [r["label"] for r in results(other_world, "secret") if r["kind"] == "issue"] == ["WEB-1 Their secret"]
+    assert not [r for r in results(world, "secret") if r["kind"] == "issue"]  # R2-14: their words find nothing here
     outsider = world.client_for(world.member)
     assert outsider.get(other_world.url("go/"), {"q": "WEB-1", "format": "json"}).status_code == 404
     assert outsider.get(other_world.url("go/")).status_code == 404
-    assert results(world, "WEB-1") == []  # the key is looked up in one's own team only
+    assert [r["label"] for r in results(world, "WEB-1")] == ["WEB-1 Our own issue"]  # one's own team's WEB-1
     long = results(world, "x" * 5000)
     assert long[-1]["url"].endswith("?q=" + "x" * 200)  # cut to 200 characters
     assert world.client_for(world.member).post(world.url("go/"), {"q": "x"}).status_code == 405
@@ -131,3 +134,13 @@ def test_saved_views_are_found_by_name_and_only_ones_own_or_shared(world: World)
     ]
     assert world.client_for(world.member).get(found[0]["url"]).status_code == 302  # to the list with its query
     assert not [r for r in results(world, "bugs", who="owner") if r["kind"] == "view"]  # not shared: not theirs
+
+
+@pytest.mark.parametrize("json_format", [True, False])
+def test_the_answers_are_kept_by_no_cache(world: World, json_format: bool) -> None:
+    """R2-13: a team's issue titles and view names: private, never stored (as autocomplete and preview)."""
+    new_issue(world, "Checkout button is grey")
+    for q in ("", "team", "web-1"):
+        response = go(world, q, json_format=json_format)
+        assert response["Cache-Control"] == "private, no-store", (q, response.status_code)
+    assert go(world, "WEB-7", json_format=False)["Cache-Control"] == "private, no-store"  # the 404 page too

@@ -133,6 +133,7 @@ def _refused(
     asked: IssueItem,
     to: str,
     error: ChangedSinceRead | InvalidTransition,
+    sent_version: int,
 ) -> HttpResponse:
     """Nothing moved: say why, with the issue as it is now (read again: a race may have changed it).
 
@@ -147,6 +148,8 @@ def _refused(
     fetched = _wants_json(request)  # board.js puts the card where the issue is now, with its version and moves
     if now is None:
         message = f"{reference} was deleted; nothing was moved."
+    elif now.status == to and int(now.version or 0) == sent_version:  # there when the board was loaded: no race
+        message = f"{reference} is already {wanted}; nothing was done."
     elif now.status == to:  # moved there meanwhile: by someone else, or by this move sent before (its answer lost)
         message = (
             f"{reference} is already {wanted}: it was moved there since the board was loaded "
@@ -194,7 +197,7 @@ def board_move(request: HttpRequest, membership: Membership, project: str) -> Ht
             membership=membership, project=project_item, issue=issue, expected_version=version, to=to
         )
     except (ChangedSinceRead, InvalidTransition) as error:  # nothing changed: the answer says why
-        return _refused(request, project_item, issue, to, error)
+        return _refused(request, project_item, issue, to, error, version)
     message = f"{moved.reference} is now {STATUS_LABELS[moved.status]}."
     if _wants_json(request):
         return JsonResponse(

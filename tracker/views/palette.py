@@ -4,6 +4,9 @@ and the same results as a page of their own (the header's "Go to" box, without J
 What is read is ``selectors.palette.palette_find``'s (an issue key: one GetItem, 0.5 RCU; projects: the cached
 list; words: the search engine + ≤ 5 rows, ≤ 2.5 RCU). The actions are links to pages that exist: one whose
 URL name is not (yet) in the URLconf is left out, so the palette never offers a 404.
+
+Every answer (the JSON, the page, the jump to an issue) is ``Cache-Control: private, no-store``, as autocomplete's and
+the preview's: it holds a team's issue titles and view names, which no shared cache may keep for someone else.
 """
 
 from __future__ import annotations
@@ -116,9 +119,18 @@ def palette_results(membership: Membership, finds: PaletteFinds) -> list[Result]
     return results
 
 
+NO_STORE = "private, no-store"
+
+
 @tenant_view
 @require_GET
 def go(request: HttpRequest, membership: Membership) -> HttpResponse:
+    response = _go(request, membership)
+    response["Cache-Control"] = NO_STORE
+    return response
+
+
+def _go(request: HttpRequest, membership: Membership) -> HttpResponse:
     query = request.GET.get("q", "")[:MAX_QUERY]
     finds = palette_find(membership=membership, query=query)
     results = palette_results(membership, finds)
