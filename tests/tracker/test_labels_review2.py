@@ -203,3 +203,23 @@ def test_an_edit_sent_twice_says_it_changed_nothing_and_a_real_conflict_is_still
     other = client.post(world.url("labels/bug/edit/"), {**form, "colour": "blue"})
     assert other.status_code == 409
     assert (_label(world, "bug").colour, _label(world, "bug").version) == ("orange", 2)
+
+
+def test_a_new_label_form_sent_twice_says_it_is_there_already_and_another_colour_is_a_form_error(
+    world: World,
+) -> None:
+    """F19: the second send of the new-label form said "the team has a label needs-review already" as for someone
+    else's label; with the very colour and description it asked for, it now says nothing changed."""
+    client = world.client_for(world.member)
+    form = {"name": "Needs-Review", "colour": "teal", "description": "PRs"}
+    assert flash(client.post(world.url("labels/new/"), form))[-1:] == ["Label needs-review created."]
+    again = client.post(world.url("labels/new/"), form)
+    assert again.status_code == 302
+    assert flash(again)[-1:] == [
+        "Label needs-review is there already, with this colour and description (this form sent twice?); "
+        "nothing changed."
+    ]
+    other = client.post(world.url("labels/new/"), {**form, "colour": "red"})
+    assert other.status_code == 200
+    assert "The team has a label needs-review already." in text(other)
+    assert (_label(world, "needs-review").colour, _label(world, "needs-review").version) == ("teal", 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -66,11 +66,28 @@ def label_create(request: HttpRequest, membership: Membership) -> HttpResponse:
                 membership=membership, name=data["name"], colour=data["colour"], description=data["description"]
             )
         except InvalidInput as error:
-            form.add_error("name", f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            if not _holds(membership, data["name"], data["colour"], data["description"]):
+                form.add_error("name", f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            else:  # this form sent twice (or the same label made by someone a moment before): nothing to do
+                messages.info(
+                    request,
+                    f"Label {data['name']} is there already, with this colour and description (this form sent "
+                    "twice?); nothing changed.",
+                )
+                return _back(membership)
         else:
             messages.success(request, f"Label {label.name} created.")
             return _back(membership)
     return render(request, "tracker/labels/form.html", {"membership": membership, "form": form, "label": None})
+
+
+def _holds(membership: Membership, name: str, colour: str, description: str) -> bool:
+    """The team's label ``name`` is in use with this very colour and description (one consistent GetItem)."""
+    try:
+        now = select.label_access(tenant=membership.tenant, name=name)
+    except Http404:
+        return False
+    return now.in_use and now.version > 0 and (now.colour, now.description) == (colour, description.strip())
 
 
 @tenant_view
@@ -91,12 +108,12 @@ def label_edit(request: HttpRequest, membership: Membership, label: str) -> Http
                 expected_version=data["version"],
             )
         except ChangedSinceRead:  # a stale form: the 409 page, unless the label holds what it asks already
-            now = select.label_access(tenant=membership.tenant, name=label)
-            if not (now.in_use and (now.colour, now.description) == (data["colour"], data["description"].strip())):
+            if not _holds(membership, current.name, data["colour"], data["description"]):
                 raise
             messages.info(
                 request,
-                f"Label {now.name} has this colour and description already (this form sent twice?); nothing changed.",
+                f"Label {current.name} has this colour and description already (this form sent twice?); "
+                "nothing changed.",
             )
         else:
             messages.success(request, f"Label {saved.name} saved.")
