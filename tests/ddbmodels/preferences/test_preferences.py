@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ddbmodels import preferences
@@ -10,6 +12,7 @@ from ddbmodels.core import capacity, connection
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
 from ddbmodels.core.team_data import Shards, Team
 from ddbmodels.preferences import NotifySetting
+from ddbmodels.preferences.model import generation_start
 
 pytestmark = pytest.mark.ddblocal
 
@@ -90,13 +93,17 @@ def test_bad_names_are_refused_and_nothing_is_written(tenant: str) -> None:
 
 
 def test_notification_settings_default_then_change_on_their_version(tenant: str) -> None:
-    assert preferences.notify_settings(tenant) == {}
-    first = preferences.notify_set(tenant, "carol", level="watching", email=False, expected_version=0).people["carol"]
+    assert preferences.notify_team(tenant) == preferences.TeamNotify(people={}, generation=0)
+    started = generation_start(time.time())
+    made = preferences.notify_set(tenant, "carol", level="watching", email=False, expected_version=0)
+    first = made.people["carol"]
     team = preferences.notify_set(tenant, "bob", level="off", email=True, expected_version=0)
 
     assert first == NotifySetting(level="watching", email=False, version=1)
     assert team == preferences.notify_team(tenant, consistent=True)  # the whole item as written (ALL_NEW)
-    assert team.generation == preferences.notify_team(tenant).generation > 0
+    # each change raises the generation by one, from the time in ms × 1000 (a team made again starts above)
+    assert started < made.generation < generation_start(time.time() + 60)
+    assert team.generation == made.generation + 1
     assert preferences.notify_settings(tenant, consistent=True) == {
         "carol": first,
         "bob": NotifySetting(level="off", email=True, version=1),
