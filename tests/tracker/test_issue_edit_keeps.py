@@ -331,3 +331,34 @@ def test_saving_a_comment_as_it_was_writes_nothing_and_does_not_mark_it_edited(w
     assert flash(response) == ["Nothing to save: the comment is as it was."]
     (stored,) = comments.CommentItem.query(comment.stream, consistent_read=True)
     assert (stored.body, int(stored.version), stored.updated_at) == (body, 1, comment.updated_at)
+
+
+def test_a_stale_edit_page_keeps_the_team_labels_as_ticked_boxes(world: World) -> None:
+    """The 409 form is the edit form again: the team's labels as checkboxes, the merged ones ticked, others typed."""
+    issue = new_issue(world, "Slow search", labels=["perf", "ui"])
+    client = world.client_for(world.member)
+    url = world.project_url(f"{int(issue.number)}/edit/")
+    loaded = form_of(client, url).values
+    assert sorted(loaded["picked"]) == ["perf", "ui"]
+    current = load(world, int(issue.number))
+    assert current is not None
+    issues.issue_update(
+        current,
+        title="Slow search on big teams",
+        description="",
+        priority="medium",
+        assignee=None,
+        labels=["perf", "ui"],
+    )
+
+    stale = client.post(url, {**loaded, "picked": ["perf"], "labels": "Regression"})  # ui unticked, one typed
+
+    assert stale.status_code == 409
+    merged = _FormValues()
+    merged.feed(text(stale))
+    assert merged.values["picked"] == ["perf"]  # my boxes as I left them
+    assert merged.values["labels"] == "regression"  # what I typed, not a box of the team's
+    assert client.post(url, merged.values).status_code == 302
+    after = load(world, int(issue.number))
+    assert after is not None
+    assert (after.title, after.labels) == ("Slow search on big teams", {"perf", "regression"})

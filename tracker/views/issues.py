@@ -206,11 +206,18 @@ def _stale_edit(
     merged, taken, conflicts = merge_edit(read_base(data.get("base") or ""), mine, theirs)
     post = request.POST.copy()
     for field in EDITABLE:
-        post[field] = ", ".join(merged[field]) if field == "labels" else merged[field]
+        if field != "labels":
+            post[field] = merged[field]
+    catalogue = label_catalogue(tenant=membership.tenant)  # the team's labels as ticked boxes, as the edit form
+    offered = {label.name for label in catalogue if label.in_use}
+    post.setlist("picked", [name for name in merged["labels"] if name in offered])
+    post["labels"] = ", ".join(name for name in merged["labels"] if name not in offered)
     post["version"] = str(int(fresh.version or 0))
     post["base"] = sign_base(theirs)
     choices = _milestones(project, fresh)
-    form = IssueForm(post, assignees=assignees, current=theirs, standing=standing, milestones=choices)
+    form = IssueForm(
+        post, assignees=assignees, current=theirs, standing=standing, catalogue=catalogue, milestones=choices
+    )
     form.is_valid()
     form.add_error(None, STALE_MESSAGE)
     names = milestone_names(tenant=project.tenant, project_key=project.project_key)
