@@ -236,12 +236,16 @@ class Member:
         told = issue.issue
         path = issue_path(told.team, told.project, told.number)
         page = self.browser.get("issue page", path)
-        form = form_ending(page.text, "/status/")
-        if form is None:
+        # The issue page's status quick form posts to the bulk edit, which answers 302 whatever it did; the status
+        # URL (302 when moved, 409 when refused) takes the same page's CSRF token and the version it shows.
+        form = form_ending(page.text, "/bulk/")
+        version = form.fields.get(f"v{told.number}") if form is not None else None
+        if form is None or version is None:
             raise Failed("status change: no form")
         if to is None:
             to = "in_progress" if told.status == "open" and self.rng.random() < 0.5 else "resolved"
-        answer = self.browser.post("status change", path + "status/", {**form.fields, "to": to})
+        fields = {"csrfmiddlewaretoken": form.fields.get("csrfmiddlewaretoken", ""), "version": version, "to": to}
+        answer = self.browser.post("status change", path + "status/", fields)
         if answer.status_code != 302:
             raise Failed(f"status change: {answer.status_code}")
         with self.load.ledger.lock:
