@@ -269,9 +269,10 @@ def change_label(self: Task, tenant: str, name: str, actor: str) -> dict:
 
 
 @shared_task(**JOB_OPTIONS)
-def close_milestone(self: Task, tenant: str, project_key: str, milestone_id: str, actor: str) -> dict:
+def close_milestone(self: Task, tenant: str, project_key: str, milestone_id: str, *actor: Any) -> dict:
     """Move a closing milestone's open issues (more than a request moves; or Resume), then close it: resumable,
-    fenced; where they go and the close's token are the milestone's own."""
+    fenced; where they go and the close's token are the milestone's own. ``actor`` is the last argument (a task
+    queued by the previous version also carried the target, token and version before it)."""
     name = milestone_close.job_name(tenant, project_key, milestone_id)
-    ids = {"tenant": tenant, "project_key": project_key, "milestone_id": milestone_id, "actor": actor}
+    ids = {"tenant": tenant, "project_key": project_key, "milestone_id": milestone_id, "actor": str(actor[-1])}
     return _run(self, name, lambda run: milestone_close.milestone_close_job(run, **ids), tenant=tenant)

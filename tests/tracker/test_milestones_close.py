@@ -235,3 +235,18 @@ def test_a_close_posted_with_move_moves_even_when_the_requests_own_read_lists_no
     response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
     assert flash(response)[-1] == "Milestone v1.2 closed. 2 open issues moved."
     assert {(load(world, n) or object()).milestone for n in numbers} == {v13.milestone_id}  # type: ignore[attr-defined]
+
+
+def test_a_milestone_left_closing_by_the_previous_version_opens_again_on_resume(world: World) -> None:
+    """A milestone made "closing" before the close kept its target and token on it (its job queued with them):
+    the job, old arguments or Resume's, opens it again rather than guessing where its issues go."""
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 2)
+    item = milestones.milestone_get(tenant=world.slug, project_key="WEB", milestone_id=v12.milestone_id)
+    assert item is not None
+    item.update(actions=[milestones.MilestoneItem.state.set("closing")])  # as the previous version wrote it
+    old_args = (world.slug, "WEB", v12.milestone_id, v13.milestone_id, "old-token", 2, "someone")
+    result = tasks.close_milestone.apply(args=old_args).get()["result"]
+    assert result == {"moved": 0, "refused": 0, "closed": False, "reopened": "no close recorded"}
+    assert _states(world)["v1.2"] == "open"
+    assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]

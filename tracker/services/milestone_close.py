@@ -227,8 +227,12 @@ def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone
     (resumable: a moved issue leaves them; rows a lagging index still lists are replayed and count as done). Only
     issues refused for real keep it open: the result lists them. A target closed meanwhile: it opens again."""
     milestone = ddb_milestones.milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
-    if milestone is None or not milestone.is_closing or not milestone.close_token:
+    if milestone is None or not milestone.is_closing:
         return {"moved": 0, "closed": False}  # closed (or opened) already: a job run twice
+    if not milestone.close_token:  # made "closing" before the close kept its choice: open again, to close anew
+        _finish(milestone, "open", int(milestone.version))
+        log.warning("milestone %s of %s/%s: no close recorded; opened again", milestone_id, tenant, project_key)
+        return {"moved": 0, "refused": 0, "closed": False, "reopened": "no close recorded"}
     try:
         target = _target(milestone, milestone.close_to) if milestone.close_to else None
     except InvalidInput:
