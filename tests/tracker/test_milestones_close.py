@@ -55,6 +55,25 @@ def test_an_issue_refused_in_the_request_keeps_the_milestone_open_as_the_job_doe
     assert set(seen_states) == {"closing"}  # every move happens while it is closing: no issue can come in
 
 
+def _lagging(
+    monkeypatch: pytest.MonkeyPatch, milestone: milestones.MilestoneItem, *, reads: int, hidden: set[int]
+) -> None:
+    """The milestone's open issues as a lagging ``milestone_status`` index lists them: its first ``reads`` Queries
+    leave out the issues ``hidden`` (put in a moment before, not indexed yet)."""
+    real = issues.status_list
+    count = [0]
+
+    def lagging(**kw: Any) -> Any:
+        page = real(**kw)
+        if kw.get("milestone") == milestone.milestone_id and kw.get("status") == "open":
+            count[0] += 1
+            if count[0] <= reads:
+                page = dataclasses.replace(page, issues=[i for i in page.issues if int(i.number) not in hidden])
+        return page
+
+    monkeypatch.setattr(issues, "status_list", lagging)
+
+
 def test_an_issue_the_index_did_not_list_yet_is_moved_by_the_second_walk(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,22 +81,9 @@ def test_an_issue_the_index_did_not_list_yet_is_moved_by_the_second_walk(
     close is not in the first reads (the page's and the close's first walk); the close walks again after moving."""
     v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
     numbers = _in(world, v12, 3)
-    late = numbers[-1]
-    real = issues.status_list
-    reads = [0]
-
-    def lagging(**kw: Any) -> Any:
-        page = real(**kw)
-        if kw.get("milestone") == v12.milestone_id and kw.get("status") == "open":
-            reads[0] += 1
-            if reads[0] <= 2:  # not indexed yet
-                page = dataclasses.replace(page, issues=[i for i in page.issues if int(i.number) != late])
-        return page
-
-    monkeypatch.setattr(issues, "status_list", lagging)
     client = world.client_for(world.member)
     form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
-    reads[0] = 0
+    _lagging(monkeypatch, v12, reads=2, hidden={numbers[-1]})  # not indexed yet: the page's read, the first walk
     response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
     assert response.status_code == 302
     assert flash(response)[-1] == "Milestone v1.2 closed. 3 open issues moved."
@@ -220,18 +226,7 @@ def test_a_close_posted_with_move_moves_even_when_the_requests_own_read_lists_no
     numbers = _in(world, v12, 2)
     client = world.client_for(world.member)
     form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
-    real = issues.status_list
-    reads = [0]
-
-    def lagging(**kw: Any) -> Any:
-        page = real(**kw)
-        if kw.get("milestone") == v12.milestone_id and kw.get("status") == "open":
-            reads[0] += 1
-            if reads[0] == 1:  # the view's read: none listed
-                page = dataclasses.replace(page, issues=[])
-        return page
-
-    monkeypatch.setattr(issues, "status_list", lagging)
+    _lagging(monkeypatch, v12, reads=1, hidden=set(numbers))  # the view's read: none listed
     response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
     assert flash(response)[-1] == "Milestone v1.2 closed. 2 open issues moved."
     assert {(load(world, n) or object()).milestone for n in numbers} == {v13.milestone_id}  # type: ignore[attr-defined]
