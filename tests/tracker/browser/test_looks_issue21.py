@@ -119,3 +119,35 @@ def test_a_milestone_progress_bar_has_a_light_track(page: Page, world: World, wi
     png = base64.b64encode(bar.screenshot()).decode()
     red, green, blue = page.evaluate(TRACK_PIXEL, [png])  # the right end: track, none of it done
     assert min(red, green, blue) >= 200, f"the track is rgb({red}, {green}, {blue}): dark"
+
+
+def test_a_wide_list_with_tick_boxes_keeps_each_issue_key_on_one_line(page: Page, world: World) -> None:
+    for n in range(3):
+        new_issue(
+            world,
+            f"Content-Security-Policy blocks the chat widget after the last deploy, again and again ({n})",
+            labels=["bug"],
+            assignee=world.member.username,
+        )
+    page.set_viewport_size({"width": 1280, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url())
+    ticks = page.locator("table.issues.pickable td.pick input[type=checkbox]")
+    expect(ticks).to_have_count(3)  # the key is not the first cell
+    lines = page.locator("table.issues td[data-label=Issue] a").evaluate_all(
+        "(links) => links.map((a) => a.getClientRects().length)"
+    )
+    assert lines == [1, 1, 1], f"a key broken over lines: {lines}"
+    _shot(page, "looks-list-1280")
+
+
+def test_the_views_menu_opened_on_a_phone_reads_at_full_size(page: Page, world: World) -> None:
+    page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    site_login(page, world.member.username)
+    page.goto(world.project_url())
+    page.locator(".views-menu > summary").click()
+    manage = page.locator(".views-menu .menu-panel").get_by_role("link", name="Manage views")
+    expect(manage).to_be_in_viewport(ratio=1)
+    size = manage.evaluate("(a) => parseFloat(getComputedStyle(a).fontSize)")
+    assert size >= 14, f"the menu's links are {size} px: the header's small section size"
+    _shot(page, "looks-views-menu-390")
