@@ -245,3 +245,16 @@ def test_a_milestone_left_closing_by_the_previous_version_opens_again_on_resume(
     assert result == {"moved": 0, "refused": 0, "closed": False, "reopened": "no close recorded"}
     assert _states(world)["v1.2"] == "open"
     assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]
+
+
+def test_a_reopen_sent_twice_says_it_is_open_already(world: World) -> None:
+    """Review F19's kind: the second copy of one's own Reopen is no conflict with somebody else."""
+    item = _milestone(world, "v1.2")
+    milestones.milestone_set_state(item, state="closed", expected_version=1)
+    client = world.client_for(world.member)
+    url = world.project_url(f"milestones/{item.milestone_id}/reopen/")
+    assert flash(client.post(url, {"version": "2"}))[-1] == "Milestone v1.2 reopened."
+    again = client.post(url, {"version": "2"})
+    assert again.status_code == 302
+    assert flash(again)[-1] == "Milestone v1.2 is open already."
+    assert [(m.state, int(m.version)) for m in _listed(world)] == [("open", 3)]

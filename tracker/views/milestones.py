@@ -282,6 +282,9 @@ def milestone_reopen(request: HttpRequest, membership: Membership, project: str,
     if milestone.is_closing:
         messages.info(request, _being_closed(milestone))
         return redirect(_list_url(membership, project_item))
+    if milestone.is_open:  # the form sent twice (or reopened by somebody meanwhile): nothing to do
+        messages.info(request, f"Milestone {milestone.name} is open already.")
+        return redirect(_list_url(membership, project_item))
     milestone_services.milestone_reopen(
         membership=membership, milestone=milestone, expected_version=posted_version(request, VersionOnly)
     )
