@@ -298,6 +298,12 @@ def test_a_description_edit_says_so_with_the_new_words(
             {"changed": {"priority": ["low", "urgent"]}, "labels": {"added": ["bug"]}, "description": True},
             "changed the priority of WEB-7 “T” from Low to Urgent, added label bug and edited its description",
         ),
+        ({"changed": {"milestone": [None, "v1.2"]}}, "put WEB-7 “T” in milestone v1.2"),
+        ({"changed": {"milestone": ["v1.2", None]}}, "took WEB-7 “T” out of milestone v1.2"),
+        (
+            {"changed": {"priority": ["low", "high"], "milestone": ["v1.2", "v1.3"]}},
+            "changed the priority of WEB-7 “T” from Low to High and moved it from milestone v1.2 to v1.3",
+        ),
         ({"changed": {}}, "saved WEB-7 “T”"),
     ],
 )

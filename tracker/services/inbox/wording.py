@@ -67,6 +67,15 @@ def _edited_clauses(data: dict[str, Any], recipient: str, about: str) -> list[tu
         clauses.append(
             (f"changed the priority of {about} from {before} to {after}", f"changed its priority to {after}")
         )
+    if "milestone" in changed:  # names, as the history records them
+        before, after = changed["milestone"]
+        if not before:
+            clauses.append((f"put {about} in milestone {after}", f"put it in milestone {after}"))
+        elif not after:
+            clauses.append((f"took {about} out of milestone {before}", f"took it out of milestone {before}"))
+        else:
+            moved = f"from milestone {before} to {after}"
+            clauses.append((f"moved {about} {moved}", f"moved it {moved}"))
     labels = data.get("labels") or {}
     for verb, preposition in (("added", "to"), ("removed", "from")):
         names = list(labels.get(verb) or [])
