@@ -258,3 +258,25 @@ def test_a_reopen_sent_twice_says_it_is_open_already(world: World) -> None:
     assert again.status_code == 302
     assert flash(again)[-1] == "Milestone v1.2 is open already."
     assert [(m.state, int(m.version)) for m in _listed(world)] == [("open", 3)]
+
+
+def test_a_close_whose_job_cannot_be_queued_moves_nothing_and_stays_open(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More open issues than a request moves and the queue down: a 503 that says nothing was moved or closed, and
+    it is so (open again, its issues where they were), rather than a milestone "closing" with no job."""
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 3)
+    monkeypatch.setattr(milestone_close, "MOVE_IN_REQUEST", 2)
+
+    def down(*_args: Any) -> None:
+        raise OSError("the broker does not answer")
+
+    monkeypatch.setattr(tasks.close_milestone, "delay", down)
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
+    assert response.status_code == 503
+    assert response.has_header("Retry-After")
+    assert _states(world) == {"v1.2": "open", "v1.3": "open"}
+    assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]
