@@ -7,8 +7,10 @@
 // none is), Escape closes and gives the focus back. Each answer is kept with the text it was asked
 // for: an Enter pressed before the answer to what is in the box has come (typed fast: within the
 // pause, or while the lookup is on its way) waits for that answer and opens its first result, never a
-// result of an older answer still on show; a lookup that fails sends Enter to the page of results. In a text field the platform's own key opens it
-// (⌘K on a Mac, where Ctrl-K deletes to the end of the line; Ctrl-K elsewhere).
+// result of an older answer still on show (typing takes the highlight off them; one picked with ↑ / ↓
+// after typing is opened as picked); a lookup that fails sends Enter to the page of results.
+// In a text field the platform's own key opens it (⌘K on a Mac, where Ctrl-K deletes to the end of
+// the line; Ctrl-K elsewhere).
 "use strict";
 (function () {
   var form = document.querySelector("form[data-palette]");
@@ -21,6 +23,7 @@
   var asked = null;  // the text of the lookup on its way (null: none)
   var answered = null;  // the text the results shown are the answer to
   var wanted = false;  // Enter was pressed before that answer came: open its first result when it does
+  var chosen = false;  // ↑ / ↓ pressed since the last typing: Enter opens the highlighted result, whatever it answers
 
   function typing(target) {
     return Boolean(target && target.closest &&
@@ -65,6 +68,8 @@
 
     input.addEventListener("input", function () {
       wanted = false;  // typing on after an Enter: the new text's answer is shown, not opened
+      chosen = false;
+      highlight(-1);  // the results on show answer the text before: none is what Enter opens now
       later();
     });
     input.addEventListener("keydown", keys);
@@ -132,6 +137,7 @@
 
   function show(data, text) {
     answered = text;
+    chosen = false;
     results = data.results || [];
     list.replaceChildren();
     results.forEach(function (result, at) {
@@ -161,7 +167,9 @@
   }
 
   function enter() {
-    if (answered !== input.value) {  // the results on show answer an older text: wait for this one's
+    if (chosen && active >= 0 && results[active]) {  // picked with ↑ / ↓ from what is on show
+      window.location.assign(results[active].url);
+    } else if (answered !== input.value) {  // the results on show answer an older text: wait for this one's
       wanted = true;
       status.textContent = "Looking up “" + input.value.trim() + "”…";
       if (asked !== input.value) { load(); }  // not on its way yet (the pause after typing): ask now
@@ -190,7 +198,8 @@
       event.preventDefault();
       if (results.length) {
         var step = event.key === "ArrowDown" ? 1 : -1;
-        highlight((active + step + results.length) % results.length);
+        highlight(active < 0 && step < 0 ? results.length - 1 : (active + step + results.length) % results.length);
+        chosen = true;
       }
     } else if (event.key === "Enter") {
       event.preventDefault();
