@@ -70,6 +70,10 @@ def test_the_confirm_of_a_big_label_reads_one_page_of_it_and_the_job_counts_the_
     assert (busy.state, busy.total, busy.done) == ("renaming", 0, 0)  # not counted yet: the job counts
     listing = text(client.get(world.url("labels/")))
     assert "0 issues done; counting how many in all." in listing
+    assert (
+        f'is being renamed to <strong>defect</strong> <span class="muted">(started by {world.member.username})'
+        in listing
+    )
     assert client.get(world.url("labels/bug/progress/")).json()["total"] == 0
     _name, *args = queued.pop(0)
     result = tasks.change_label.apply(args=args).get()
