@@ -192,11 +192,8 @@ def _as_posted(milestone: MilestoneItem, data: dict[str, Any]) -> bool:
 @tenant_view
 def milestone_close(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
     project_item, milestone = _members_milestone(membership, project, milestone_id)
-    if milestone.is_closing:
-        messages.info(request, _being_closed(milestone))
-        return redirect(_list_url(membership, project_item))
-    if not milestone.is_open:
-        messages.info(request, f"Milestone {milestone.name} is closed already.")
+    if said := _settled(milestone, "closed"):
+        messages.info(request, said)
         return redirect(_list_url(membership, project_item))
     others = [
         m
@@ -244,6 +241,16 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
     return render(request, "tracker/milestones/close.html", context, status=status)
 
 
+def _settled(milestone: MilestoneItem, state: str) -> str | None:
+    """What a close or reopen says instead of changing anything: the milestone is being closed, or is ``state``
+    already (the form sent twice, or somebody did it meanwhile). None: go ahead."""
+    if milestone.is_closing:
+        return _being_closed(milestone)
+    if milestone.state == state:
+        return f"Milestone {milestone.name} is {state} already."
+    return None
+
+
 def _being_closed(milestone: MilestoneItem) -> str:
     left = milestone.remaining()
     return (
@@ -279,11 +286,8 @@ def _said(request: HttpRequest, closed: closing.Closed, project: ProjectItem) ->
 @require_POST
 def milestone_reopen(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
     project_item, milestone = _members_milestone(membership, project, milestone_id)
-    if milestone.is_closing:
-        messages.info(request, _being_closed(milestone))
-        return redirect(_list_url(membership, project_item))
-    if milestone.is_open:  # the form sent twice (or reopened by somebody meanwhile): nothing to do
-        messages.info(request, f"Milestone {milestone.name} is open already.")
+    if said := _settled(milestone, "open"):
+        messages.info(request, said)
         return redirect(_list_url(membership, project_item))
     milestone_services.milestone_reopen(
         membership=membership, milestone=milestone, expected_version=posted_version(request, VersionOnly)
