@@ -43,9 +43,12 @@ def _list_context(
     """
     query = asked
     tabs = []
+    # The counts are the project's: on a filtered list ("label:bug") "Open 7" would read as seven open bugs.
+    counted = project is not None and project.issue_counts is not None
+    counted = counted and not (query.label or query.assignee or query.milestone or query.words)
     if listing.kind != "search" or query.status:
         for status in STATUSES:
-            count = project.live_count(status) if project is not None and project.issue_counts is not None else None
+            count = project.live_count(status) if counted and project is not None else None
             tabs.append(
                 {
                     "label": STATUS_LABELS[status],
