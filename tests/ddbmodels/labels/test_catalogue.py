@@ -115,3 +115,19 @@ def test_a_bounded_count_reads_one_page_of_at_most_limit_plus_one_entries(tenant
     assert meter.requests == 1
     assert labels.label_issue_count(tenant, "bug", limit=40) == 30
     assert labels.label_issue_count(tenant, "bug") == 30
+
+
+def test_a_busy_mark_keeps_its_form_key_and_starter_until_the_label_is_in_use_again(tenant: str) -> None:
+    """The confirm form's key and who confirmed ride on the busy mark and stay when it is gone (a late second send
+    is told it was this form, or who); the total can be left to the job, which sets it with the progress."""
+    register(tenant, "bug")
+    busy = labels.label_mark(
+        tenant, "bug", state=labels.REMOVING, expected_version=0, form_key="01JKEYKEYKEYKEYKEYKEYKEYKE", by="alice"
+    )
+    assert (busy.form_key, busy.started_by, busy.total) == ("01JKEYKEYKEYKEYKEYKEYKEYKE", "alice", 0)
+    labels.label_progress(tenant, "bug", done=0, total=40)
+    assert labels.label_get(tenant, "bug").total == 40  # type: ignore[union-attr]
+    gone = labels.label_mark(tenant, "bug", state=labels.GONE, expected_version=1)
+    assert (gone.form_key, gone.started_by, gone.total) == ("01JKEYKEYKEYKEYKEYKEYKEYKE", "alice", 40)
+    back = labels.label_mark(tenant, "bug", state=labels.IN_USE, expected_version=2)
+    assert (back.form_key, back.started_by, back.total) == ("", "", 0)
