@@ -151,3 +151,16 @@ def test_the_views_menu_opened_on_a_phone_reads_at_full_size(page: Page, world: 
     size = manage.evaluate("(a) => parseFloat(getComputedStyle(a).fontSize)")
     assert size >= 14, f"the menu's links are {size} px: the header's small section size"
     _shot(page, "looks-views-menu-390")
+
+
+def test_a_page_titles_team_name_wraps_as_one_piece_on_a_phone(page: Page, world: World) -> None:
+    world.tenant.name = "Acme Corporation"
+    world.tenant.save()
+    page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    site_login(page, world.member.username)
+    page.goto(f"/t/{world.slug}/settings/notifications/")
+    small = page.locator("h1 small")
+    expect(small).to_have_text("Acme Corporation")
+    boxes = small.evaluate("(s) => s.getClientRects().length")
+    assert boxes == 1, f"'Acme Corporation' is broken over {boxes} lines of the heading's height"
+    _shot(page, "looks-notification-settings-390")
