@@ -113,6 +113,8 @@ def test_a_confirm_sent_twice_from_the_same_page_says_so_and_another_person_s_sa
     client = world.client_for(world.member)
     version = _label(world, "bug").version
     page = text(client.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version}))
+    other = world.client_for(world.owner)  # a teammate opens the same confirm page meanwhile
+    theirs = text(other.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version}))
     form = {"to": "defect", "version": version, "confirm": "on", "idempotency_key": _key(page)}
     assert flash(client.post(world.url("labels/bug/rename/"), form)) == ["Renaming bug to defect: 1 issue changed."]
     again = client.post(world.url("labels/bug/rename/"), form)
@@ -120,8 +122,6 @@ def test_a_confirm_sent_twice_from_the_same_page_says_so_and_another_person_s_sa
     assert flash(again)[-1:] == [
         "You sent this form twice: bug was renamed to defect the first time; nothing more done."
     ]
-    other = world.client_for(world.owner)
-    theirs = text(other.post(world.url("labels/bug/rename/"), {"to": "defect", "version": version}))
     late = other.post(world.url("labels/bug/rename/"), {**form, "idempotency_key": _key(theirs)})
     assert late.status_code == 302
     assert flash(late)[-1:] == [f"{world.member.username} renamed bug to defect already; nothing more done."]
@@ -227,3 +227,31 @@ def test_a_new_label_form_sent_twice_says_it_is_there_already_and_another_colour
     assert other.status_code == 200
     assert "The team has a label needs-review already." in text(other)
     assert (_label(world, "needs-review").colour, _label(world, "needs-review").version) == ("teal", 1)
+
+
+def test_the_confirm_pages_of_a_label_changed_already_say_what_became_of_it_instead_of_a_button_that_fails(
+    world: World, queued: list[tuple[Any, ...]]
+) -> None:
+    """Back to a delete's confirm page after sending it (the browser asks for it again): it showed the button once
+    more, with the gone label's version, and pressing it was a 409 "changed since you opened it"."""
+    new_issue(world, "Docs", labels={"docs"})
+    client = world.client_for(world.member)
+    page = text(client.get(world.url("labels/docs/delete/")))
+    client.post(
+        world.url("labels/docs/delete/"), {"version": _label(world, "docs").version, "idempotency_key": _key(page)}
+    )
+    again = client.get(world.url("labels/docs/delete/"))
+    assert again.status_code == 302
+    assert flash(again)[-1:] == [
+        f"docs was deleted by {world.member.username}; there is nothing left to rename or delete."
+    ]
+    assert client.get(world.url("labels/docs/rename/")).status_code == 302
+    for n in range(label_service.IN_REQUEST_MAX + 1):
+        new_issue(world, f"Slow {n}", labels={"perf"})
+    perf = _label(world, "perf").version
+    client.post(world.url("labels/perf/rename/"), {"to": "speed", "version": perf, "confirm": "on"})
+    busy = client.post(world.url("labels/perf/rename/"), {"to": "quick", "version": perf})  # the first step again
+    assert busy.status_code == 302
+    assert flash(busy)[-1:] == [f"perf is being renamed to speed by {world.member.username}; its progress shows below."]
+    assert client.get(world.url("labels/perf/delete/")).status_code == 302
+    assert _label(world, "perf").renamed_to == "speed"

@@ -179,6 +179,18 @@ def _already(membership: Membership, moved: service.Moved, *, keyed: bool) -> st
     return f"{label.name} {'was' if gone else 'is being'} {doing} already (by this form, sent before, or another)."
 
 
+def _not_in_use(request: HttpRequest, membership: Membership, label: Label) -> HttpResponse:
+    """The rename or delete pages of a label being changed or gone (opened again, or back to a confirm page after
+    it was sent): no button that could only fail, but what became of it, on the labels page."""
+    by = f" by {label.started_by}" if label.started_by else ""
+    doing = f"renamed to {label.renamed_to}" if label.renamed_to else "deleted"
+    if label.busy:
+        messages.info(request, f"{label.name} is being {doing}{by}; its progress shows below.")
+    else:
+        messages.info(request, f"{label.name} was {doing}{by}; there is nothing left to rename or delete.")
+    return _back(membership)
+
+
 def _done(
     request: HttpRequest, membership: Membership, moved: service.Moved, *, what: str, keyed: bool
 ) -> HttpResponse:
@@ -199,6 +211,8 @@ def _done(
 def label_rename(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
     _member(membership)
     current = select.label_access(tenant=membership.tenant, name=label)
+    if not current.in_use and not request.POST.get("confirm"):  # only a confirm sent before is answered below
+        return _not_in_use(request, membership, current)
     form = RenameForm(request.POST or None, initial={"version": current.version})
     if request.method == "POST" and form.is_valid():
         to = form.cleaned_data["to"]
@@ -225,6 +239,8 @@ def label_rename(request: HttpRequest, membership: Membership, label: str) -> Ht
 def label_delete(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
     _member(membership)
     current = select.label_access(tenant=membership.tenant, name=label)
+    if not current.in_use and request.method != "POST":
+        return _not_in_use(request, membership, current)
     if request.method == "POST":
         form = ConfirmForm(request.POST)
         if form.is_valid():
