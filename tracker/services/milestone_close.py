@@ -116,7 +116,7 @@ def milestone_close(
             limit=MOVE_IN_REQUEST,
         )
         if more or walks == WALKS_IN_REQUEST:
-            return _hand_over(outcome, actor)
+            return _hand_over(outcome, actor, project)
         walk = _move(found, closing, target, token, actor=actor)
         walks, moved_last = walks + 1, walk.moved > 0
         outcome.moved += walk.moved
@@ -129,10 +129,12 @@ def milestone_close(
     return outcome
 
 
-def _hand_over(outcome: Closed, actor: str) -> Closed:
+def _hand_over(outcome: Closed, actor: str, project: ProjectItem) -> Closed:
     """More than the request moves: the job goes on (it reads where they go from the milestone). When the queue
     is down: opened again if nothing was moved (Unavailable: a 503 saying so), else left closing (Resume)."""
     milestone = outcome.milestone
+    if outcome.moved:
+        schedule_counts(project)  # the progress of what this request moved, whatever the job does
     try:
         _start_job(milestone.tenant, milestone.project_key, milestone.milestone_id, actor)
     except Unavailable:
