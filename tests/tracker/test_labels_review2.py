@@ -242,10 +242,9 @@ def test_the_confirm_pages_of_a_label_changed_already_say_what_became_of_it_inst
     )
     again = client.get(world.url("labels/docs/delete/"))
     assert again.status_code == 302
-    assert flash(again)[-1:] == [
-        f"docs was deleted by {world.member.username}; there is nothing left to rename or delete."
-    ]
+    assert flash(again)[-1:] == [f"docs was deleted by {world.member.username}; there is nothing left to change."]
     assert client.get(world.url("labels/docs/rename/")).status_code == 302
+    assert client.get(world.url("labels/docs/edit/")).status_code == 302
     for n in range(label_service.IN_REQUEST_MAX + 1):
         new_issue(world, f"Slow {n}", labels={"perf"})
     perf = _label(world, "perf").version

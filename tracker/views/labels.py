@@ -95,6 +95,8 @@ def _holds(membership: Membership, name: str, colour: str, description: str) -> 
 def label_edit(request: HttpRequest, membership: Membership, label: str) -> HttpResponse:
     _member(membership)
     current = select.label_access(tenant=membership.tenant, name=label)
+    if not current.in_use and request.method != "POST":
+        return _not_in_use(request, membership, current)
     initial = {"colour": current.colour, "description": current.description, "version": current.version}
     form = LabelForm(request.POST or None, initial=initial, editing=True)
     if request.method == "POST" and form.is_valid():
@@ -180,14 +182,14 @@ def _already(membership: Membership, moved: service.Moved, *, keyed: bool) -> st
 
 
 def _not_in_use(request: HttpRequest, membership: Membership, label: Label) -> HttpResponse:
-    """The rename or delete pages of a label being changed or gone (opened again, or back to a confirm page after
+    """The edit, rename or delete pages of a label being changed or gone (opened again, or back to a confirm page after
     it was sent): no button that could only fail, but what became of it, on the labels page."""
     by = f" by {label.started_by}" if label.started_by else ""
     doing = f"renamed to {label.renamed_to}" if label.renamed_to else "deleted"
     if label.busy:
         messages.info(request, f"{label.name} is being {doing}{by}; its progress shows below.")
     else:
-        messages.info(request, f"{label.name} was {doing}{by}; there is nothing left to rename or delete.")
+        messages.info(request, f"{label.name} was {doing}{by}; there is nothing left to change.")
     return _back(membership)
 
 
