@@ -279,7 +279,7 @@ def notify_set(tenant: str, username: str, *, level: str, email: bool, expected_
         try:
             client.put_item(
                 TableName=_table(),
-                Item={**key, "m": {"M": {}}, "g": {"N": str(generation_start(time.time()))}},
+                Item={**key, "m": {"M": {}}, "g": {"N": str(generation_start(utcnow().timestamp()))}},
                 ConditionExpression="attribute_not_exists(pk)",
                 ReturnConsumedCapacity="TOTAL",
             )
