@@ -84,7 +84,10 @@ def test_a_change_applies_to_every_chosen_issue_and_says_so_on_the_same_list(wor
     )
     assert response.status_code == 302
     assert response["Location"] == world.project_url("?q=is%3Aopen")
-    assert flash(response) == ["Changed WEB-1, WEB-3."]
+    assert flash(response) == [
+        f"Changed WEB-1, WEB-3: now In progress; assigned to {world.owner.username}; priority High; "
+        "labelled bug, perf; no longer labelled ui."
+    ]
     for number in (1, 3):
         issue = load(world, number)
         assert issue is not None
@@ -108,8 +111,10 @@ def test_the_same_form_sent_again_changes_nothing_and_says_it_was_already_done(w
     member = world.client_for(world.member)
     key, rows = _list_form(member, world)
     first = _post(member, world, key, rows, status="resolved", labels_add="bug")
-    assert flash(first) == ["Changed WEB-1, WEB-2."]
-    assert "Changed WEB-1, WEB-2." in text(member.get(first["Location"]))  # shown on the list, after the redirect
+    assert flash(first) == ["Changed WEB-1, WEB-2: now Resolved; labelled bug."]
+    assert "Changed WEB-1, WEB-2: now Resolved; labelled bug." in text(
+        member.get(first["Location"])
+    )  # shown on the list, after the redirect
     versions = {n: version_of(world, n) for n in rows}
     with unchanged(world, failed_writes=0):
         again = _post(member, world, key, rows, status="resolved", labels_add="bug")
@@ -128,7 +133,10 @@ def test_an_issue_changed_since_the_list_was_loaded_is_refused_alone(world: Worl
     assert two is not None
     issues.issue_change_status(two, to="closed")  # somebody else, meanwhile
     response = _post(member, world, key, rows, priority="urgent")
-    assert flash(response) == ["Changed WEB-1, WEB-3.", "Not changed: WEB-2 (changed since the list was loaded)."]
+    assert flash(response) == [
+        "Changed WEB-1, WEB-3: priority Urgent.",
+        "Not changed: WEB-2 (changed since the list was loaded).",
+    ]
     two_now = load(world, 2)
     assert two_now is not None
     assert (two_now.status, two_now.priority) == ("closed", "medium")
@@ -152,7 +160,7 @@ def test_a_move_the_workflow_forbids_is_refused_for_that_row_and_unchanged_rows_
     rows.update(opened)
     response = _post(member, world, key, rows, status="resolved")
     assert flash(response) == [
-        "Changed WEB-1.",
+        "Changed WEB-1: now Resolved.",
         "Already as asked, left alone: WEB-3.",
         "Not changed: WEB-2 (closed → resolved is not a move).",
     ]
@@ -273,12 +281,14 @@ def test_labels_are_lower_cased_as_the_issue_form_does_and_a_stored_capital_one_
     member = world.client_for(world.member)
     key, rows = _list_form(member, world)
     added = _post(member, world, key, rows, labels_add="Bug, UI")
-    assert flash(added) == ["Changed WEB-1, WEB-2."]
+    assert flash(added) == ["Changed WEB-1, WEB-2: labelled bug, ui."]
     member.get(added["Location"])
     assert [load(world, n).labels for n in (1, 2)] == [{"bug", "ui"}, {"bug", "ui"}]  # type: ignore[union-attr]
     assert "Bug" not in ddb_labels.team_labels(world.slug)
     key, rows = _list_form(member, world)
-    assert flash(_post(member, world, key, rows, labels_remove="UI")) == ["Changed WEB-1, WEB-2."]
+    assert flash(_post(member, world, key, rows, labels_remove="UI")) == [
+        "Changed WEB-1, WEB-2: no longer labelled ui."
+    ]
     assert [load(world, n).labels for n in (1, 2)] == [{"bug"}, {"bug"}]  # type: ignore[union-attr]
 
 
@@ -289,7 +299,7 @@ def test_the_same_bar_sent_again_with_another_change_is_not_taken_for_the_first(
     member = world.client_for(world.member)
     key, rows = _list_form(member, world)
     first = _post(member, world, key, rows, priority="high")
-    assert flash(first) == ["Changed WEB-1, WEB-2."]
+    assert flash(first) == ["Changed WEB-1, WEB-2: priority High."]
     member.get(first["Location"])  # the list shows the message (and so no later answer repeats it)
     again = _post(member, world, key, rows, priority="low")  # the rows' versions as that page showed them
     assert flash(again) == [
@@ -298,7 +308,7 @@ def test_the_same_bar_sent_again_with_another_change_is_not_taken_for_the_first(
     member.get(again["Location"])
     now = {n: version_of(world, n) for n in rows}
     applied = _post(member, world, key, now, priority="low")  # the same key on the versions as they are now
-    assert flash(applied) == ["Changed WEB-1, WEB-2."]
+    assert flash(applied) == ["Changed WEB-1, WEB-2: priority Low."]
     assert [load(world, n).priority for n in (1, 2)] == ["low", "low"]  # type: ignore[union-attr]
     member.get(applied["Location"])
     with unchanged(world):
@@ -350,7 +360,7 @@ def test_a_label_list_is_a_bulk_form_too_its_rows_carry_their_versions(world: Wo
     key, rows = _list_form(member, world, "?q=label%3Aui")
     assert rows == {3: 1, 1: 1}  # from the label's entries, each with its issue's version
     response = _post(member, world, key, rows, labels_remove="ui", labels_add="bug")
-    assert flash(response) == ["Changed WEB-1, WEB-3."]
+    assert flash(response) == ["Changed WEB-1, WEB-3: labelled bug; no longer labelled ui."]
     assert [issue.reference for issue in issues.label_list(tenant=world.slug, label="ui", status="open").issues] == []
 
 
@@ -396,14 +406,14 @@ def test_the_bar_offers_the_projects_open_milestones_and_moves_the_chosen_issues
     assert offered == [("", "Milestone…"), ("!none", "— none —"), (v12.milestone_id, "v1.2")]  # not the closed v1.1
     key, rows = _list_form(member, world)
     moved = _post(member, world, key, {n: rows[n] for n in (1, 3)}, milestone=v12.milestone_id)
-    assert flash(moved) == ["Changed WEB-1, WEB-3."]
+    assert flash(moved) == ["Changed WEB-1, WEB-3: in milestone v1.2."]
     member.get(moved["Location"])
     assert [load(world, n).milestone for n in (1, 2, 3)] == [v12.milestone_id, None, v12.milestone_id]  # type: ignore[union-attr]
     assert scheduled == ["WEB"]  # the milestone's counts
     assert "put it in milestone v1.2" in text(member.get(world.project_url("1/")))
     key, rows = _list_form(member, world)
     out = _post(member, world, key, {n: rows[n] for n in (1, 2)}, milestone="!none")
-    assert flash(out) == ["Changed WEB-1.", "Already as asked, left alone: WEB-2."]
+    assert flash(out) == ["Changed WEB-1: out of its milestone.", "Already as asked, left alone: WEB-2."]
     assert [load(world, n).milestone for n in (1, 3)] == [None, v12.milestone_id]  # type: ignore[union-attr]
     assert "took it out of milestone v1.2" in text(member.get(world.project_url("1/")))
 

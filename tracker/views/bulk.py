@@ -20,7 +20,9 @@ from django.views.decorators.http import require_POST
 from ddbmodels.core.errors import InvalidInput
 from ddbmodels.issues import UNSET
 from tracker.forms.bulk import NO_MILESTONE, NOBODY, BulkForm, label_names, removed_label_names
+from tracker.issue_terms import PRIORITY_LABELS, STATUS_LABELS
 from tracker.models import Membership
+from tracker.selectors.milestones import milestone_names
 from tracker.selectors.projects import project_access
 from tracker.services import bulk as bulk_services
 from tracker.services.bulk import BulkChange, RowOutcome
@@ -37,15 +39,38 @@ def _back(request: HttpRequest, membership: Membership, project_key: str, wanted
     return reverse("issue_list", kwargs={"tenant": membership.tenant.slug, "project": project_key})
 
 
-def _said(outcomes: list[RowOutcome]) -> list[tuple[int, str]]:
-    """The outcome as messages (level, text): one line a kind of outcome, the issues named."""
+def _what(change: BulkChange, milestone: str) -> str:
+    """What the change did to each changed issue, in a team's words ("now Resolved; assigned to bob")."""
+    parts = []
+    if change.status:
+        parts.append(f"now {STATUS_LABELS.get(change.status, change.status)}")
+    if change.assignee is None:
+        parts.append("unassigned")
+    elif isinstance(change.assignee, str):
+        parts.append(f"assigned to {change.assignee}")
+    if change.priority:
+        parts.append(f"priority {PRIORITY_LABELS.get(change.priority, change.priority)}")
+    if change.labels_add:
+        parts.append(f"labelled {', '.join(sorted(change.labels_add))}")
+    if change.labels_remove:
+        removed = sorted({name.lower() for name in change.labels_remove})  # a stored capital one goes too
+        parts.append(f"no longer labelled {', '.join(removed)}")
+    if change.milestone is None:
+        parts.append("out of its milestone")
+    elif isinstance(change.milestone, str):
+        parts.append(f"in milestone {milestone}" if milestone else "in the chosen milestone")
+    return "; ".join(parts)
+
+
+def _said(outcomes: list[RowOutcome], what: str) -> list[tuple[int, str]]:
+    """The outcome as messages (level, text): one line a kind of outcome, the issues named, what changed said."""
 
     def refs(kind: str) -> str:
         return ", ".join(row.reference for row in outcomes if row.outcome == kind)
 
     lines: list[tuple[int, str]] = []
     if changed := refs(bulk_services.CHANGED):
-        lines.append((messages.SUCCESS, f"Changed {changed}."))
+        lines.append((messages.SUCCESS, f"Changed {changed}: {what}."))
     if replayed := refs(bulk_services.REPLAYED):
         lines.append((messages.INFO, f"Already done by this form (sent before): {replayed}; nothing changed twice."))
     if unchanged := refs(bulk_services.UNCHANGED):
@@ -99,6 +124,10 @@ def bulk_edit(request: HttpRequest, membership: Membership, project: str) -> Htt
     except InvalidInput as refused:
         messages.error(request, f"{refused} {NOTHING_CHANGED}")
         return redirect(back)
-    for level, text in _said(outcomes):
+    name = ""
+    if isinstance(change.milestone, str):
+        names = milestone_names(tenant=project_item.tenant, project_key=project_item.project_key)
+        name = names.get(change.milestone, "")
+    for level, text in _said(outcomes, _what(change, name)):
         messages.add_message(request, level, text)
     return redirect(back)

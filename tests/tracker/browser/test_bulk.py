@@ -94,7 +94,10 @@ def test_ticked_issues_change_together_and_the_list_says_what_happened(
     page.select_option("#bulk-milestone", label="v1.2")
     _shot(page, f"bulk-01b-milestone-{width}")
     apply.click()
-    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1, WEB-3, WEB-4, WEB-5.")
+    expect(page.locator("ul.messages li.success")).to_have_text(
+        "Changed WEB-1, WEB-3, WEB-4, WEB-5: now In progress; priority High; labelled bug; no longer labelled ui; "
+        "in milestone v1.2."
+    )
     assert page.url.endswith(world.project_url())
     for number in (1, 3, 4, 5):
         issue = load(world, number)
@@ -115,7 +118,7 @@ def test_ticked_issues_change_together_and_the_list_says_what_happened(
     page.select_option("#bulk-status", "closed")
     page.locator("#pick-1").click()
     apply.click()
-    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1, WEB-4.")
+    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1, WEB-4: now Closed.")
     _shot(page, f"bulk-03-closed-{width}")
 
 
@@ -127,7 +130,7 @@ def test_the_same_form_sent_twice_says_it_was_already_done(page: Page, world: Wo
     page.select_option("#bulk-status", "resolved")
     key = page.locator("input[name=idempotency_key]").input_value()
     page.get_by_role("button", name="Apply").click()
-    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-2.")
+    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-2: now Resolved.")
     # The form sent again (back and Apply, a retry after a lost answer): the list as it is now, with the first key.
     page.goto(world.project_url("?q=is:resolved"))
     page.evaluate("(key) => { document.querySelector('input[name=idempotency_key]').value = key; }", key)
@@ -159,7 +162,7 @@ def test_without_javascript_the_bar_still_changes_the_ticked_issues(
         page.locator("#pick-2").check()
         page.select_option("#bulk-assignee", "!nobody")
         page.get_by_role("button", name="Apply").click()
-        expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1, WEB-2.")
+        expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1, WEB-2: unassigned.")
         assert [load(world, n).assignee for n in (1, 2)] == [None, None]  # type: ignore[union-attr]
         _shot(page, "bulk-05-nojs-390")
     finally:

@@ -98,21 +98,21 @@ def test_the_side_forms_change_one_issue_keyboard_only(
     page.keyboard.press("Tab")  # to its button
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"/p/WEB/1/$"))
-    expect(page.locator(".messages")).to_contain_text("Changed WEB-1")
+    expect(page.locator(".messages")).to_contain_text(f"Changed WEB-1: assigned to {world.member.username}.")
     expect(page.locator("dl.facts")).to_contain_text(world.member.username)
 
     out_of_fields(page)
     page.keyboard.press("l")
     page.keyboard.type("bug, perf")
     page.keyboard.press("Enter")  # sends the labels form
-    expect(page.locator(".messages")).to_contain_text("Changed WEB-1")
+    expect(page.locator(".messages")).to_contain_text("Changed WEB-1: labelled bug, perf.")  # the new page's
 
     out_of_fields(page)
     page.keyboard.press("s")
     page.locator("#quick-status").select_option("in_progress")
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
-    expect(page.locator(".messages")).to_contain_text("Changed WEB-1")
+    expect(page.locator(".messages")).to_contain_text("Changed WEB-1: now In progress.")
     _shot(page, f"issue-side-forms-{width}")
     issue = load(world, 1)
     assert issue is not None

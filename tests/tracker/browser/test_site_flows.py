@@ -81,7 +81,7 @@ def test_a_member_creates_an_issue_attaches_a_file_orders_and_reaches_the_leader
     # Resolve it: points for the assignee (the member) on the leaderboard (high = 3 points).
     page.locator("#quick-status").select_option("resolved")
     page.locator("section.quick").get_by_role("button", name="Move").click()
-    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1.")
+    expect(page.locator("ul.messages li.success")).to_have_text("Changed WEB-1: now Resolved.")
     expect(page.locator("dl.facts .status")).to_have_text("Resolved")
 
     # Place an order.
