@@ -148,7 +148,8 @@ def test_a_viewer_can_read_and_is_offered_no_write_controls(world: World) -> Non
     assert "Readable" in text(detail)
     assert "New issue" not in text(listing)
     assert "/edit/" not in text(detail)
-    assert "/status/" not in text(detail)
+    assert 'id="quick-status"' not in text(detail)  # the issue page's status form (it posts to /bulk/)
+    assert "/bulk/" not in text(detail)
     assert "/delete/" not in text(detail)
     assert "New project" not in text(projects)
 
@@ -177,7 +178,8 @@ def test_a_member_is_offered_edit_and_status_but_not_delete_or_new_project(world
     client = world.client_for(world.member)
     detail = text(client.get(world.project_url("1/")))
     assert "/edit/" in detail
-    assert "/status/" in detail
+    assert 'id="quick-status"' in detail  # the issue page's status form (it posts to /bulk/)
+    assert "/bulk/" in detail
     assert "/delete/" not in detail
     assert "New project" not in text(client.get(world.url()))
 
