@@ -227,3 +227,35 @@ def test_the_help_names_the_key_that_opens_the_palette_while_typing(
     expect(dialog).to_be_visible()
     page.keyboard.press("Escape")
     expect(box).to_be_focused()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_long_answer_scrolls_in_its_list_and_the_status_and_hint_stay_in_sight(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    """Projects and pages fill more than the dialog's height: the list scrolls, not the dialog, so "N results" and the
+    keys' hint stay below it in sight (they were below the fold at 1280 and 390 px when the dialog scrolled)."""
+    page.set_viewport_size({"width": width, "height": 600})
+    for key in ("API", "OPS", "APP", "DAT"):
+        ddb_issues.project_create(tenant=world.slug, key=key, name=f"Project {key}", created_by=world.owner.username)
+    site_login(page, world.member.username)
+    page.goto(world.url("leaderboard/"))
+    page.locator("h1").click()
+    page.keyboard.press("Control+k")
+    dialog = page.locator(DIALOG)
+    expect(dialog.get_by_role("option").first).to_be_visible()
+    results = dialog.locator("#palette-results")
+    assert results.evaluate("list => list.scrollHeight > list.clientHeight")  # more results than room: it scrolls
+    assert dialog.evaluate("d => d.scrollHeight <= d.clientHeight")  # the dialog itself does not
+    frame = dialog.bounding_box()
+    assert frame is not None
+    for part in (".palette-hint", ".palette-status"):
+        box = dialog.locator(part).bounding_box()
+        assert box is not None
+        assert frame["y"] <= box["y"], part
+        assert box["y"] + box["height"] <= frame["y"] + frame["height"] + 1, part
+    for _ in range(12):
+        page.keyboard.press("ArrowDown")
+    expect(dialog.locator('[aria-selected="true"]')).to_be_in_viewport()  # the chosen one scrolled into sight
+    _shot(page, f"palette-long-{width}")
+    assert violations == []
