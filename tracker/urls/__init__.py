@@ -5,14 +5,18 @@ the admin's DynamoDB pages are ``tracker.urls.admin_ddb``, mounted by ``tracker.
 """
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 import tracker.urls.converters  # noqa: F401  (registers pkey, num, attid before the includes use them)
+from tracker.api import api
+from tracker.api.problems import not_found as api_not_found
 from tracker.views import home
 from tracker.views.password_reset import ThrottledPasswordResetView
 
 urlpatterns = [
     path("", home.home, name="home"),
+    path("api/v1/", api.urls),
+    re_path(r"^api/", api_not_found),  # any other path under /api/: a problem document, never the site's HTML 404
     path("switch/", home.switch_tenant, name="switch_tenant"),
     path("accounts/password_reset/", ThrottledPasswordResetView.as_view(), name="password_reset"),
     path("", include("tracker.urls.accounts")),

@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "django_celery_results",
     "axes",  # login throttling (below)
     "csp",  # Content-Security-Policy header (below)
+    "ninja",  # the REST API (tracker.api): its Swagger page's static files, served from here (no CDN)
     "tracker",
     "tracker.search",  # full-text search documents (FTS5 / PostgreSQL full text) in this database
     "tracker.audit",  # the staff audit (raw item edits, job starts, offboarding) and its two permissions

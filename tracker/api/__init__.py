@@ -1,0 +1,31 @@
+"""The REST API at ``/api/v1/`` (django-ninja): JSON over the same selectors and services the pages use.
+
+``api`` is the one ``NinjaAPI``: its OpenAPI 3.1 document at ``/api/v1/openapi.json``, its docs page at
+``/api/v1/docs`` (Swagger UI from ninja's bundled static files, no CDN, no inline script: the CSP stays), every error
+a problem document (``tracker.api.problems``). Routers per area are added here as issue 22 builds them.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI, Swagger
+
+from tracker.api import problems
+
+api = NinjaAPI(
+    title="Tracker API",
+    version="1",
+    description="Tracker's REST API: projects, issues, comments and the team's resources, as the pages show them.",
+    urls_namespace="api-v1",
+    openapi_url="/openapi.json",
+    docs=Swagger(),
+    docs_url="/docs",
+)
+
+
+def _handle(request: HttpRequest, error: Exception | type[Exception]) -> HttpResponse:
+    """Every error an operation raises, as a problem document (ninja may hand over the class instead of an instance)."""
+    return problems.handle(request, error if isinstance(error, Exception) else error())
+
+
+api.add_exception_handler(Exception, _handle)
