@@ -89,6 +89,11 @@ PREFERENCE_ROWS: dict[str, Row] = {
         "GetItem of the team's settings item, consistent (a saved setting holds at once): 1 RCU per started 4 KB",
         fixed(1, 0, 1),
     ),
+    "preferences.notify_get (a digest about to be sent, consistent)": Row(
+        "GetItem of the team's settings item, consistent, never the cache (e-mail off holds at once, whatever Redis "
+        "does): 1 RCU per started 4 KB (≈ 40 B a person: one RCU per e-mail up to ≈ 100 people)",
+        fixed(1, 0, 1),
+    ),
     "preferences.person_register (a person's first)": Row(
         "GetItem of the person's registry item (0.5 RCU, found none) + PutItem attribute_not_exists ≤ 1 KB (1 WCU)",
         fixed(0.5, 1, 2),
@@ -191,6 +196,13 @@ def run_preferences(run: Workload) -> None:
         "preferences.notify_get (the fan-out's refill, consistent)", preferences.notify_team, TENANT, consistent=True
     )
     bench.check(team.people == people and team.generation > 0, f"the fan-out reads {team}")
+    digest = run(
+        "preferences.notify_get (a digest about to be sent, consistent)",
+        preferences.notify_settings,
+        TENANT,
+        consistent=True,
+    )
+    bench.check(digest == people, f"the digest reads {digest}")
     run_registry_and_offboarding(run)
 
 

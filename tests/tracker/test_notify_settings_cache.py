@@ -160,3 +160,33 @@ def test_a_cache_entry_that_does_not_read_is_a_miss_and_is_mended(world: World) 
 
     assert team_notify_settings(world.slug)[bob].level == "watching"  # read from DynamoDB, and stored again
     assert optional_redis.client().hget(key, "d") != b"not json"
+
+
+def test_email_off_saved_while_this_process_pauses_redis_holds_for_the_digest_at_once(
+    addressed: World, run_queued: Callable[[], list[dict[str, Any]]], digests: Digests
+) -> None:
+    """R3-7: the save could not tell Redis (paused here after one timeout), which other processes still serve:
+    their cache keeps "e-mail on" for up to PROJECT_CACHE_SECONDS, but the digest reads DynamoDB itself."""
+    world, bob = addressed, addressed.member.username
+    cache.clear()
+    create_assigned(world, world.client_for(world.owner), bob)
+    run_queued()  # the fan-out cached the team's settings (bob: the default, e-mail on); bob's window is open
+    assert len(digests.scheduled) == 1
+    membership = Membership.objects.get(tenant=world.tenant, user=world.member)
+    optional_redis.failed("test: one Redis timeout in the saving process", OSError("timeout"))
+    try:
+        services.notify_set(membership=membership, level="participating", email=False, expected_version=0)
+    finally:
+        optional_redis.resume()  # Redis was fine for the worker all along
+    assert team_notify_settings(world.slug).get(bob) is None  # the worker's cache still says: the default
+
+    (report,) = digests.run()
+
+    assert mail.outbox == []
+    assert report == {"sent": 0, "already": False, "notifications": 0, "dropped": 1}
+
+
+def test_the_page_says_when_a_change_reaches_the_inbox_and_the_e_mail(world: World) -> None:
+    page = world.client_for(world.member).get(world.url("settings/notifications/")).content.decode()
+    assert "Turning e-mail off takes effect at once, also for a batch not sent yet." in page
+    assert "within 5 minutes" in page  # the inbox's level: the site's cache, told at once unless it was failing

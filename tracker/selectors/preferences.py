@@ -8,7 +8,9 @@ The notification settings are one consistent GetItem a fan-out (1 RCU), cached p
 A saved setting holds at once: the save stores what it wrote (``notify_cache_keep``), and a store never
 replaces a newer generation (one Lua script, atomic), so a refill that read before the save and stores
 after it keeps nothing. While Redis fails, fan-outs read DynamoDB (consistent); an entry Redis kept
-through its failure, older than a save made meanwhile, is served until it expires (``PROJECT_CACHE_SECONDS``).
+through its failure, older than a save made meanwhile, is served until it expires (``PROJECT_CACHE_SECONDS``):
+the settings page says so for the inbox. E-mail does not depend on it: a digest about to be sent reads the
+settings from DynamoDB (``services.inbox.digests.send_digest``), so turning e-mail off holds at once.
 """
 
 from __future__ import annotations

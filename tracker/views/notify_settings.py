@@ -38,6 +38,7 @@ def notify_settings(request: HttpRequest, membership: Membership) -> HttpRespons
             return redirect("notify_settings", tenant=membership.tenant.slug)
     else:
         form = NotifyForm(initial={"level": current.level, "email": current.email, "version": current.version})
+    cached = window_words(settings.PROJECT_CACHE_SECONDS)
     return render(
         request,
         "tracker/notify_settings.html",
@@ -45,6 +46,8 @@ def notify_settings(request: HttpRequest, membership: Membership) -> HttpRespons
             "membership": membership,
             "form": form,
             "window": window_words(settings.NOTIFY_EMAIL_WINDOW_SECONDS),
+            # how long another process may serve the settings it cached when a save could not tell Redis
+            "cache_window": "a minute" if cached == "minute" else cached,
         },
         status=400 if form.is_bound else 200,
     )
