@@ -41,6 +41,7 @@ IMPORT_GITHUB_EXPORT = PREFIX + "import_github_export"
 SEND_INVITATION_EMAIL = PREFIX + "send_invitation_email"
 CLOSE_MILESTONE = PREFIX + "close_milestone"
 CHANGE_LABEL = PREFIX + "change_label"
+HISTORY_UNQUOTE = PREFIX + "history_unquote"
 
 NAMES = frozenset(
     {
@@ -61,6 +62,7 @@ NAMES = frozenset(
         SEND_INVITATION_EMAIL,
         CLOSE_MILESTONE,
         CHANGE_LABEL,
+        HISTORY_UNQUOTE,
     }
 )
 

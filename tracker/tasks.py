@@ -29,6 +29,7 @@ from tracker.selectors.imports import import_get, import_job_name
 from tracker.selectors.labels import change_job_name
 from tracker.services import (
     attachments,
+    history_removal,
     imports,
     inbox,
     labels,
@@ -197,6 +198,19 @@ def fan_out_event(self: Task, event: dict[str, Any]) -> dict[str, Any]:
 def send_notification_digest(self: Task, **window: Any) -> dict[str, Any]:
     """One person's e-mail about one issue when its mail window closes (queued by the fan-out); sent once."""
     return _retrying(self, lambda: inbox.send_digest(**window))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)
+def history_unquote(
+    self: Task, tenant: str, project_key: str, number: int, event_keys: list[str], usernames: list[str]
+) -> int:
+    """A change removed from an issue's history: its notifications rewritten without the quote (a large team's)."""
+    return _retrying(
+        self,
+        lambda: history_removal.notifications_unquote(
+            tenant=tenant, project_key=project_key, number=number, event_keys=event_keys, usernames=usernames
+        ),
+    )
 
 
 @shared_task(acks_late=True, **TEAM_TASK)

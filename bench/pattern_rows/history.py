@@ -69,6 +69,16 @@ def redact_cost(_done: bool, basis: tuple[events.Event, events.Event]) -> Cost:
     return Cost(0, item + entry, 1)
 
 
+def later_read(_found: list[events.Event], sizes: list[int]) -> Cost:
+    """One consistent Query page per events table from the removed edit's period on (the later edits it reaches):
+    1 RCU per started 4 KB of the events each reads, at least 1 a table (an empty one too)."""
+    return Cost(sum(read_units(size, consistent=True) for size in sizes), 0, len(sizes))
+
+
+def empty_tables(_found: list[events.Event], sizes: list[int]) -> Cost:
+    return Cost(-sum(1 for size in sizes if size == 0))
+
+
 HISTORY_ROWS: dict[str, Row] = {
     "events.get": Row(
         "consistent GetItem of one event by its key in its period's table (a description edit's, its diff at the "
@@ -80,6 +90,13 @@ HISTORY_ROWS: dict[str, Row] = {
         "larger of the item before and after, 1 WCU per started KB (≈ 2.3 KB: 3 WCU), and as much for its by_day "
         "entry (ALL: 3 WCU)",
         redact_cost,
+    ),
+    "events.stream_after (the later edits a removal reaches)": Row(
+        "consistent Query of the issue's stream, t > the removed edit's key, Limit 50, one page per events table from "
+        "its period on: 1 RCU per started 4 KB of the events read (two later edits at the 2 KB cap: ≈ 4.6 KB, 2 RCU); "
+        "their notifications: one UpdateItem (1 WCU) per person and edit, in the request up to 200, else a job",
+        later_read,
+        (bench.LOCAL_EMPTY_QUERY, empty_tables),
     ),
 }
 ROWS.update(HISTORY_ROWS)
@@ -111,3 +128,30 @@ def run_history(run: Workload) -> None:
     bench.check(done, "the event was not redacted")
     left = bench.unmetered(lambda: events.event_get(stream=STREAM, t=put.t))
     bench.check(left is not None and "diff" not in left.data, "the diff is still in the event")
+    run_later_edits(run, put)
+
+
+def run_later_edits(run: Workload, removed: events.Event) -> None:
+    """Two later description edits at the cap (unmetered), read as a removal reads them: one page a table."""
+    data = {"changed": {}, "description": True, "diff": capped_diff()}
+    later = [
+        bench.unmetered(
+            lambda: events.event_put(stream=STREAM, kind="issue.edited", actor="bench", tenant=TENANT, data=data)
+        )
+        for _ in range(2)
+    ]
+    tables = [
+        table
+        for table in bench.unmetered(events.list_event_tables)
+        if table.kind == events.DEFAULT_PERIOD and table.end > removed.at
+    ]
+    sizes = [sum(bench.item_size(stored(e)) for e in later if e.table == table.name) for table in tables]
+    found = run(
+        "events.stream_after (the later edits a removal reaches)",
+        events.stream_events_after,
+        stream=STREAM,
+        after=removed.t,
+        limit=50,
+        basis=sizes,
+    )
+    bench.check([e.t for e in found] == [e.t for e in later], f"the later edits read are {found}")

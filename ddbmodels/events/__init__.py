@@ -28,7 +28,14 @@ from ddbmodels.events.model import (
     table_definition,
     to_attribute,
 )
-from ddbmodels.events.reads import event_get, event_table, stream_events, stream_events_all, tenant_day_events
+from ddbmodels.events.reads import (
+    event_get,
+    event_table,
+    stream_events,
+    stream_events_after,
+    stream_events_all,
+    tenant_day_events,
+)
 from ddbmodels.events.team import TEAM_DATA
 from ddbmodels.events.writes import create_events_table, event_put, event_redact, events_delete_many, events_put_many
 
@@ -68,6 +75,7 @@ __all__ = [
     "shard_of",
     "sort_key_time",
     "stream_events",
+    "stream_events_after",
     "stream_events_all",
     "table_definition",
     "tenant_day_events",

@@ -133,6 +133,34 @@ def tenant_day_events(
     return list(merged)[:limit] if limit is not None else list(merged)
 
 
+@capacity.access_pattern("events.stream_after")
+def stream_events_after(*, stream: str, after: str, limit: int, period: PeriodKind = DEFAULT_PERIOD) -> list[Event]:
+    """The stream's events just after sort key ``after``, oldest first, at most ``limit`` — one consistent Query
+    page (``Limit``) per events table from ``after``'s period on, stopping when ``limit`` are in hand: 1 RCU per
+    started 4 KB read (at least 1 a table read). ListTables is free; a table that does not exist is empty.
+
+    For removing a change from an issue's history (the later edits it reaches): bounded by ``limit``.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be ≥ 1, got {limit}")
+    start = parse_time_key(after.partition("#")[0])
+    values = {":s": {"S": stream}, ":after": {"S": after}}
+    found: list[Event] = []
+    for table in sorted(list_event_tables(), key=lambda table: table.start):
+        if table.kind != period or table.end <= start:
+            continue
+        request = {
+            "KeyConditionExpression": "s = :s AND t > :after",
+            "ExpressionAttributeValues": values,
+            "ConsistentRead": True,
+        }
+        page = next(iter(query_pages(table.name, limit=limit - len(found), **request)), [])  # one page a table
+        found.extend(event_from_item(item, table.name) for item in page)
+        if len(found) >= limit:
+            break
+    return found
+
+
 @capacity.access_pattern("events.stream_all")
 def stream_events_all(*, stream: str, since: str = "") -> list[Event]:
     """Query PK=stream (AND t >= ``since``), oldest first, every page, in each events table that still exists

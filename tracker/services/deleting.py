@@ -8,8 +8,7 @@ follows the event. Done in the request, before the comment itself goes, so a req
 leaves the comment in place and deleting it again finishes the work (every step is idempotent).
 
 A **description edit's words** (issue 21: its event keeps a word diff, removed words included) leave the
-history when its editor or an owner asks (``description_diff_forget``): the event stays and says who removed them,
-and that edit's notifications stop quoting its new words (so does the e-mail of a mail window not yet sent).
+history when its editor or an owner asks: ``services.history_removal``.
 
 Deleting an **issue** removes, before the issue becomes a tombstone (its number stays taken, so the
 project's numbers are never given again): every comment, every attachment and its stored file,
@@ -60,8 +59,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.core.exceptions import PermissionDenied
-
 from ddbmodels import attachments, comments, events, inbox
 from ddbmodels.comments import CommentItem
 from ddbmodels.core.errors import Unavailable
@@ -70,8 +67,6 @@ from ddbmodels.issues import IssueItem
 from tracker.models import Membership
 from tracker.selectors.activity import issue_stream
 from tracker.services.attachments import DjangoBlobStore
-from tracker.services.inbox.wording import note_text
-from tracker.services.permissions import require_role
 
 COMMENT_KINDS = (Kind.COMMENT_ADDED, Kind.COMMENT_EDITED)
 BATCH_EVENTS = 25  # events whose notifications are rewritten, then deleted (one BatchWriteItem), as one step
@@ -184,60 +179,3 @@ def issue_late_remove(*, issue: IssueItem) -> Removed:
             )
         events.events_delete_many((event.table, stream, event.t) for event in late)
     return Removed(comments=removed_comments, attachments=0, events=len(late))
-
-
-def description_diff_forget(*, membership: Membership, issue: IssueItem, event: events.Event) -> bool:
-    """Take a description edit's words out of the history and its notifications (its editor or an owner).
-
-    The words a description lost (a pasted secret) are kept in its ``issue.edited`` event's ``diff``
-    (``services.issues.issue_update``), and the words it gained are quoted by that edit's notifications
-    (``inbox.fan_out_later``'s excerpt: the first words of the new description — the secret itself, for the
-    edit that pasted it). Both go: the event stays, its ``diff`` goes (``events.event_redact``, as a deleted
-    comment's excerpt does: 1 WCU per KB + as much for its ``by_day`` entry) and the history says "edited the
-    description (the change was removed from the history by alice)"; each notification of that event is
-    rewritten without its quote (``_notifications_unquote``: one UpdateItem per member or watcher, as deleting a
-    comment does), so the inbox and the e-mail of a mail window still open (its digest reads the notifications
-    when it is sent) no longer quote it. E-mails already sent keep it: the page says so beside the button.
-    The event first, then the notifications: a request cut short between them is finished by sending it again
-    (a replay finds the event removed, rewrites the notifications again — idempotent — and answers False).
-    Each edit's removal unquotes its own notifications: the edit that pasted a secret and the one that took it
-    out each have the button. PermissionDenied (403) for viewers and for members who did not make that edit.
-    """
-    require_role(membership, "member")
-    by = membership.user.get_username()
-    if event.actor != by and not membership.allows("owner"):
-        raise PermissionDenied("Only the person who made the change, or an owner, can remove it from the history.")
-    data = dict(event.data or {})
-    removed_by = str(data.get("diff_removed_by") or by)
-    redacted = False
-    if "diff" in data:  # else removed already (a double click, a replay), or an edit from before diffs were kept
-        del data["diff"]
-        redacted = events.event_redact(
-            table=event.table, stream=event.stream, t=event.t, data={**data, "diff_removed_by": by}
-        )
-    if redacted or "diff_removed_by" in data:  # a replay finishes the rewrite a request cut short left
-        _notifications_unquote(issue=issue, event=event, removed_by=removed_by)
-    return redacted
-
-
-def _notifications_unquote(*, issue: IssueItem, event: events.Event, removed_by: str) -> int:
-    """Rewrite the notifications of a description edit without the new words they quoted; how many were.
-
-    Each person's text is what the fan-out said (``wording.note_text``: "alice changed the priority of WEB-3
-    … and edited its description"), without the quote, naming who removed the change. The title the issue had
-    then is not kept (unless the edit changed it): the issue is named by its key. One UpdateItem per person asked.
-    """
-    data = {key: value for key, value in (event.data or {}).items() if key != "diff"}
-    data["diff_removed_by"] = removed_by
-    changed_title = (data.get("changed") or {}).get("title")
-    title = str(changed_title[1]) if changed_title else ""
-    by_text: dict[str, set[str]] = {}
-    for name in _people(issue):
-        said = note_text(
-            kind=event.kind, actor=event.actor, data=data, reference=issue.reference, title=title, recipient=name
-        )
-        by_text.setdefault(said, set()).add(name)
-    return sum(
-        len(inbox.notifications_redact(tenant=issue.tenant, event_key=event.t, usernames=names, text=said))
-        for said, names in by_text.items()
-    )

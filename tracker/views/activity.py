@@ -16,7 +16,7 @@ from tracker.exceptions import BadRequest
 from tracker.models import Membership
 from tracker.selectors.activity import description_edit, tenant_day_page
 from tracker.selectors.issues import project_issue_access
-from tracker.services import deleting
+from tracker.services import history_removal
 from tracker.views.base import tenant_view
 
 BAD_DAY = "The day must be a date written as YYYY-MM-DD, for example 2026-11-23."
@@ -51,10 +51,14 @@ def history_change_remove(request: HttpRequest, membership: Membership, project:
     event = description_edit(issue=issue, key=request.POST.get("event", ""))
     if event is None:
         raise Http404("No such change in this issue's history.")
-    if deleting.description_diff_forget(membership=membership, issue=issue, event=event):
-        messages.success(request, "The change was removed from the history.")
+    forgot = history_removal.description_diff_forget(membership=membership, issue=issue, event=event)
+    later = f"{forgot.later} later edit{'s' if forgot.later != 1 else ''}"
+    also = f", and from {later} that still showed its words" if forgot.later else ""
+    job = " Their notifications are being rewritten without it." if forgot.queued else ""
+    if forgot.removed:
+        messages.success(request, f"The change was removed from the history{also}.{job}")
     else:
-        messages.info(request, "This change was already removed from the history.")
+        messages.info(request, f"This change was already removed from the history{also}.{job}")
     kwargs = {"tenant": membership.tenant.slug, "project": issue.project_key, "number": int(issue.number)}
     url = reverse("issue_detail", kwargs=kwargs)
     return HttpResponseRedirect(f"{url}#history")

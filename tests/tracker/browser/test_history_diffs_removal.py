@@ -40,7 +40,10 @@ def test_the_editor_removes_a_pasted_secret_from_the_history(
     expect(line.locator("del.diff-del")).to_contain_text("hunter2-prod-only")
     expect(remove).to_be_visible()
     note = line.locator(".diff-remove-note")  # beside the button: what the removal cannot reach
-    expect(note).to_have_text("Its notifications stop quoting the new words too. E-mails already sent keep them.")
+    expect(note).to_have_text(
+        "Its notifications stop quoting the new words too, and later edits that still showed them lose their change "
+        "as well. E-mails already sent keep them."
+    )
     expect(note).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     line.scroll_into_view_if_needed()

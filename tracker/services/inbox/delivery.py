@@ -169,13 +169,47 @@ def _removed_from_history(stream: str, event_key: str, kind: str, data: dict[str
     """Who removed a description edit's change from the history before its notifications went out ("": nobody).
 
     Such an edit's notifications quote none of its words (``wording.note_text``), as those already delivered
-    are rewritten (``services.deleting.description_diff_forget``). GetItem of the event, consistent — 1 RCU per
+    are rewritten (``services.history_removal.description_diff_forget``). GetItem of the event, consistent — 1 RCU per
     started 4 KB, for a description edit's fan-out only.
     """
     if kind != Kind.ISSUE_EDITED or not data.get("description"):
         return ""
     event = events.event_get(stream=stream, t=event_key, period=settings.EVENTS_PERIOD)
     return str((event.data or {}).get("diff_removed_by") or "") if event is not None else ""
+
+
+def _unquote_if_removed_meanwhile(
+    stream: str,
+    event_key: str,
+    kind: str,
+    data: dict[str, Any],
+    recipients: list[str],
+    *,
+    actor: str,
+    reference: str,
+    title: str,
+    assignee: str,
+) -> None:
+    """A description edit's change removed from the history after this fan-out read its event: what it delivered
+    is rewritten without the quote (the removal's own rewrite only reached notes delivered before it).
+
+    The event is read again after delivering (consistent GetItem, 1 RCU per started 4 KB, a description edit's
+    fan-out only): a removal that redacted it before this read is seen here; one after it rewrites these notes
+    itself (they were delivered by then). Rewriting costs one UpdateItem a recipient, only when it was removed.
+    """
+    removed_by = _removed_from_history(stream, event_key, kind, data)
+    if not removed_by or not recipients:
+        return
+    tenant = inbox.parse_stream(stream)[0]
+    unquoted = {**data, "diff_removed_by": removed_by}
+    by_text: dict[str, set[str]] = {}
+    for name in recipients:
+        said = note_text(
+            kind=kind, actor=actor, data=unquoted, reference=reference, title=title, recipient=name, assignee=assignee
+        )
+        by_text.setdefault(said, set()).add(name)
+    for said, names in by_text.items():
+        inbox.notifications_redact(tenant=tenant, event_key=event_key, usernames=names, text=said)
 
 
 def fan_out(
@@ -244,6 +278,10 @@ def fan_out(
     ]
     when = parse_time_key(event_key.partition("#")[0])
     delivery = inbox.deliver(tenant=tenant, event_key=event_key, notes=notes, when=when)
+    if not removed_by:  # removed while this fan-out ran? (its rewrite skipped notes not delivered yet: R3-9)
+        _unquote_if_removed_meanwhile(
+            stream, event_key, kind, data, recipients, actor=actor, reference=reference, title=title, assignee=assignee
+        )
     forget_unread(tenant, delivery.delivered + delivery.late)
     mailed = [name for name in delivery.delivered if members.get(name) and (name not in people or people[name].email)]
     for name in mailed:
