@@ -4,6 +4,7 @@
 ``error_response``, for the site and the admin alike::
 
     NotFound                         404  404.html
+    MilestoneNotOpen                 409  409.html     "milestone v1.2 is being closed / was closed: choose an open one"
     InvalidInput, BadRequest         400  400.html     (BadCursor is a BadRequest)
     AlreadyExists                    409  409.html
     ChangedSinceRead                 409  409.html     what it is now and what was asked, where known
@@ -184,6 +185,8 @@ class Answer:
 def _answer(error: Exception) -> Answer | None:
     if isinstance(error, errors.NotFound):
         return Answer(404, "Not found", "There is nothing here, or it is not yours to see.")
+    if isinstance(error, errors.MilestoneNotOpen):  # before InvalidInput: a state of the milestone, not bad input
+        return Answer(409, "Milestone not open", f"{str(error)[:1].upper()}{str(error)[1:]}. Nothing was changed.")
     if isinstance(error, BadRequest | errors.InvalidInput):
         return Answer(400, "That did not work", str(error))
     if isinstance(error, errors.AlreadyExists):

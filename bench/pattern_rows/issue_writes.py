@@ -18,7 +18,11 @@ are not DynamoDB's any more (the search engine's). DynamoDB's floor, by AWS's pr
   its ``by_tenant`` index entry: 1 WCU per started KB;
 - in a transaction (a create with labels or a record), 2× each item written (the issue, the
   entries, the record), the index entries as above (``bench/README.md``: the orders' and awards'
-  rows count them the same way).
+  rows count them the same way);
+- a write that puts the issue into a milestone (or reopens it inside one) is a transaction with a
+  ConditionCheck of that milestone (``ddbmodels.issues.guarded``): the issue 2× as above, the
+  check 2 WCU per started KB of the milestone item as stored (``milestone_checked``), the labels
+  entries still after it, each on its own.
 
 DynamoDB Local reports a transaction differently (probed with 0, 1, 3 and 6 entries, puts and
 deletes, items of 1–4 KB, one or two issues): it charges the index entries twice, like the items,
@@ -200,9 +204,39 @@ class WriteCost:
         return self.local - 2 * self.index
 
 
-def write_cost(before: Stored, after: Stored, record: Raw | None = None) -> WriteCost:
-    """The WCU of the write that turned ``before`` into ``after`` (with ``record``, an idempotency record)."""
+def milestone_checked(before: Raw | None, after: Raw) -> str | None:
+    """The milestone the write's ConditionCheck read (``ddbmodels.issues.guarded.guard_for``): the one the issue was
+    put into, or the one it was reopened inside (resolved/closed → open/in_progress); None: no check."""
+    into = (after.get("ms") or {}).get("S")
+    was = ((before or {}).get("ms") or {}).get("S")
+    if into and into != was:
+        return into
+    reopened = before is not None and before["st"]["S"] in ("resolved", "closed")
+    if into and reopened and after["st"]["S"] in ("open", "in_progress"):
+        return into
+    return None
+
+
+def stored_milestone(tenant: str, project_key: str, milestone_id: str) -> Raw:
+    """A milestone item as stored (read outside every meter): what its ConditionCheck is charged on."""
+
+    def read() -> Raw:
+        answer = connection.client().get_item(
+            TableName=connection.table_name("milestones"),
+            Key={"pk": {"S": f"{tenant}#{project_key}"}, "m": {"S": milestone_id}},
+            ConsistentRead=True,
+        )
+        bench.check("Item" in answer, f"no milestone {milestone_id}")
+        return dict(answer["Item"])
+
+    return bench.unmetered(read)
+
+
+def write_cost(before: Stored, after: Stored, record: Raw | None = None, check: Raw | None = None) -> WriteCost:
+    """The WCU of the write that turned ``before`` into ``after`` (with ``record``, an idempotency record; with
+    ``check``, the milestone its transaction's ConditionCheck read)."""
     assert after.item is not None
+    checked = write_units(item_size(check), transactional=True) if check is not None else 0
     issue = _larger(before.item, after.item)
     index = [i.units(before.item, after.item) for i in list_indexes()]
     puts = [_larger(before.entries.get(k), e) for k, e in after.entries.items() if before.entries.get(k) != e]
@@ -213,14 +247,20 @@ def write_cost(before: Stored, after: Stored, record: Raw | None = None) -> Writ
     record_index = [write_units(item_size(record_index_entry(record)))] if record is not None else []
     outside = sum(registered)  # PutItems of their own, before the write: the same on both
     reads, calls = 0.5 * len(registered), 2 * len(registered)  # each new label: GetItem (not there) + PutItem
-    if before.item is not None or (not puts and not records):
+    if before.item is not None and check is not None:
+        # TransactWriteItems [ConditionCheck the milestone, Update the issue], then each entry on its own
+        dynamodb = 2 * issue + sum(index) + checked + sum(entries) + outside
+        local = 2 * (issue + sum(index)) + checked + sum(entries) + outside  # Local: the index entries doubled
+        return WriteCost(dynamodb, local, transaction=True, index=sum(index), rcu=reads, requests=calls + len(entries))
+    if before.item is not None or (not puts and not records and check is None):
         # an UpdateItem (or a plain PutItem) and then each entry on its own: Local charges what DynamoDB does
         total = issue + sum(index) + sum(entries) + outside
         alone = len(entries) if before.item is not None else 0
         return WriteCost(total, total, transaction=False, index=sum(index), rcu=reads, requests=calls + alone)
-    dynamodb = 2 * issue + sum(index) + 2 * sum(entries) + 2 * sum(records) + sum(record_index) + outside
+    dynamodb = 2 * issue + sum(index) + 2 * sum(entries) + 2 * sum(records) + sum(record_index) + outside + checked
     # Local: the issue's and the record's charges with their index entries doubled; each distinct entry charge once
     local = 2 * (issue + sum(index)) + 2 * sum(set(entries)) + 2 * (sum(records) + sum(record_index)) + outside
+    local += checked
     return WriteCost(dynamodb, local, transaction=True, index=sum(index) + sum(record_index), rcu=reads, requests=calls)
 
 
@@ -250,5 +290,8 @@ class IssueWrite:
             after = stored_issue(self.tenant, self.project_key, int(issue.number))
             key = self.idempotency_key
             record = stored_record(self.tenant, self.project_key, key) if key else None
-            self._cost = write_cost(self.before, after, record)
+            assert after.item is not None
+            into = milestone_checked(self.before.item, after.item)
+            check = stored_milestone(self.tenant, self.project_key, into) if into else None
+            self._cost = write_cost(self.before, after, record, check)
         return self._cost

@@ -7,6 +7,7 @@
     ├── ChangedSinceRead              changed_since_read 409, naming what it is now
     ├── InvalidTransition             invalid_transition 409, naming the state it is in
     ├── InvalidInput                  invalid_input      400
+    │   └── MilestoneNotOpen          milestone_not_open 409: the milestone was closed (or is being closed) meanwhile
     ├── Contention                    contention         503 + Retry-After: every retry lost a race
     │   └── SequenceContention        sequence_contention
     └── Unavailable                   unavailable        503 + Retry-After: throttled or out past retries
@@ -71,6 +72,20 @@ class InvalidTransition(DomainError, code="invalid_transition"):
 
 class InvalidInput(DomainError, code="invalid_input"):
     """The input cannot be stored as given (a name, a size, a parameter)."""
+
+
+class MilestoneNotOpen(InvalidInput, code="milestone_not_open"):
+    """The milestone a write puts an issue into is being closed or was closed (checked in the write's own
+    transaction): nothing was written. ``milestone`` is its id; ``name`` and ``state`` what it was when refused."""
+
+    def __init__(self, message: str = "", *, milestone: str, name: str | None = None, state: str | None = None):
+        if not message:
+            what = {"closing": "is being closed", "closed": "was closed"}.get(state or "", "no longer exists")
+            message = f"milestone {name or milestone} {what}: choose an open one"
+        super().__init__(message, milestone=milestone, name=name, state=state)
+        self.milestone = milestone
+        self.name = name
+        self.state = state
 
 
 class Contention(DomainError, code="contention"):

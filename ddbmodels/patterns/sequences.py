@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -74,6 +74,16 @@ def latest_sort_key(model: type[Model], hash_key: object) -> int | None:
     return None
 
 
+def _failed_check(error: Exception, count: int) -> tuple[int, Any] | None:
+    """(index, reason) of the first of ``count`` leading ConditionChecks that failed, or None."""
+    if not count or not isinstance(error, TransactWriteError) or response_code(error) != "TransactionCanceledException":
+        return None
+    for index, reason in enumerate(error.cancellation_reasons[:count]):
+        if reason is not None and reason.code == "ConditionalCheckFailed":
+            return index, reason
+    return None
+
+
 def put_next(
     model: type[T],
     hash_key: object,
@@ -82,6 +92,8 @@ def put_next(
     token: tuple[str, str] | None = None,
     record: Callable[[T], Model] | None = None,
     extras: Callable[[T], list[dict[str, Any]]] | None = None,
+    checks: Sequence[dict[str, Any]] = (),
+    check_failed: Callable[[int, Any], Exception] | None = None,
     max_attempts: int = BACKOFF.attempts,
     rng: random.Random | None = None,
     sleep: Callable[[float], None] = time.sleep,
@@ -97,7 +109,10 @@ def put_next(
     that token was our own (its answer lost) — +1 RCU per refused put; so was a put none of whose
     answers came back, when the item holds it (checked the same way before giving up). ``record(item)`` makes it
     TransactWriteItems [Put item, Put record] — 2 × (item + record) WCU — and raises KeyUsed
-    when the record already exists. ``extras(item)`` puts more items in that transaction.
+    when the record already exists. ``extras(item)`` puts more items in that transaction. ``checks`` are raw
+    ConditionChecks of other items put first in the transaction (2 WCU per KB of each checked item): one that
+    fails raises ``check_failed(its index, its cancellation reason)`` (default: the transaction's error), never
+    retried as a lost race.
     """
     range_name = model._range_keyname
     assert range_name is not None, f"{model.__name__} has no sort key"
@@ -108,11 +123,14 @@ def put_next(
         number = int(getattr(item, range_name))
         try:
             more = extras(item) if extras is not None else []
-            if record is None and not more:
+            if record is None and not more and not checks:
                 item.save(condition=range_attr.does_not_exist())
             else:
-                put_with_record(item, record(item) if record else None, range_attr.does_not_exist(), more)
+                put_with_record(item, record(item) if record else None, range_attr.does_not_exist(), more, [*checks])
         except (PutError, TransactWriteError) as error:
+            failed = _failed_check(error, len(checks))
+            if failed is not None:
+                raise (check_failed(*failed) if check_failed else error) from error
             refused = is_conditional_failure(error) or lost_in_transaction(error)
             unanswered = response_code(error) is None  # every answer lost: did it land?
             if (refused or unanswered) and token is not None and holds_token(item, token):

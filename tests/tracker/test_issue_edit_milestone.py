@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ddbmodels import issues, milestones
-from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
+from ddbmodels.core.errors import ChangedSinceRead, MilestoneNotOpen
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, load, new_issue, references, text, unchanged
 from tests.tracker.test_issue_edit_keeps import _FormValues, edit_as_a_browser, form_of, history
@@ -22,7 +22,16 @@ def _closed(world: World, name: str) -> milestones.MilestoneItem:
 
 
 def _in(world: World, issue: issues.IssueItem, milestone: milestones.MilestoneItem) -> issues.IssueItem:
-    return issues.issue_change(issue, token=f"put-{issue.number}", milestone=milestone.milestone_id).issue
+    """``issue`` in ``milestone``; a closed one is opened for the move and closed again (a write into a closed
+    milestone is refused: ddbmodels.issues.guarded), as when the issue was put in before its close."""
+    now = milestones.milestone_get(tenant=world.slug, project_key="WEB", milestone_id=milestone.milestone_id)
+    assert now is not None
+    if now.state != "open":
+        now = milestones.milestone_set_state(now, state="open", expected_version=int(now.version))
+    moved = issues.issue_change(issue, token=f"put-{issue.number}", milestone=milestone.milestone_id).issue
+    if milestone.state != "open":
+        milestones.milestone_set_state(now, state=milestone.state, expected_version=int(now.version))
+    return moved
 
 
 def test_the_edit_form_offers_the_open_milestones_and_the_issues_own_closed_one(world: World) -> None:
@@ -94,7 +103,7 @@ def test_a_closed_milestone_is_not_a_choice_and_the_service_refuses_it(world: Wo
         response = edit_as_a_browser(client, world, int(issue.number), milestone=old.milestone_id)
     assert response.status_code == 200
     assert "That milestone is not open any more (or not this project&#x27;s): choose another." in text(response)
-    with unchanged(world), pytest.raises(InvalidInput):
+    with unchanged(world, failed_writes=1), pytest.raises(MilestoneNotOpen):  # refused by the write's own check
         issue_services.issue_update(
             membership=Membership.objects.get(tenant=world.tenant, user=world.member),
             issue=issue,
@@ -163,14 +172,14 @@ def test_a_stale_edit_takes_their_milestone_move_and_shows_a_conflict_by_name(wo
 
 
 def test_a_milestone_closed_after_the_list_was_cached_is_refused_on_the_form(world: World) -> None:
-    """The form's choices come from the cached list; the save reads the milestone consistently and says so."""
+    """The form's choices come from the cached list; the save's own transaction checks the milestone and says so."""
     v12 = _milestone(world, "v1.2")
     issue = new_issue(world, "Raced with a close")
     client = world.client_for(world.member)
     values = form_of(client, world.project_url(f"{issue.number}/edit/")).values  # the list is cached now
     # A close starts meanwhile, through ddbmodels: the site's cached list still has v1.2 open, as during a race.
     milestones.milestone_set_state(v12, state="closing", expected_version=int(v12.version), token="a-close")
-    with unchanged(world):
+    with unchanged(world, failed_writes=1):  # refused by the edit's own transaction (its milestone check)
         response = client.post(world.project_url(f"{issue.number}/edit/"), {**values, "milestone": v12.milestone_id})
     assert response.status_code == 200
-    assert response.context["form"].errors["milestone"] == ["That milestone was closed meanwhile: choose an open one."]
+    assert response.context["form"].errors["milestone"] == ["Milestone v1.2 is being closed: choose an open one."]

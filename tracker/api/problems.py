@@ -45,6 +45,7 @@ TITLES = {
 }
 DOMAIN_STATUS: list[tuple[type[errors.DomainError], int]] = [  # the first that matches; as tracker.error_pages
     (errors.NotFound, 404),
+    (errors.MilestoneNotOpen, 409),  # before InvalidInput, its base: the milestone's state, not bad input
     (errors.InvalidInput, 400),
     (errors.AlreadyExists, 409),
     (errors.ChangedSinceRead, 409),

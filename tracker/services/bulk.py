@@ -12,10 +12,16 @@ is a new change, checked on the rows' versions like any other. A label being ren
 gone, is refused whole as the issue form refuses it (the team's cached label catalogue,
 ``selectors.labels``: no request when cached).
 
-Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read; + one GetItem of
-the milestone, 0.5 RCU, when one is chosen), then per changed issue its update (1 WCU per KB +
-list-index and label entries) and its history event(s); a refused one 1 WCU + 1 RCU. One counts
-refresh is scheduled for the project, whatever the number of rows.
+A milestone chosen is checked by each row's own write (a ConditionCheck in its transaction): a close that
+starts while the bar works through its rows refuses the rows not yet written ("milestone v1.2 was closed
+meanwhile"; the later rows are refused without a request), so no open issue lands in a closed milestone.
+
+Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read; + one GetItem of the
+milestone, consistent, 1 RCU, when one is chosen: the whole refusal before any write), then per changed issue
+its update (1 WCU per KB + list-index and label entries; a move into a milestone is a TransactWriteItems with
+the milestone's ConditionCheck: 2 WCU per KB of the issue + 2, so 4 WCU for a ≤ 1 KB issue) and its history
+event(s); a refused one 1 WCU + 1 RCU (2 + 2 WCU when it was a move). One counts refresh is scheduled for the
+project, whatever the number of rows.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Any
 
 from ddbmodels import issues
 from ddbmodels import milestones as ddb_milestones
-from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, MilestoneNotOpen
 from ddbmodels.events import Kind
 from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
 from tracker.issue_terms import LABEL_RE, STATUS_LABELS, label_refusals
@@ -91,9 +97,11 @@ def bulk_change(
     """Apply ``change`` to the issues ``versions`` names (number → the version its list row showed), in number order.
 
     Refused whole (InvalidInput, nothing written): no issue, more than ``MAX_ISSUES``, nothing to
-    change, a label name that is not one, an assignee who may not be assigned, a closed milestone. PermissionDenied for
+    change, a label name that is not one, an assignee who may not be assigned, a milestone not open (unless the
+    form was sent before: its rows replay). PermissionDenied for
     viewers. Per issue, never raised: a move the workflow forbids, a change since the list was loaded,
-    too many labels, a deleted or missing issue — that row is refused with why.
+    too many labels, a deleted or missing issue, a milestone that stopped being open (then the later rows
+    too, unless this form already changed them: replayed) — that row is refused with why.
     """
     require_role(membership, "member")
     if not versions:
@@ -105,15 +113,17 @@ def bulk_change(
     _check_labels(change.labels_add, membership=membership)
     if isinstance(change.assignee, str) and not assignable(membership, change.assignee):
         raise InvalidInput(f"{change.assignee} cannot be assigned: only members and owners can.")
-    names = _check_milestone(project, change.milestone)
+    names = _milestone_names(project, change.milestone)
     if not token:
         raise InvalidInput("This form has no key; reload the page and try again.")
     token = change_token(token, change)
 
     found = issues.issues_for_change(tenant=project.tenant, project_key=project.project_key, numbers=versions)
+    _check_milestone(project, change.milestone, found, token)
     actor = membership.user.get_username()
     outcomes: list[RowOutcome] = []
     counts_moved = False
+    not_open = ""  # the milestone stopped being open: why every later row that is not this form's is refused
     for number in sorted(versions):
         reference = f"{project.project_key}-{number}"
         issue = found.get(number)
@@ -124,7 +134,14 @@ def bulk_change(
             why = "it was deleted" if issue.is_tombstone else STALE
             outcomes.append(RowOutcome(reference, REFUSED, why))  # refused before any write
             continue
-        outcome = _change_one(issue, change, token=token, actor=actor, names=names)
+        if not_open and issue.bulk_token != token:
+            outcomes.append(RowOutcome(reference, REFUSED, not_open))  # no write: it would be refused the same
+            continue
+        try:
+            outcome = _change_one(issue, change, token=token, actor=actor, names=names)
+        except MilestoneNotOpen as refused:
+            not_open = _not_open(refused, names)
+            outcome = RowOutcome(reference, REFUSED, not_open)
         moves = change.status is not None or change.milestone is not UNSET  # the tabs' or a milestone's counts
         counts_moved = counts_moved or (outcome.outcome == CHANGED and moves)
         outcomes.append(RowOutcome(reference, outcome.outcome, outcome.why))
@@ -164,21 +181,38 @@ def _check_labels(labels: frozenset[str], *, membership: Membership) -> None:
                 raise InvalidInput(refused[label])
 
 
-def _check_milestone(project: ProjectItem, milestone: str | None | Unset) -> dict[str, str]:
-    """The project's milestone names (id → name, the cached list) for the history; refused whole when the chosen
-    milestone is not an open one of this project (one GetItem, consistent: 1 RCU; a milestone being closed refuses
-    new issues from the instant it is "closing")."""
+def _milestone_names(project: ProjectItem, milestone: str | None | Unset) -> dict[str, str]:
+    """The project's milestone names (id → name, the cached list: no request when cached) for the history and the
+    refusals."""
     if milestone is UNSET:
         return {}
-    names = milestone_names(tenant=project.tenant, project_key=project.project_key)
-    if milestone is not None:
-        target = ddb_milestones.milestone_get(
-            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=True
-        )
-        if target is None or not target.is_open:
-            raise InvalidInput("That milestone is closed or no longer exists; choose an open one.")
-        names[target.milestone_id] = target.name
-    return names
+    return milestone_names(tenant=project.tenant, project_key=project.project_key)
+
+
+def _check_milestone(
+    project: ProjectItem, milestone: str | None | Unset, found: Mapping[int, IssueItem], token: str
+) -> None:
+    """Refused whole, before any write, when the chosen milestone is not an open one of this project (one GetItem,
+    consistent: 1 RCU) — unless a chosen row already holds this form's token: the form was sent before and its
+    rows answer their replay (R3-11); the others are refused by their own write's check. That check
+    (MilestoneNotOpen), not this read, is what keeps a close that starts later from missing a row."""
+    if milestone is UNSET or milestone is None:
+        return
+    target = ddb_milestones.milestone_get(
+        tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=True
+    )
+    if (target is None or not target.is_open) and not any(issue.bulk_token == token for issue in found.values()):
+        raise InvalidInput("That milestone is closed or no longer exists; choose an open one.")
+
+
+def _not_open(refused: MilestoneNotOpen, names: dict[str, str]) -> str:
+    """A row's refusal when its milestone stopped being open: "milestone v1.2 was closed meanwhile"."""
+    name = refused.name or names.get(refused.milestone, refused.milestone)
+    if refused.state == "closing":
+        return f"milestone {name} is being closed"
+    if refused.state == "closed":
+        return f"milestone {name} was closed meanwhile"
+    return f"milestone {name} no longer exists"
 
 
 def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str, names: dict[str, str]) -> RowOutcome:
@@ -198,6 +232,8 @@ def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str,
             return RowOutcome(issue.reference, REFUSED, "it was deleted")
         before, to = STATUS_LABELS[issue.status].lower(), STATUS_LABELS.get(change.status or "", change.status)
         return RowOutcome(issue.reference, REFUSED, f"{before} → {str(to).lower()} is not a move")
+    except MilestoneNotOpen:
+        raise  # the whole form's: bulk_change refuses this row and the later ones
     except InvalidInput as refused:
         return RowOutcome(issue.reference, REFUSED, _why_input(refused))
     except ChangedSinceRead:

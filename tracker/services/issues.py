@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from ddbmodels import issues, milestones
+from ddbmodels import issues
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
 from ddbmodels.events import Kind
 from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
@@ -47,7 +47,8 @@ def issue_create_claim(
 ) -> Claimed[IssueItem]:
     """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue.
 
-    ``milestone``: the id of an open milestone of the project (GetItem, consistent, 1 RCU; InvalidInput otherwise).
+    ``milestone``: the id of an open milestone of the project, checked in the create's own transaction
+    (MilestoneNotOpen, nothing written, when it is not one or is being closed; the same key again is its replay).
 
     A project an import is writing (``tracker.imports.projects``) takes no new issues: InvalidTransition.
     That is read from the project itself, consistently (GetItem, 1 RCU), not from the page's cached
@@ -61,12 +62,8 @@ def issue_create_claim(
         raise NotFound("project not found", tenant=project.tenant, project_key=project.project_key)
     if current.importing:
         raise InvalidTransition("project is being imported", current="importing", project=project.project_key)
-    if milestone:
-        found = milestones.milestone_get(
-            tenant=project.tenant, project_key=project.project_key, milestone_id=milestone, consistent=True
-        )  # consistent: a milestone being closed refuses new issues from the instant it is "closing"
-        if found is None or not found.is_open:
-            raise InvalidInput("choose an open milestone of this project", milestone=milestone)
+    # A milestone is checked by the write itself (ConditionCheck in its transaction, ``ddbmodels.issues.guarded``):
+    # no read here, so a form sent again after its milestone started closing is answered its replay (R3-11).
     claimed = issues.issue_create(
         tenant=project.tenant,
         project_key=project.project_key,
@@ -112,8 +109,9 @@ def issue_update(
     matches) are changed; an edit that changes nothing writes nothing and records nothing. A newly
     chosen assignee must be a member or owner now (InvalidInput otherwise); one kept stays, whatever
     their role has become. ``milestone`` (an id, None for none, ``UNSET`` to leave it): a milestone newly
-    chosen must be open now (GetItem, consistent: 1 RCU; InvalidInput otherwise, a closing one too); the one the
-    issue is in stays, closed or not. A move is said in the history by name, as the issue page's form says it.
+    chosen must be open when the edit is written (a ConditionCheck in the edit's transaction: MilestoneNotOpen,
+    nothing written, when it is closing or closed); the one the issue is in stays, closed or not. A move is
+    said in the history by name, as the issue page's form says it.
     """
     require_role(membership, "member")
     _check_version(issue, expected_version)
@@ -148,16 +146,9 @@ def issue_update(
 
 
 def _milestone_move(issue: IssueItem, to: str | None) -> list[str | None]:
-    """[name before, name after] of a move of ``issue`` to the milestone ``to``; InvalidInput unless ``to`` is an
-    open milestone of its project now (consistent GetItem, 1 RCU: one closed or closing a moment ago is refused)."""
+    """[name before, name after] of a move of ``issue`` to the milestone ``to`` (the project's cached list: no
+    request when cached). Whether ``to`` is open is the write's own check (MilestoneNotOpen): no read here."""
     names = milestone_names(tenant=issue.tenant, project_key=issue.project_key)
-    if to:
-        target = milestones.milestone_get(
-            tenant=issue.tenant, project_key=issue.project_key, milestone_id=to, consistent=True
-        )
-        if target is None or not target.is_open:
-            raise InvalidInput("choose an open milestone of this project", milestone=to)
-        names[target.milestone_id] = target.name
     before = issue.milestone
     return [names.get(before, before) if before else None, names.get(to, to) if to else None]
 

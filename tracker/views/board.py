@@ -29,7 +29,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, MilestoneNotOpen
 from ddbmodels.issues import STATUSES, IssueItem, ProjectItem
 from tracker.exceptions import BadRequest
 from tracker.forms.board import BoardForm, MoveForm
@@ -196,6 +196,12 @@ def board_move(request: HttpRequest, membership: Membership, project: str) -> Ht
         moved = issue_services.issue_change_status(
             membership=membership, project=project_item, issue=issue, expected_version=version, to=to
         )
+    except MilestoneNotOpen as error:  # a reopen inside a milestone being closed: nothing changed
+        if not _wants_json(request):
+            raise
+        current = {"status": issue.status, "version": int(issue.version or 0), "moves": moves(issue.status)}
+        message = f"{issue.reference}: {error}. Nothing was moved."
+        return JsonResponse({"error": error.code, "message": message, "current": current}, status=409)
     except (ChangedSinceRead, InvalidTransition) as error:  # nothing changed: the answer says why
         return _refused(request, project_item, issue, to, error, version)
     message = f"{moved.reference} is now {STATUS_LABELS[moved.status]}."

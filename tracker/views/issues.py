@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, SequenceContention
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, MilestoneNotOpen, SequenceContention
 from ddbmodels.issues import IssueItem, ProjectItem
 from tracker.exceptions import BadRequest
 from tracker.forms.issues import (
@@ -72,6 +72,14 @@ def issue_create(request: HttpRequest, membership: Membership, project: str) -> 
                 labels=data["labels"],
                 idempotency_key=data["idempotency_key"],
                 milestone=data.get("milestone") or None,
+            )
+        except MilestoneNotOpen as refused:  # closed, or being closed, since the form was shown: nothing written
+            form.add_error("milestone", f"{str(refused)[:1].upper()}{str(refused)[1:]}.")
+            return render(
+                request,
+                "tracker/issue_form.html",
+                {"form": form, "project": project_item, "membership": membership},
+                status=409,
             )
         except SequenceContention:
             # Every retry lost the race for the next number; nothing was written.
@@ -157,7 +165,7 @@ def issue_edit(request: HttpRequest, membership: Membership, project: str, numbe
             except InvalidInput as refused:
                 if "milestone" not in refused.context:
                     raise  # a 400 page (tracker.error_pages)
-                form.add_error("milestone", "That milestone was closed meanwhile: choose an open one.")
+                form.add_error("milestone", f"{str(refused)[:1].upper()}{str(refused)[1:]}.")  # MilestoneNotOpen's
             else:
                 if int(issue.version or 0) == version:
                     messages.info(request, f"Nothing to save: {issue.reference} is as it was.")

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import issues
+from ddbmodels import issues, milestones
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, MilestoneNotOpen
 from ddbmodels.issues.model import IssueItem
 from tests.ddbmodels.conftest import load
 
@@ -156,11 +156,24 @@ def test_issues_for_change_reads_rows_versions_and_tokens_without_descriptions(
 @pytest.mark.skipif(not hasattr(IssueItem, "milestone"), reason="issues carry no milestone yet (ddbmodels.milestones)")
 def test_a_milestone_is_passed_through_and_none_removes_it(tenant: str, web_issues: MakeIssues) -> None:
     web_issues(1)
-    change = issues.issue_change(load(tenant, 1), token="form-1", milestone="01MILESTONE")
-    assert change.after == {"milestone": "01MILESTONE"}
-    assert getattr(load(tenant, 1), "milestone", None) == "01MILESTONE"
-    issues.issue_change(load(tenant, 1), token="form-2", milestone=None)
+    made, _ = milestones.milestone_create(tenant=tenant, project_key="WEB", name="v1.2", due=None, created_by="x")
+    before = load(tenant, 1)
+    with capacity.measure() as meter:
+        change = issues.issue_change(before, token="form-1", milestone=made.milestone_id)
+    assert change.after == {"milestone": made.milestone_id}
+    assert getattr(load(tenant, 1), "milestone", None) == made.milestone_id
+    # Into a milestone: one TransactWriteItems [ConditionCheck the milestone (≤ 1 KB: 2 WCU), Update the issue].
+    assert dict(meter.by_operation) == {"TransactWriteItems": 1}
+    inside = load(tenant, 1)
+    with capacity.measure() as out:
+        issues.issue_change(inside, token="form-2", milestone=None)  # out of one: no check
+    assert dict(out.by_operation) == {"UpdateItem": 1}
+    # The same item and index entries as the plain UpdateItem out of it, twice (DynamoDB Local doubles a
+    # transaction's index entries too; DynamoDB does not: bench row issues.change (milestone move)) + the check's 2.
+    assert meter.wcu == 2 * out.wcu + 2
     assert getattr(load(tenant, 1), "milestone", None) is None
+    with pytest.raises(MilestoneNotOpen, match="no longer exists"):  # a milestone that is not this project's
+        issues.issue_change(load(tenant, 1), token="form-3", milestone="01MILESTONE")
 
 
 def test_a_label_list_row_of_a_new_issue_carries_its_version_so_a_change_from_it_goes_through(
