@@ -17,7 +17,7 @@ from ddbmodels.milestones.team import milestone_pages
 from devtools import bench
 from devtools.bench import Cost, read_units, update_units, write_units
 from pattern_rows.issue_writes import LOCAL_TRANSACTION
-from pattern_rows.rows import ROWS, Row, counted, fixed
+from pattern_rows.rows import ROWS, Row, counted
 from pattern_rows.workload import PROJECT, SPLIT, TENANT, Workload
 
 NAMES = ("v1.0", "v1.1", "v1.2", "v2.0")
@@ -141,7 +141,11 @@ MILESTONE_ROWS: dict[str, Row] = {
         renamed,
         (LOCAL_TRANSACTION, lambda found, basis: Cost(0, transaction(rename_charges(found, basis))[1])),
     ),
-    "milestones.close": Row("UpdateItem st, cl on the version ≤ 1 KB (1 WCU)", fixed(0, 1, 1)),
+    "milestones.close": Row(
+        "UpdateItem st, cl and lr (the close's outcome: who, moved, refused issues, why) on the version: 1 WCU per "
+        "started KB of the larger of the item before and after",
+        lambda found, before: Cost(0, update_units(before, bench.model_size([found])), 1),
+    ),
     "milestones.progress": Row(
         "UpdateItem ic per milestone whose counts changed ≤ 1 KB (1 WCU each), none for the others: no read",
         lambda written, _basis: Cost(0, written, written),
@@ -187,8 +191,27 @@ def run_milestones(run: Workload) -> None:
     counts = {found[0].milestone_id: {"open": 3, "resolved": 2}, found[1].milestone_id: {"open": 1}}
     written = run("milestones.progress", milestones.progress_write, found, counts)
     bench.check(written == 2, f"{written} milestones' progress written, 2 changed")
-    closed = run("milestones.close", milestones.milestone_set_state, found[3], state="closed", expected_version=1)
+    outcome = {  # a close's end as the job keeps it: moved some, one issue refused
+        "by": "bench",
+        "at": "2026-12-01T10:00:00+00:00",
+        "token": milestones.new_milestone_id(),
+        "closed": True,
+        "moved": 24,
+        "to": NAMES[0],
+        "refused": {"WEB-1234": "changed meanwhile"},
+    }
+    before = bench.model_size([found[3]])
+    closed = run(
+        "milestones.close",
+        milestones.milestone_set_state,
+        found[3],
+        state="closed",
+        expected_version=1,
+        outcome=outcome,
+        basis=before,
+    )
     bench.check(closed.state == "closed", "the milestone was not closed")
+    bench.check(closed.close_outcome() == outcome, "the close's outcome was not kept")
     run_milestone_edits(run, found[0])
 
 

@@ -4,6 +4,8 @@
     nm name (unique in the project: a name claim, see below)
     du due date (ISO, optional) · st "open" | "closing" (its open issues are being moved) | "closed" · ds description
     cl closed at · ct / ck while closing: where its open issues go (none: out of any) and the close's token (Resume)
+    lr the last close's outcome (who, when, its token, closed or left open and why, refused issues): set by the
+       close's end, dropped by the next close, reopen or edit; the list row says it
     ic {"open": n, "in_progress": n, "resolved": n, "closed": n}: its live issues by status (the progress)
     v version (every edit and close is conditioned on it) · ca / ua / cb created, updated, created by
 
@@ -88,6 +90,7 @@ class MilestoneItem(Model):
     closed_at = UTCDateTimeAttribute(attr_name="cl", null=True)
     close_to = UnicodeAttribute(attr_name="ct", null=True)  # closing: the milestone its open issues move to
     close_token = UnicodeAttribute(attr_name="ck", null=True)  # closing: the close's token (a resumed job's too)
+    last_close = MapAttribute(attr_name="lr", null=True)  # type: ignore[var-annotated]  # see close_outcome()
 
     @property
     def tenant(self) -> str:
@@ -106,6 +109,32 @@ class MilestoneItem(Model):
         """Handed to the close job: no second close, no reopen, no new issues in it until the job ends."""
         return self.state == "closing"
 
+    def close_outcome(self) -> dict[str, Any] | None:
+        """The last close's outcome (``lr``): by, at (ISO), token, closed (bool), moved (int), to (the target's
+        name or None), refused ({reference: why}), why (why it was left open, else None)."""
+        return self.last_close.as_dict() if self.last_close is not None else None
+
+    def close_said(self, *, own: bool = False) -> str:
+        """The last close's outcome in a team's words ("" when none is kept): the list row shows it; ``own``: as
+        told to the person whose close it was ("Your close ran: …")."""
+        outcome = self.close_outcome()
+        if not outcome:
+            return ""
+        moved = int(outcome.get("moved") or 0)
+        where = f" to {outcome['to']}" if outcome.get("to") else ""
+        moved_said = f"{moved} open issue{'s' if moved != 1 else ''} moved{where}" if moved else "nothing was moved"
+        refused = outcome.get("refused") or {}
+        if outcome.get("closed"):
+            left = f"; not moved: {_refs(refused)}" if refused else ""
+            whose = f"Your close ran: {self.name} is closed" if own else f"Closed by {outcome.get('by')}"
+            return f"{whose}: {moved_said}{left}."
+        why = outcome.get("why") or ""
+        if refused:
+            were = "were" if len(refused) > 1 else "was"
+            why = f"{_refs(refused)} {were} not moved" + (f"; {why}" if why else "")
+        whose = f"Your close ran: it left {self.name} open" if own else f"{outcome.get('by')}’s close left it open"
+        return f"{whose}: {why}; {moved_said}."
+
     def counts(self) -> dict[str, int]:
         """Its live issues by status, as last refreshed (zeros before the first refresh)."""
         raw: dict[str, Any] = self.issue_counts.as_dict() if self.issue_counts is not None else {}
@@ -123,3 +152,7 @@ class MilestoneItem(Model):
         """Issues open or in progress: what closing it asks about."""
         counts = self.counts()
         return counts["open"] + counts["in_progress"]
+
+
+def _refs(refused: dict[str, Any]) -> str:
+    return ", ".join(f"{ref} ({why})" for ref, why in sorted(refused.items()))

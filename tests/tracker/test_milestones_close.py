@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from ddbmodels import issues, milestones
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
+from ddbmodels.core.keys import utcnow
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, hidden_value, load, new_issue, text
 from tests.tracker.test_milestones_pages import _close_form, _in, _listed, _milestone
 from tracker import tasks
+from tracker.cache import invalidate
 from tracker.models import Membership
+from tracker.selectors.milestones import milestones_cache_key
 from tracker.services import bulk, milestone_close
 from tracker.services import issues as issue_services
 from tracker.services import milestones as milestone_services
@@ -149,6 +153,11 @@ def test_a_closing_milestone_whose_job_stopped_is_resumed_from_the_list(
     form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
     assert client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form).status_code == 302
     assert _states(world)["v1.2"] == "closing"
+    item = milestones.milestone_get(tenant=world.slug, project_key="WEB", milestone_id=v12.milestone_id)
+    assert item is not None
+    stopped = utcnow() - milestone_close.RESUME_AFTER - timedelta(seconds=1)  # R3-6: Resume only once it lasts
+    item.update(actions=[milestones.MilestoneItem.updated_at.set(stopped)])
+    invalidate(milestones_cache_key(world.slug, "WEB"))
     listed = text(client.get(world.project_url("milestones/")))
     resume_url = world.project_url(f"milestones/{v12.milestone_id}/resume/")
     assert f'action="{resume_url}"' in listed

@@ -179,7 +179,7 @@ def test_closing_a_milestone_moves_its_open_issues_where_asked_once(world: World
     }
     assert [(m.name, m.state) for m in _listed(world)] == [("v1.3", "open"), ("v1.2", "closed")]
     again = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)  # sent twice
-    assert flash(again)[-1] == "Milestone v1.2 is closed already."
+    assert flash(again)[-1] == "Your close ran: v1.2 is closed: 2 open issues moved to v1.3."  # R3-6
     assert {n: (load(world, n) or done).version for n in numbers} == {n: i.version for n, i in by_number.items() if i}
 
 

@@ -40,8 +40,13 @@ class CloseForm(IdempotentForm):
         widget=forms.RadioSelect,
         initial="move",
         label="Its open issues",
+        error_messages={"invalid_choice": "That is no longer offered (no other milestone is open now): choose again."},
     )
-    to = forms.ChoiceField(required=False, label="Move them to")
+    to = forms.ChoiceField(
+        required=False,
+        label="Move them to",
+        error_messages={"invalid_choice": "That milestone is not open any more: choose another one."},
+    )
     version = forms.IntegerField(widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, others: list[MilestoneItem], **kwargs: Any) -> None:

@@ -8,19 +8,30 @@ already may still be. So a close walks until a walk moves nothing (the request a
 a row it moved before is replayed (the close's token is on the issue) and counts as done. An issue refused for
 real (changed meanwhile, read again, changed again) keeps the milestone open, in the request as in the job.
 
+Only open and in-progress issues move: a row the lagging index lists as open whose issue is resolved or closed now
+(read again after its version refused the move) stays in the milestone it was done in. The target is read again
+(consistent GetItem, 1 RCU) once "closing" is set and before each walk (the job: each page): a target that stopped
+being open (closed meanwhile, or closing itself: two closes into each other) stops the close, which opens the
+milestone again. Every close's end is kept on the milestone (``lr``: who, moved, refused issues, why it stayed open)
+and its row on the list says it until the next close, reopen or edit; the same form sent again is told what its
+close did ("Your close ran: …").
+
 Up to ``MOVE_IN_REQUEST`` issues move in the request; more start the job ``close_milestone``, which reads where
-they go and the token from the milestone itself (``ct``, ``ck``): a job that stopped is resumed from the list.
+they go and the token from the milestone itself (``ct``, ``ck``): a job that stopped is resumed from the list
+(offered once a close has been "closing" for ``RESUME_AFTER``).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels import milestones as ddb_milestones
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, Unavailable
+from ddbmodels.core.keys import utcnow
 from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.milestones import MilestoneItem
@@ -37,6 +48,16 @@ log = logging.getLogger(__name__)
 MOVE_IN_REQUEST = 25  # issues a close moves in the request; more go to the job
 WALKS_IN_REQUEST = 3  # the request's walks at most (the second finds issues the index had not listed yet)
 CHOICES = ("move", "remove", "keep")  # what closing does with the open issues
+RESUME_AFTER = timedelta(minutes=2)  # a close "closing" this long is offered Resume (a request's close takes seconds)
+OPEN_STATUSES = ("open", "in_progress")  # what a close moves: a done issue stays in the milestone it was done in
+
+
+class TargetNotOpen(Exception):
+    """The close's target stopped being open while the close ran: it stops (the milestone opens again)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 def job_name(tenant: str, project_key: str, milestone_id: str) -> str:
@@ -57,6 +78,7 @@ class Closed:
     job: bool = False
     queued: bool = True  # with job: False when the queue did not answer (it stays closing: Resume)
     settled: int = 0  # rows listed that needed nothing: out of the milestone already (moved before, or meanwhile)
+    why: str = ""  # why it stays open besides refused issues (its target was closed meanwhile)
 
     @property
     def closed(self) -> bool:
@@ -92,11 +114,15 @@ def milestone_close(
         raise ChangedSinceRead("the milestone changed since it was loaded", milestone=milestone.milestone_id)
     if not milestone.is_open:
         raise InvalidTransition("the milestone is closed already", current="closed")
+    actor = membership.user.get_username()
     if issues == "keep":
-        closed = ddb_milestones.milestone_set_state(milestone, state="closed", expected_version=expected_version)
+        said = kept_outcome(actor, token, None, Closed(milestone=milestone), closed=True)
+        closed = ddb_milestones.milestone_set_state(
+            milestone, state="closed", expected_version=expected_version, outcome=said
+        )
         _changed(closed)
         return Closed(milestone=closed)
-    target = _target(milestone, to) if issues == "move" else None
+    target = target_of(milestone, to) if issues == "move" else None
     closing = ddb_milestones.milestone_set_state(
         milestone,
         state="closing",
@@ -106,9 +132,13 @@ def milestone_close(
     )
     _changed(closing)
     outcome = Closed(milestone=closing)
-    actor = membership.user.get_username()
     walks, moved_last = 0, True
     while walks < 2 or moved_last:  # until a walk (after the first) moves nothing
+        try:
+            target_still_open(target)  # read again: another close may have taken it since (A → B, B → A)
+        except TargetNotOpen as stop:
+            outcome.why = stop.why
+            break
         found, more = milestone_selectors.milestone_open_issues(
             tenant=project.tenant,
             project_key=project.project_key,
@@ -117,13 +147,18 @@ def milestone_close(
         )
         if more or walks == WALKS_IN_REQUEST:
             return _hand_over(outcome, actor, project)
-        walk = _move(found, closing, target, token, actor=actor)
+        walk = move_issues(found, closing, target, token, actor=actor)
         walks, moved_last = walks + 1, walk.moved > 0
         outcome.moved += walk.moved
         outcome.settled += walk.settled
         outcome.refused = walk.refused  # the last walk's: one refused before and moved now is not
-    refused = {ref: why for ref, why in outcome.refused.items() if why != "deleted"}  # a deleted one is out
-    outcome.milestone = _finish(closing, "open" if refused else "closed", int(closing.version))
+        if walk.why:
+            outcome.why = walk.why
+            break
+    outcome.refused = {ref: why for ref, why in outcome.refused.items() if why != "deleted"}  # a deleted one is out
+    done = not outcome.refused and not outcome.why
+    said = kept_outcome(actor, token, target, outcome, closed=done)
+    outcome.milestone = finish(closing, "closed" if done else "open", int(closing.version), said)
     if outcome.moved:
         schedule_counts(project)
     return outcome
@@ -141,7 +176,7 @@ def _hand_over(outcome: Closed, actor: str, project: ProjectItem) -> Closed:
         if outcome.moved:
             outcome.queued = False
         else:
-            _finish(milestone, "open", int(milestone.version))
+            finish(milestone, "open", int(milestone.version))
             raise
     outcome.job = True
     return outcome
@@ -168,7 +203,44 @@ def _start_job(tenant: str, project_key: str, milestone_id: str, actor: str) -> 
         raise Unavailable("the background queue is down: nothing was moved or closed") from error
 
 
-def _target(milestone: MilestoneItem, to: str | None) -> MilestoneItem:
+def kept_outcome(
+    actor: str, token: str, target: MilestoneItem | None, outcome: Closed, *, closed: bool
+) -> dict[str, Any]:
+    """What the milestone keeps of its close (``lr``; see ``MilestoneItem.close_outcome``)."""
+    said: dict[str, Any] = {"by": actor, "at": utcnow().isoformat(), "token": token, "closed": closed}
+    said["moved"] = outcome.moved
+    if target is not None:
+        said["to"] = target.name
+    if outcome.refused:
+        said["refused"] = dict(outcome.refused)
+    if outcome.why:
+        said["why"] = outcome.why
+    return said
+
+
+def resumable(milestone: MilestoneItem) -> bool:
+    """Resume is offered for a close "closing" longer than ``RESUME_AFTER`` (its job may have stopped); not for
+    one running fine in a request (pressing Resume would start a job beside it)."""
+    since = milestone.updated_at
+    return milestone.is_closing and (since is None or utcnow() - since > RESUME_AFTER)
+
+
+def target_still_open(target: MilestoneItem | None) -> None:
+    """Read the close's target again (consistent GetItem, 1 RCU): TargetNotOpen when it stopped being open."""
+    if target is None:
+        return
+    now = ddb_milestones.milestone_get(
+        tenant=target.tenant, project_key=target.project_key, milestone_id=target.milestone_id
+    )
+    if now is None:
+        raise TargetNotOpen(f"{target.name} was deleted meanwhile")
+    if now.is_closing:
+        raise TargetNotOpen(f"{now.name} is being closed as well")
+    if not now.is_open:
+        raise TargetNotOpen(f"{now.name} was closed meanwhile")
+
+
+def target_of(milestone: MilestoneItem, to: str | None) -> MilestoneItem:
     target = (
         ddb_milestones.milestone_get(tenant=milestone.tenant, project_key=milestone.project_key, milestone_id=to)
         if to and to != milestone.milestone_id
@@ -179,7 +251,7 @@ def _target(milestone: MilestoneItem, to: str | None) -> MilestoneItem:
     return target
 
 
-def _move(
+def move_issues(
     found: list[IssueItem], milestone: MilestoneItem, target: MilestoneItem | None, token: str, *, actor: str
 ) -> Closed:
     """Each issue out of ``milestone`` into ``target`` (or none): ``issue_change`` on the row's version; a row
@@ -187,6 +259,9 @@ def _move(
     outcome = Closed(milestone=milestone)
     names = milestone_selectors.milestone_names(tenant=milestone.tenant, project_key=milestone.project_key)
     for issue in found:
+        if issue.status not in OPEN_STATUSES:
+            outcome.settled += 1  # done (a row read after its resolve): it stays where it was done
+            continue
         try:
             change = _change_one(issue, target, token)
         except (ChangedSinceRead, InvalidTransition) as error:
@@ -217,81 +292,38 @@ def _change_one(issue: IssueItem, target: MilestoneItem | None, token: str) -> I
             raise InvalidTransition("the issue was deleted", current="deleted") from None
         if fresh.milestone != issue.milestone:
             return None  # moved elsewhere meanwhile: not this milestone's any more
+        if fresh.status not in OPEN_STATUSES:
+            return None  # resolved or closed since the row was read: it stays in the milestone it was done in
         change = ddb_issues.issue_change(fresh, token=token, milestone=to)
     return change.issue if change.changed else None
 
 
-def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone_id: str, actor: str) -> dict[str, Any]:
-    """The job a close with more than ``MOVE_IN_REQUEST`` open issues starts, or Resume (task ``close_milestone``,
-    job ``milestone_close:<team>:<PROJECT>:<id>``, the team's): where the issues go and the close's token are the
-    milestone's (``ct``, ``ck``, set with "closing"). Walks the milestone's ``milestone_status`` partitions (open,
-    in progress) page by page to their end, moving each issue, and walks them again until a walk moves nothing
-    (resumable: a moved issue leaves them; rows a lagging index still lists are replayed and count as done). Only
-    issues refused for real keep it open: the result lists them. A target closed meanwhile: it opens again."""
-    milestone = ddb_milestones.milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
-    if milestone is None or not milestone.is_closing:
-        return {"moved": 0, "closed": False}  # closed (or opened) already: a job run twice
-    if not milestone.close_token:  # made "closing" before the close kept its choice: open again, to close anew
-        _finish(milestone, "open", int(milestone.version))
-        log.warning("milestone %s of %s/%s: no close recorded; opened again", milestone_id, tenant, project_key)
-        return {"moved": 0, "refused": 0, "closed": False, "reopened": "no close recorded"}
+def finish(
+    milestone: MilestoneItem, state: str, expected_version: int, outcome: dict[str, Any] | None = None
+) -> MilestoneItem:
+    """A close's end: ``state`` (and the close's ``outcome``, kept on the milestone) on the version "closing" was
+    read at; an edit of its name or due date meanwhile (the version moved, still closing) does not keep it closing
+    for ever."""
     try:
-        target = _target(milestone, milestone.close_to) if milestone.close_to else None
-    except InvalidInput:
-        _finish(milestone, "open", int(milestone.version))
-        log.warning("milestone %s of %s/%s not closed: its target is gone or closed", milestone_id, tenant, project_key)
-        return {"moved": 0, "refused": 0, "closed": False, "target": "closed"}
-    moved = 0
-    refused: dict[str, str] = {}
-    while True:
-        moved_now, refused = 0, {}
-        for status in ("open", "in_progress"):
-            start: dict[str, Any] | None = None
-            while True:
-                run.fence()
-                page = ddb_issues.status_list(
-                    tenant=tenant,
-                    project_key=project_key,
-                    status=status,
-                    milestone=milestone_id,
-                    size=MOVE_IN_REQUEST,
-                    start=start,
-                )
-                for issue in page.issues:
-                    issue.milestone = milestone_id  # the index's key names it; no index projects ``ms``
-                outcome = _move(page.issues, milestone, target, milestone.close_token, actor=actor)
-                moved_now += outcome.moved
-                # a deleted issue is out of the milestone: only the others keep it open
-                refused.update({ref: why for ref, why in outcome.refused.items() if why != "deleted"})
-                run.progress(moved=moved + moved_now, refused=len(refused))
-                start = page.next_key
-                if start is None:
-                    break
-        moved += moved_now
-        if not moved_now:
-            break  # a whole walk changed nothing: every row left is done already or refused
-    project = ddb_issues.project_get(tenant=tenant, key=project_key)
-    if project is not None and moved:
-        schedule_counts(project)
-    if refused:
-        _finish(milestone, "open", int(milestone.version))  # open again, with the refused issues in it
-        log.warning("milestone %s of %s/%s not closed: %d refused", milestone_id, tenant, project_key, len(refused))
-        return {"moved": moved, "refused": len(refused), "refused_issues": refused, "closed": False}
-    _finish(milestone, "closed", int(milestone.version))
-    return {"moved": moved, "refused": 0, "closed": True}
-
-
-def _finish(milestone: MilestoneItem, state: str, expected_version: int) -> MilestoneItem:
-    """A close's end: ``state`` on the version "closing" was read at; an edit of its name or due date meanwhile
-    (the version moved, still closing) does not keep it closing for ever."""
-    try:
-        done = ddb_milestones.milestone_set_state(milestone, state=state, expected_version=expected_version)
+        done = ddb_milestones.milestone_set_state(
+            milestone, state=state, expected_version=expected_version, outcome=outcome
+        )
     except ChangedSinceRead:
         fresh = ddb_milestones.milestone_get(
             tenant=milestone.tenant, project_key=milestone.project_key, milestone_id=milestone.milestone_id
         )
         if fresh is None or fresh.state != "closing":
             raise
-        done = ddb_milestones.milestone_set_state(fresh, state=state, expected_version=int(fresh.version))
+        done = ddb_milestones.milestone_set_state(
+            fresh, state=state, expected_version=int(fresh.version), outcome=outcome
+        )
     _changed(done)
     return done
+
+
+def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone_id: str, actor: str) -> dict[str, Any]:
+    """The close's job (task ``close_milestone``): see ``milestone_close_job.milestone_close_job``, which uses this
+    module's moves (imported here when the job runs: that module imports this one)."""
+    from tracker.services.milestone_close_job import milestone_close_job as job
+
+    return job(run, tenant=tenant, project_key=project_key, milestone_id=milestone_id, actor=actor)

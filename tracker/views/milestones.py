@@ -17,9 +17,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput
 from ddbmodels.issues import ProjectItem
 from ddbmodels.milestones import MilestoneItem, NameTaken, TooMany
+from tracker.forms.idempotency import IdempotentForm
 from tracker.forms.milestones import CloseForm, IssueMilestoneForm, MilestoneForm, VersionOnly
 from tracker.issue_query import IssueQuery
 from tracker.models import Membership
@@ -85,6 +86,8 @@ class Row:
     percent: int
     issues_url: str
     open_url: str
+    resumable: bool = False  # closing for a while: its job may have stopped (not a close running in a request)
+    close_said: str = ""  # the last close's outcome (who, what stayed and why) until the next close or edit
 
 
 def milestone_list_rows(membership: Membership, project: ProjectItem) -> list[Row]:
@@ -99,6 +102,8 @@ def milestone_list_rows(membership: Membership, project: ProjectItem) -> list[Ro
                 percent=round(100 * done / total) if total else 0,
                 issues_url=issues_url(membership, project, milestone),
                 open_url=issues_url(membership, project, milestone, "open"),
+                resumable=closing.resumable(milestone),
+                close_said=milestone.close_said(),
             )
         )
     return rows
@@ -192,6 +197,9 @@ def _as_posted(milestone: MilestoneItem, data: dict[str, Any]) -> bool:
 @tenant_view
 def milestone_close(request: HttpRequest, membership: Membership, project: str, milestone_id: str) -> HttpResponse:
     project_item, milestone = _members_milestone(membership, project, milestone_id)
+    if said := _own_close(milestone, _posted_key(request)):
+        messages.info(request, said)  # this person's close, sent again: what it did, not a conflict (R3-6)
+        return redirect(_list_url(membership, project_item))
     if said := _settled(milestone, "closed"):
         messages.info(request, said)
         return redirect(_list_url(membership, project_item))
@@ -209,7 +217,10 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
     form = CloseForm(request.POST or None, others=others, initial={"version": int(milestone.version or 0)})
     status = 200
     posted = request.method == "POST" and form.is_valid()  # its page offered the choice: it holds, whatever this
-    if request.method == "POST" and (posted or not found):  # read of the lagging index lists; none offered: keep
+    offered_none = request.method == "POST" and "issues" not in request.POST  # read of the lagging index lists
+    if request.method == "POST" and not posted and not offered_none:
+        pass  # a posted choice that does not hold (a target closed since, tampered): the form again, its errors
+    elif posted or (offered_none and not found):  # its page offered no choice and none is open now: keep
         data = form.cleaned_data if posted else {}
         try:
             closed = closing.milestone_close(
@@ -225,6 +236,9 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
             form = CloseForm(None, others=others, initial={"version": int(milestone.version or 0)})
             form.add_error(None, "Somebody saved this milestone since you opened it: look again, then close it.")
             status = 409
+        except InvalidInput:  # the target the (cached) list offered is no longer open
+            name = next((m.name for m in others if m.milestone_id == data.get("to")), "That milestone")
+            form.add_error("to", f"{name} is not open any more: choose another milestone.")
         else:
             _said(request, closed, project_item)
             return redirect(_list_url(membership, project_item))
@@ -239,6 +253,26 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
         "issues_url": issues_url(membership, project_item, milestone),
     }
     return render(request, "tracker/milestones/close.html", context, status=status)
+
+
+def _posted_key(request: HttpRequest) -> str | None:
+    """The posted form's idempotency key (its bare ULID: the close's token), or None."""
+    if request.method != "POST":
+        return None
+    form = IdempotentForm(request.POST)
+    return form.cleaned_data.get("idempotency_key") if form.is_valid() else None
+
+
+def _own_close(milestone: MilestoneItem, key: str | None) -> str | None:
+    """Review R3-6: the close form sent again whose first sending ran (its token is the milestone's close's): what
+    that close did or is doing. None: not this form's close."""
+    if not key:
+        return None
+    if milestone.is_closing and milestone.close_token == key:
+        return f"Your close is under way: {_being_closed(milestone)}"
+    if (milestone.close_outcome() or {}).get("token") == key:
+        return milestone.close_said(own=True)
+    return None
 
 
 def _settled(milestone: MilestoneItem, state: str) -> str | None:
@@ -275,7 +309,11 @@ def _said(request: HttpRequest, closed: closing.Closed, project: ProjectItem) ->
     listed = ", ".join(f"{ref} ({why})" for ref, why in sorted(closed.refused.items()))
     if not closed.closed:
         were = "were" if len(closed.refused) > 1 else "was"
-        messages.warning(request, f"Milestone {name} stays open: {listed} {were} not moved.{moved} Close it again.")
+        why = "; ".join(
+            ([f"{listed} {were} not moved"] if closed.refused else []) + ([closed.why] if closed.why else [])
+        )
+        moved = moved or " Nothing was moved."
+        messages.warning(request, f"Milestone {name} stays open: {why}.{moved} Close it again.")
         return
     messages.success(request, f"Milestone {name} closed.{moved}")
     if closed.refused:

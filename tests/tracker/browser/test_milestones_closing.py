@@ -4,19 +4,21 @@ issue page and the board, and offers members its Resume button, which fits the p
 from __future__ import annotations
 
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from ddbmodels import issues, milestones
+from ddbmodels.core.keys import utcnow
 from tests.tracker.browser.helpers import shot, site_login
 from tests.tracker.conftest import World
 from tests.tracker.helpers import new_issue
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/tmp/shots/B")  # noqa: S108  (copies for the person reviewing the pages)
+SHOTS = Path("/tmp/shots/J")  # noqa: S108  (copies for the person reviewing the pages)
 
 
 def _shot(page: Page, name: str) -> None:
@@ -37,6 +39,14 @@ def test_a_closing_milestone_says_so_and_is_resumed(
     issue = new_issue(world, "Sign-in step")
     issues.issue_change(issue, token="b-1", milestone=beta.milestone_id)
     milestones.milestone_set_state(beta, state="closing", expected_version=1, to=later.milestone_id, token="a-close")
+    stopped = utcnow() - timedelta(minutes=10)  # Resume is offered once a close has lasted (review R3-6)
+    beta.update(actions=[milestones.MilestoneItem.updated_at.set(stopped)])
+    earlier, _ = milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name="v1.1", due=None, created_by=world.owner.username
+    )
+    outcome = {"by": "alice", "at": "2026-11-26T09:00:00+00:00", "token": "t", "closed": False, "moved": 24}
+    outcome |= {"to": "v1.3", "refused": {"WEB-1234": "changed meanwhile", "WEB-1240": "changed meanwhile"}}
+    milestones.milestone_set_state(earlier, state="open", expected_version=1, outcome=outcome)  # R3-4
     page.set_viewport_size({"width": width, "height": 900})
     site_login(page, world.member.username)
 
@@ -50,6 +60,11 @@ def test_a_closing_milestone_says_so_and_is_resumed(
     assert box["x"] >= 0
     assert box["x"] + box["width"] <= width  # on the screen, not past its right edge
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scrolling
+    said = page.locator("li.milestone", has_text="v1.1").locator("[data-close-outcome]")
+    expect(said).to_have_text(
+        "alice’s close left it open: WEB-1234 (changed meanwhile), WEB-1240 (changed meanwhile) were not moved; "
+        "24 open issues moved to v1.3."
+    )
     _shot(page, f"milestone-closing-01-list-{width}")
 
     page.goto(world.project_url(f"{issue.number}/"))
