@@ -333,3 +333,49 @@ def test_the_new_issue_form_says_its_milestone_started_closing_and_the_errors_ar
         409,
         "Milestone v1.2 was closed: choose an open one. Nothing was changed.",
     )
+
+
+def test_a_move_into_a_milestone_whose_answer_is_lost_happens_once(world: World) -> None:
+    """botocore sends the transaction again with its ClientRequestToken: DynamoDB answers the first commit."""
+    from tests import dynamodb_faults
+
+    v12 = _milestone(world, "v1.2")
+    issue = new_issue(world, "a")
+    version = int(issue.version)
+    lost = dynamodb_faults.LostAnswers(frozenset({"TransactWriteItems"}), rate=1.0, limit=2)
+    dynamodb_faults.lose(lost)
+    try:
+        done = issues.issue_change(issue, token="form-1", milestone=v12.milestone_id)
+        created = issues.issue_create(
+            tenant=world.slug, project_key="WEB", title="b", reporter="x", milestone=v12.milestone_id
+        )
+    finally:
+        dynamodb_faults.disarm_all()
+    assert lost.lost == 2  # the move's first answer and the create's
+    assert done.changed
+    after = load(world, int(issue.number))
+    assert after is not None
+    assert (after.milestone, int(after.version)) == (v12.milestone_id, version + 1)
+    assert created.item.milestone == v12.milestone_id
+    assert issues.issue_number_next(tenant=world.slug, project_key="WEB") == int(created.number) + 1
+
+
+def test_the_board_and_the_status_form_refuse_a_reopen_inside_a_closing_milestone(world: World) -> None:
+    v12 = _milestone(world, "v1.2")
+    [n] = _in(world, v12, 1)
+    resolved = issues.issue_change_status(load(world, n), to="resolved")
+    _set_state(world, v12, "closing", token="c")
+    client = world.client_for(world.member)
+    form = {"n": n, "v": int(resolved.version), "to": "open"}
+    fetched = client.post(world.project_url("board/move/"), form, HTTP_ACCEPT="application/json")
+    assert fetched.status_code == 409
+    answer = fetched.json()
+    assert answer["error"] == "milestone_not_open"
+    assert answer["message"] == (
+        f"WEB-{n}: milestone v1.2 is being closed: reopen the issue once its close has ended. Nothing was moved."
+    )
+    assert answer["current"]["status"] == "resolved"
+    posted = client.post(world.project_url("board/move/"), form)
+    assert posted.status_code == 409
+    assert "Milestone v1.2 is being closed: reopen the issue once its close has ended." in posted.content.decode()
+    assert load(world, n).status == "resolved"
