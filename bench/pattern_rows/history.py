@@ -2,7 +2,7 @@
 
 A description edit's ``issue.edited`` event keeps its word diff (``tracker.text_diff.stored_diff``, capped at
 ``DIFF_MAX_BYTES``); its editor or an owner may take it out of the history
-(``tracker.services.deleting.description_diff_forget``): the event is read by its key (``events.get``, one
+(``tracker.services.history_removal.description_diff_forget``): the event is read by its key (``events.get``, one
 consistent GetItem: ``tracker.selectors.activity.description_edit``, and a description edit's fan-out) and
 redacted in place (``events.redact``: UpdateItem of its ``data``, the diff gone). Measured here at the cap, where
 the event is largest: the figures are worked out from the event's size as stored before and after, never read

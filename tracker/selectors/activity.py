@@ -59,7 +59,7 @@ class Line:
     url: str = ""  # a page elsewhere the line links to (an imported issue's original)
     changes: StoredDiff | None = None  # what a title or description edit changed, word by word
     diff_key: str = ""  # a description edit whose stored diff is shown: its event's key (its editor or an owner
-    # may remove that diff from the history: ``services.deleting.description_diff_forget``)
+    # may remove that diff from the history: ``services.history_removal.description_diff_forget``)
 
     @property
     def segments(self) -> tuple[Segment, ...]:

@@ -98,7 +98,7 @@ def _edited_text(*, actor: str, data: dict[str, Any], about: str, recipient: str
     The first change names the issue, the others follow ("alice changed the priority of WEB-12
     “Title” from Low to High and edited its description: “…”"); an edit that changed nothing a
     notification tells of is "alice saved WEB-12 “Title”". A description edit whose change its editor or an
-    owner removed from the history (``diff_removed_by``: ``services.deleting.description_diff_forget``) quotes
+    owner removed from the history (``diff_removed_by``: ``services.history_removal.description_diff_forget``) quotes
     none of its words and says who removed it.
     """
     clauses = _edited_clauses(data, recipient, about)
