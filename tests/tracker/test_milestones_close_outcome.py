@@ -225,3 +225,53 @@ def test_resume_is_offered_only_for_a_close_that_has_been_closing_a_while(world:
     item.update(actions=[milestones.MilestoneItem.updated_at.set(utcnow() - timedelta(minutes=10))])
     cache.clear()
     assert ">Resume</button>" in _row(world, "v1.2")
+
+
+def _close_target_after_first_move(world: World, monkeypatch: pytest.MonkeyPatch, target_id: str) -> None:
+    """A teammate closes the close's target ("keep": one UpdateItem) right after the close's first move, inside
+    a walk: the next moves are refused by their own transaction's check on the target (MilestoneNotOpen)."""
+    real = issues.issue_change
+    state = {"done": False}
+
+    def change(issue: Any, **kw: Any) -> Any:
+        done = real(issue, **kw)
+        if not state["done"]:
+            state["done"] = True
+            target = milestones.milestone_get(tenant=world.slug, project_key="WEB", milestone_id=target_id)
+            milestones.milestone_set_state(target, state="closed", expected_version=int(target.version))
+        return done
+
+    monkeypatch.setattr(issues, "issue_change", change)
+
+
+def test_a_close_in_the_request_stops_when_a_move_is_refused_because_its_target_closed(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R3-2 with R3-1's check: a move into a target closed meanwhile is refused by the move's own write; the close
+    stops there, opens the milestone again and says why (not an error page, not "closing" for ever)."""
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 3)
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    _close_target_after_first_move(world, monkeypatch, v13.milestone_id)
+    response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
+    assert response.status_code == 302
+    said = flash(response)[-1]
+    assert said == "Milestone v1.2 stays open: v1.3 was closed meanwhile. 1 open issue moved. Close it again."
+    assert _states(world) == {"v1.2": "open", "v1.3": "closed"}
+    assert sorted(_where(world, numbers), key=str) == sorted([v13.milestone_id] + [v12.milestone_id] * 2)
+    assert "v1.3 was closed meanwhile; 1 open issue moved to v1.3." in _row(world, "v1.2")
+
+
+def test_the_close_job_stops_when_a_move_is_refused_because_its_target_closed(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 3)
+    milestones.milestone_set_state(v12, state="closing", expected_version=1, to=v13.milestone_id, token="a-close")
+    _close_target_after_first_move(world, monkeypatch, v13.milestone_id)  # one page of 3: no re-read between
+    result = tasks.close_milestone.apply(args=(world.slug, "WEB", v12.milestone_id, "alice")).get()["result"]
+    assert result == {"moved": 1, "refused": 0, "closed": False, "target": "closed"}
+    assert _states(world) == {"v1.2": "open", "v1.3": "closed"}
+    assert sorted(_where(world, numbers), key=str) == sorted([v13.milestone_id] + [v12.milestone_id] * 2)
+    assert "alice’s close left it open: v1.3 was closed meanwhile; 1 open issue moved to v1.3." in _row(world, "v1.2")

@@ -19,6 +19,11 @@ close did ("Your close ran: …").
 Up to ``MOVE_IN_REQUEST`` issues move in the request; more start the job ``close_milestone``, which reads where
 they go and the token from the milestone itself (``ct``, ``ck``): a job that stopped is resumed from the list
 (offered once a close has been "closing" for ``RESUME_AFTER``).
+
+Cost: per issue moved, ``issues.issue_change`` (into the target: one TransactWriteItems [ConditionCheck target
+open, Update issue], 2 WCU per started KB of each; out of any milestone: the issue's UpdateItem) + its history
+event; per walk (the job: per page of ``MOVE_IN_REQUEST``) the target's GetItem (consistent, 1 RCU) and the index
+Query; "closing" and the end (with the outcome kept) one UpdateItem each (``milestones.close``).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels import milestones as ddb_milestones
-from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, Unavailable
+from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, MilestoneNotOpen, Unavailable
 from ddbmodels.core.keys import utcnow
 from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
@@ -255,7 +260,9 @@ def move_issues(
     found: list[IssueItem], milestone: MilestoneItem, target: MilestoneItem | None, token: str, *, actor: str
 ) -> Closed:
     """Each issue out of ``milestone`` into ``target`` (or none): ``issue_change`` on the row's version; a row
-    that changed since is read again (consistent GetItem) and tried once more."""
+    that changed since is read again (consistent GetItem) and tried once more. A move the target refuses in its
+    own write (``MilestoneNotOpen``: the target was closed, or started closing, since it was read) stops the
+    walk: ``Closed.why`` says so, and the close opens the milestone again."""
     outcome = Closed(milestone=milestone)
     names = milestone_selectors.milestone_names(tenant=milestone.tenant, project_key=milestone.project_key)
     for issue in found:
@@ -264,6 +271,12 @@ def move_issues(
             continue
         try:
             change = _change_one(issue, target, token)
+        except MilestoneNotOpen as error:
+            name = error.name or (target.name if target else error.milestone)
+            outcome.why = (
+                f"{name} is being closed as well" if error.state == "closing" else f"{name} was closed meanwhile"
+            )
+            return outcome
         except (ChangedSinceRead, InvalidTransition) as error:
             outcome.refused[issue.reference] = "changed meanwhile" if isinstance(error, ChangedSinceRead) else "deleted"
             continue
