@@ -135,6 +135,12 @@ REFUSALS: dict[str, Refusal] = {
         unavailable_heading="{heading}",  # "Deleting WEB-1 goes on", "Deleting WEB-1 waits for a file"
         labels=STATUS_LABELS,
     ),
+    "history_change_remove": Refusal(
+        back=_issue_page,
+        back_label="Back to {reference}",
+        unavailable="{why}",  # the notifications' job could not be queued (tracker.services.history_removal)
+        unavailable_heading="{heading}",
+    ),
     "board_move": Refusal(
         back=_board_page,
         back_label="Back to the board",

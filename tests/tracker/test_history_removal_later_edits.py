@@ -139,3 +139,56 @@ def test_a_large_team_s_notifications_are_rewritten_by_a_queued_job(
     assert sorted(job["event_keys"]) == sorted(e.t for e in found)
     assert tasks.history_unquote.apply(kwargs=job).get() == 3 * 1  # three edits' notes, the owner's each
     assert not any(TOKEN in note for note in notes_of(world, owner))
+
+
+def test_a_removal_cut_short_before_the_notifications_is_finished_by_removing_it_again(
+    addressed: World, run_queued: RunQueued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The events are redacted first; sent again, the removal finds the later edits by the word hashes kept."""
+    world, owner = addressed, addressed.owner.username
+    three_edits(world, run_queued)
+    found = edited_events(world)
+    client = world.client_for(world.member)
+    real = history_removal._unquote_all
+
+    def cut_short(*args: Any) -> bool:
+        raise RuntimeError("the worker was lost after the events were redacted")
+
+    monkeypatch.setattr(history_removal, "_unquote_all", cut_short)
+    with pytest.raises(RuntimeError):
+        client.post(remove_url(world), {"event": found[-1].t})
+    assert all("diff" not in e.data for e in edited_events(world))
+    assert any(TOKEN in note for note in notes_of(world, owner))
+    monkeypatch.setattr(history_removal, "_unquote_all", real)
+
+    response = client.post(remove_url(world), {"event": found[-1].t}, follow=True)
+
+    assert "This change was already removed from the history." in text(response)
+    assert not any(TOKEN in note for note in notes_of(world, owner))
+
+
+def test_a_job_that_cannot_be_queued_is_a_503_and_removing_again_finishes(
+    addressed: World, run_queued: RunQueued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world, owner = addressed, addressed.owner.username
+    three_edits(world, run_queued)
+    found = edited_events(world)
+    monkeypatch.setattr(history_removal, "REQUEST_UNQUOTES", 0)
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError("the broker is down")
+
+    monkeypatch.setattr(tasks.history_unquote, "apply_async", refuse)
+    client = world.client_for(world.member)
+    response = client.post(remove_url(world), {"event": found[-1].t})
+    assert response.status_code == 503
+    assert response.has_header("Retry-After")
+    assert "Remove it again in a minute to finish." in text(response)
+    assert TOKEN not in text(world.client_for(world.owner).get(world.project_url("1/")))
+
+    jobs: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.history_unquote, "apply_async", lambda *a, kwargs, **o: jobs.append(kwargs))
+    assert client.post(remove_url(world), {"event": found[-1].t}).status_code == 302
+    [job] = jobs
+    tasks.history_unquote.apply(kwargs=job).get()
+    assert not any(TOKEN in note for note in notes_of(world, owner))
