@@ -170,6 +170,35 @@ def test_stream_events_reads_the_current_and_previous_periods_newest_first(
 
 
 @pytest.mark.ddblocal
+def test_stream_events_after_reads_the_next_events_oldest_first_one_page_a_table(
+    own_prefix: str, fixed_clock: FixedClock
+) -> None:
+    now = fixed_clock(UTC_NOON)
+    yesterday = now - timedelta(days=1)
+    stream = "acme#WEB#7"
+    moments = [yesterday + timedelta(milliseconds=i) for i in range(3)] + [now - timedelta(milliseconds=1), now]
+    put = [
+        event_put(
+            stream=stream, kind="issue.edited", actor="ann", tenant="acme", when=when, period="day", data={"i": i}
+        )
+        for i, when in enumerate(moments)
+    ]
+    event_put(stream="acme#WEB#8", kind="issue.created", actor="ann", tenant="acme", when=now, period="day")
+
+    with capacity.measure() as meter:
+        after = events.stream_events_after(stream=stream, after=put[0].t, limit=50, period="day")
+    assert [e.data["i"] for e in after] == [1, 2, 3, 4]  # strictly after, oldest first, across both tables
+    assert meter.by_operation["Query"] == 2  # one page a table
+    with capacity.measure() as meter:
+        two = events.stream_events_after(stream=stream, after=put[0].t, limit=2, period="day")
+    assert [e.data["i"] for e in two] == [1, 2]
+    assert meter.by_operation["Query"] == 1  # yesterday's table had enough: today's is not read
+    assert events.stream_events_after(stream=stream, after=put[-1].t, limit=5, period="day") == []
+    with pytest.raises(ValueError, match="limit"):
+        events.stream_events_after(stream=stream, after=put[0].t, limit=0, period="day")
+
+
+@pytest.mark.ddblocal
 def test_a_missing_period_table_reads_as_empty(own_prefix: str) -> None:
     assert stream_events(stream="acme#WEB#1", periods=["2020-01", "2019-12"]) == []
     assert tenant_day_events(tenant="acme", day=date(2020, 1, 5)) == []
