@@ -236,9 +236,16 @@ def milestone_close(request: HttpRequest, membership: Membership, project: str, 
             form = CloseForm(None, others=others, initial={"version": int(milestone.version or 0)})
             form.add_error(None, "Somebody saved this milestone since you opened it: look again, then close it.")
             status = 409
-        except InvalidInput:  # the target the (cached) list offered is no longer open
+        except InvalidInput:  # the target the (cached) list offered is no longer open: offered no more
             name = next((m.name for m in others if m.milestone_id == data.get("to")), "That milestone")
-            form.add_error("to", f"{name} is not open any more: choose another milestone.")
+            others = [m for m in others if m.milestone_id != data.get("to")]
+            form = CloseForm(request.POST, others=others, initial={"version": int(milestone.version or 0)})
+            form.is_valid()
+            said = f"{name} is not open any more: choose another milestone."
+            if "to" in form.fields:
+                form.errors["to"] = form.error_class([said])
+            else:  # no other open milestone: the form offers no move now
+                form.add_error(None, said)
         else:
             _said(request, closed, project_item)
             return redirect(_list_url(membership, project_item))

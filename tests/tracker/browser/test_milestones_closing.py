@@ -79,3 +79,33 @@ def test_a_closing_milestone_says_so_and_is_resumed(
     expect(page.locator("ul.messages li")).to_contain_text("Closing v1.2 beta goes on in the background")
     _shot(page, f"milestone-closing-03-resumed-{width}")
     assert violations == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_close_into_a_milestone_closed_meanwhile_is_the_form_again_with_the_error(
+    page: Page, world: World, violations: list[str], width: int
+) -> None:
+    """Review R3-5: the page offered v1.3; a teammate closed it before Close was pressed: the close form again,
+    the error on "Move them to", nothing moved or closed."""
+    beta, _ = milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name="v1.2 beta", due=None, created_by=world.owner.username
+    )
+    later, _ = milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name="v1.3", due=None, created_by=world.owner.username
+    )
+    issue = new_issue(world, "Sign-in step")
+    issues.issue_change(issue, token="b-1", milestone=beta.milestone_id)
+    page.set_viewport_size({"width": width, "height": 900})
+    site_login(page, world.member.username)
+    page.goto(world.project_url(f"milestones/{beta.milestone_id}/close/"))
+    page.locator("#id_to").select_option(label="v1.3")
+    milestones.milestone_set_state(later, state="closed", expected_version=1)  # behind the site's cached list
+    page.get_by_role("button", name="Close v1.2 beta").click()
+    expect(page.locator("h1")).to_have_text("Close v1.2 beta?")
+    expect(page.locator("form.stack")).to_contain_text("v1.3 is not open any more: choose another milestone.")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    _shot(page, f"milestone-closing-04-target-closed-{width}")
+    now = milestones.milestone_get(tenant=world.slug, project_key="WEB", milestone_id=beta.milestone_id)
+    assert now is not None
+    assert now.state == "open"
+    assert violations == []
