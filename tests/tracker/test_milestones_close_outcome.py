@@ -275,3 +275,26 @@ def test_the_close_job_stops_when_a_move_is_refused_because_its_target_closed(
     assert _states(world) == {"v1.2": "open", "v1.3": "closed"}
     assert sorted(_where(world, numbers), key=str) == sorted([v13.milestone_id] + [v12.milestone_id] * 2)
     assert "alice’s close left it open: v1.3 was closed meanwhile; 1 open issue moved to v1.3." in _row(world, "v1.2")
+
+
+def test_a_close_whose_job_cannot_be_queued_after_moving_some_opens_again_and_says_so(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R3-6's neighbour: Resume is offered only after a while, so a close the queue could not take over after it
+    moved some is not left "closing" with "press Resume": it opens again and says what happened."""
+    v12, v13 = _milestone(world, "v1.2"), _milestone(world, "v1.3")
+    numbers = _in(world, v12, 2)
+    monkeypatch.setattr(milestone_close, "WALKS_IN_REQUEST", 1)  # the request's walks end after the first
+
+    def down(*_args: Any) -> None:
+        raise OSError("the broker does not answer")
+
+    monkeypatch.setattr(tasks.close_milestone, "delay", down)
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "move", "to": v13.milestone_id}
+    response = client.post(world.project_url(f"milestones/{v12.milestone_id}/close/"), form)
+    assert flash(response)[-1] == (
+        "Milestone v1.2 stays open: the background queue did not answer. 2 open issues moved. Close it again."
+    )
+    assert _states(world)["v1.2"] == "open"
+    assert _where(world, numbers) == [v13.milestone_id] * 2

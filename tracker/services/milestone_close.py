@@ -81,7 +81,6 @@ class Closed:
     moved: int = 0
     refused: dict[str, str] = field(default_factory=dict)
     job: bool = False
-    queued: bool = True  # with job: False when the queue did not answer (it stays closing: Resume)
     settled: int = 0  # rows listed that needed nothing: out of the milestone already (moved before, or meanwhile)
     why: str = ""  # why it stays open besides refused issues (its target was closed meanwhile)
 
@@ -151,7 +150,7 @@ def milestone_close(
             limit=MOVE_IN_REQUEST,
         )
         if more or walks == WALKS_IN_REQUEST:
-            return _hand_over(outcome, actor, project)
+            return _hand_over(outcome, actor, project, token, target)
         walk = move_issues(found, closing, target, token, actor=actor)
         walks, moved_last = walks + 1, walk.moved > 0
         outcome.moved += walk.moved
@@ -169,20 +168,23 @@ def milestone_close(
     return outcome
 
 
-def _hand_over(outcome: Closed, actor: str, project: ProjectItem) -> Closed:
+def _hand_over(outcome: Closed, actor: str, project: ProjectItem, token: str, target: MilestoneItem | None) -> Closed:
     """More than the request moves: the job goes on (it reads where they go from the milestone). When the queue
-    is down: opened again if nothing was moved (Unavailable: a 503 saying so), else left closing (Resume)."""
+    is down it is opened again: nothing moved, Unavailable (a 503 saying so); some moved, it says so (its list
+    row too): what moved stays moved, the rest is for the next close (Resume would be offered only later)."""
     milestone = outcome.milestone
     if outcome.moved:
         schedule_counts(project)  # the progress of what this request moved, whatever the job does
     try:
         _start_job(milestone.tenant, milestone.project_key, milestone.milestone_id, actor)
     except Unavailable:
-        if outcome.moved:
-            outcome.queued = False
-        else:
+        if not outcome.moved:
             finish(milestone, "open", int(milestone.version))
             raise
+        outcome.why = "the background queue did not answer"
+        said = kept_outcome(actor, token, target, outcome, closed=False)
+        outcome.milestone = finish(milestone, "open", int(milestone.version), said)
+        return outcome
     outcome.job = True
     return outcome
 

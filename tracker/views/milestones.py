@@ -302,9 +302,6 @@ def _being_closed(milestone: MilestoneItem) -> str:
 
 def _said(request: HttpRequest, closed: closing.Closed, project: ProjectItem) -> None:
     name = closed.milestone.name
-    if closed.job and not closed.queued:
-        messages.warning(request, f"Moving the open issues of {name} could not go on in the background; press Resume.")
-        return
     if closed.job:
         messages.info(
             request,
