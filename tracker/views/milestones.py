@@ -306,7 +306,7 @@ def _said(request: HttpRequest, closed: closing.Closed, project: ProjectItem) ->
         messages.info(
             request,
             f"Moving the open issues of {name} has started; it closes when they are all moved. "
-            "Reload this page to see it.",
+            "Reload this page to see it: its row then says how the close ended.",
         )
         return
     moved = f" {closed.moved} open issue{'s' if closed.moved != 1 else ''} moved." if closed.moved else ""
