@@ -105,7 +105,14 @@ class Unavailable(DomainError, code="unavailable"):
 THROTTLING_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
 # Refused for load, not for the request: worth a later retry (the web's 503 + Retry-After, a job's retry).
 # LimitExceededException: too many table operations at once (CreateTable, UpdateTable, backups).
-UNAVAILABLE_CODES = THROTTLING_CODES | {"InternalServerError", "ServiceUnavailable", "LimitExceededException"}
+# TransactionConflictException: a plain write refused because a transaction holds its item that instant (a milestone
+# an issue's move is checking: ddbmodels.issues.guarded); nothing was written.
+UNAVAILABLE_CODES = THROTTLING_CODES | {
+    "InternalServerError",
+    "ServiceUnavailable",
+    "LimitExceededException",
+    "TransactionConflictException",
+}
 # A transaction's cancellation reasons that another attempt may clear: a concurrent transaction on one
 # of its items, or throttling (a condition that failed is an answer, not a reason to try again).
 RETRYABLE_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})

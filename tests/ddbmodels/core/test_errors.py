@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from botocore.exceptions import ClientError, ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
-from pynamodb.exceptions import GetError, PutError
+from pynamodb.exceptions import GetError, PutError, UpdateError
 
 from ddbmodels.core import errors
 
@@ -80,3 +80,11 @@ def test_the_meter_counts_every_throttling_answer(code: str) -> None:
     meter = capacity.CapacityMeter()
     meter.record("PutItem", {"Error": {"Code": code}})
     assert meter.throttles == 1
+
+
+def test_a_write_refused_by_a_transaction_in_progress_is_worth_a_later_retry() -> None:
+    """A plain UpdateItem of a milestone while an issue's move into it holds it in a transaction (its ConditionCheck,
+    ddbmodels.issues.guarded) is refused with TransactionConflictException: a 503 + Retry-After / a job's retry,
+    not a 500."""
+    assert errors.is_unavailable(client_error("TransactionConflictException"))
+    assert errors.is_unavailable(UpdateError("wrapped", client_error("TransactionConflictException")))
