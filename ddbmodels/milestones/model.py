@@ -111,7 +111,8 @@ class MilestoneItem(Model):
 
     def close_outcome(self) -> dict[str, Any] | None:
         """The last close's outcome (``lr``): by, at (ISO), token, closed (bool), moved (int), to (the target's
-        name or None), refused ({reference: why}), why (why it was left open, else None)."""
+        name or None), refused ({reference: why}), why (why it was left open, else None), kept (closed with
+        "keep": its open issues stay in it)."""
         return self.last_close.as_dict() if self.last_close is not None else None
 
     def close_said(self, *, own: bool = False) -> str:
@@ -123,10 +124,13 @@ class MilestoneItem(Model):
         moved = int(outcome.get("moved") or 0)
         where = f" to {outcome['to']}" if outcome.get("to") else ""
         moved_said = f"{moved} open issue{'s' if moved != 1 else ''} moved{where}" if moved else "nothing was moved"
+        if outcome.get("kept"):
+            moved_said = "its open issues stay in it"
         refused = outcome.get("refused") or {}
         if outcome.get("closed"):
             left = f"; not moved: {_refs(refused)}" if refused else ""
-            whose = f"Your close ran: {self.name} is closed" if own else f"Closed by {outcome.get('by')}"
+            on = f" on {str(outcome.get('at') or '')[:10]}" if outcome.get("at") else ""
+            whose = f"Your close ran: {self.name} is closed" if own else f"Closed by {outcome.get('by')}{on}"
             return f"{whose}: {moved_said}{left}."
         why = outcome.get("why") or ""
         if refused:

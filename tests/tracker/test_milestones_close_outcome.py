@@ -298,3 +298,16 @@ def test_a_close_whose_job_cannot_be_queued_after_moving_some_opens_again_and_sa
     )
     assert _states(world)["v1.2"] == "open"
     assert _where(world, numbers) == [v13.milestone_id] * 2
+
+
+def test_a_close_with_keep_says_on_its_row_who_closed_it_and_that_its_issues_stay(world: World) -> None:
+    """R3-4: every close's end is on the row, the plain ones too; the same form again says what it did."""
+    v12 = _milestone(world, "v1.2")
+    _in(world, v12, 1)
+    client = world.client_for(world.member)
+    form = {**_close_form(client, world, v12), "issues": "keep"}
+    url = world.project_url(f"milestones/{v12.milestone_id}/close/")
+    assert flash(client.post(url, form))[-1] == "Milestone v1.2 closed."
+    today = utcnow().date().isoformat()
+    assert f"Closed by {world.member.username} on {today}: its open issues stay in it." in _row(world, "v1.2")
+    assert flash(client.post(url, form))[-1] == "Your close ran: v1.2 is closed: its open issues stay in it."

@@ -120,7 +120,7 @@ def milestone_close(
         raise InvalidTransition("the milestone is closed already", current="closed")
     actor = membership.user.get_username()
     if issues == "keep":
-        said = kept_outcome(actor, token, None, Closed(milestone=milestone), closed=True)
+        said = {**kept_outcome(actor, token, None, Closed(milestone=milestone), closed=True), "kept": True}
         closed = ddb_milestones.milestone_set_state(
             milestone, state="closed", expected_version=expected_version, outcome=said
         )
