@@ -223,6 +223,9 @@ def test_a_close_job_whose_target_was_closed_meanwhile_opens_the_milestone_again
     result = tasks.close_milestone.apply(args=(world.slug, "WEB", v12.milestone_id, "someone")).get()["result"]
     assert result == {"moved": 0, "refused": 0, "closed": False, "target": "closed"}
     assert _states(world) == {"v1.2": "open", "v1.3": "closed"}
+    said = milestones.milestone_get(tenant=world.slug, project_key="WEB", milestone_id=v12.milestone_id)
+    assert said is not None
+    assert said.close_said() == "someone’s close left it open: v1.3 was closed meanwhile; nothing was moved."
     assert {(load(world, n) or object()).milestone for n in numbers} == {v12.milestone_id}  # type: ignore[attr-defined]
 
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from ddbmodels import issues as ddb_issues
 from ddbmodels import milestones as ddb_milestones
-from ddbmodels.core.errors import InvalidInput
 from ddbmodels.milestones import MilestoneItem
 from tracker.jobs import JobRun
 from tracker.services import milestone_close as closing
@@ -40,11 +39,17 @@ def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone
         )
         log.warning("milestone %s of %s/%s: no close recorded; opened again", milestone_id, tenant, project_key)
         return {"moved": 0, "refused": 0, "closed": False, "reopened": "no close recorded"}
+    target = (
+        ddb_milestones.milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone.close_to)
+        if milestone.close_to
+        else None
+    )
     try:
-        target = closing.target_of(milestone, milestone.close_to) if milestone.close_to else None
-    except InvalidInput:
-        target = None
-        outcome.why = "the milestone its issues were to move to was closed meanwhile"
+        closing.target_still_open(target)  # closed since the close began (or, with an id, gone)
+        if milestone.close_to and target is None:
+            raise closing.TargetNotOpen("the milestone its issues were to move to was deleted meanwhile")
+    except closing.TargetNotOpen as stop:
+        outcome.why = stop.why
     if not outcome.why:
         _walks(run, milestone, target, actor, outcome)
     project = ddb_issues.project_get(tenant=tenant, key=project_key)
