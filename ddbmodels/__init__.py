@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
         orders,
         preferences,
         scores,
+        webhooks,
     )
     from ddbmodels.core import capacity, hot_keys, tables
     from ddbmodels.core.connection import DynamoSettings, configure, current, registered, table_name
@@ -73,6 +74,7 @@ TABLE_PACKAGES = (
     "orders",
     "preferences",
     "scores",
+    "webhooks",
 )
 _MODULES = {
     **{name: f"ddbmodels.{name}" for name in TABLE_PACKAGES},
@@ -171,4 +173,5 @@ __all__ = [
     "scores",
     "table_name",
     "tables",
+    "webhooks",
 ]

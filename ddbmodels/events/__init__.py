@@ -1,6 +1,6 @@
 """The events tables (one per period): model, writes, reads and lifecycle. See ``model`` for the key design."""
 
-from ddbmodels.events.kinds import KINDS, NOTIFY_KINDS, Kind, KindInfo, is_kind
+from ddbmodels.events.kinds import KINDS, NOTIFY_KINDS, WEBHOOK_EVENTS, Kind, KindInfo, is_kind
 from ddbmodels.events.lifecycle import (
     archive,
     events_table_name,
@@ -48,6 +48,7 @@ __all__ = [
     "KINDS",
     "NOTIFY_KINDS",
     "TEAM_DATA",
+    "WEBHOOK_EVENTS",
     "Event",
     "Kind",
     "KindInfo",

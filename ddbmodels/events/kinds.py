@@ -69,3 +69,19 @@ NOTIFY_KINDS = frozenset(kind for kind, info in KINDS.items() if info.notifies)
 def is_kind(value: object) -> bool:
     """True for a registered kind (``Kind`` or its string)."""
     return isinstance(value, str) and value in KINDS
+
+
+# What a webhook delivery's ``type`` says for each kind: the names integrators know from GitHub's and Stripe's
+# events (``<resource>.<past tense>``), stable once published — a kind is renamed in the stream, never here.
+WEBHOOK_EVENTS: dict[Kind, str] = {
+    Kind.ISSUE_CREATED: "issue.created",
+    Kind.ISSUE_EDITED: "issue.updated",
+    Kind.ISSUE_STATUS: "issue.status_changed",
+    Kind.ISSUE_DELETED: "issue.deleted",
+    Kind.COMMENT_ADDED: "comment.created",
+    Kind.COMMENT_EDITED: "comment.updated",
+    Kind.COMMENT_DELETED: "comment.deleted",
+    Kind.ATTACHMENT_ADDED: "attachment.created",
+    Kind.ATTACHMENT_REMOVED: "attachment.deleted",
+    Kind.ISSUE_LABELS_RENAMED: "issue.labels_renamed",
+}

@@ -4,6 +4,8 @@ from tracker.env import ROOT, env
 
 env.ENVIRON.setdefault("SECRET_KEY", "dev-only-not-secret-3f1c9a0e8b7d4c21a6e5")
 env.ENVIRON.setdefault("DEBUG", "true")
+# Webhooks may reach a receiver on this machine (production refuses loopback and private addresses).
+env.ENVIRON.setdefault("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.1/32")
 
 from tracker.settings.base import *  # noqa: E402,F403  (settings modules extend base)
 

@@ -44,7 +44,9 @@ def test_every_table_package_under_ddbmodels_declares_its_team_data() -> None:
 
     assert sorted(found) == declarations.table_packages() == sorted(ddbmodels.TABLE_PACKAGES)
     assert isinstance(found["counters"], NoTeamData)
-    assert all(isinstance(d, tuple) for name, d in found.items() if name != "counters")
+    # webhooks: a package without its table yet (issue 22); its model's commit declares its parts and drops it here
+    storing_nothing = {"counters", "webhooks"}
+    assert all(isinstance(d, tuple) for name, d in found.items() if name not in storing_nothing)
 
 
 def test_every_registered_table_is_a_declared_part_of_its_own_package() -> None:

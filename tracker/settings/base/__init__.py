@@ -14,8 +14,10 @@ One module per concern; ``local``, ``production`` and ``test`` take them all wit
 - ``features``  the product's own knobs: orders, leaderboard, attachments, imports (and teams')
 - ``mail``      e-mail backend and sender, SITE_URL, page-link lifetime, the inbox and its e-mails
 - ``logs``      LOGGING
+- ``api``       the REST API's rate limits; webhooks: allowed networks, retry schedule, timeouts, log days
 """
 
+from tracker.settings.base.api import *  # noqa: F403
 from tracker.settings.base.auth import *  # noqa: F403
 from tracker.settings.base.cache import *  # noqa: F403
 from tracker.settings.base.celery import *  # noqa: F403
