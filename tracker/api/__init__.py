@@ -8,11 +8,12 @@ a problem document (``tracker.api.problems``). Routers per area are added here a
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from ninja import NinjaAPI, Swagger
+from ninja import Swagger
 
 from tracker.api import problems
+from tracker.api.openapi import TrackerAPI
 
-api = NinjaAPI(
+api = TrackerAPI(  # NinjaAPI whose document states problems, headers and DynamoDB costs
     title="Tracker API",
     version="1",
     description="Tracker's REST API: projects, issues, comments and the team's resources, as the pages show them.",
