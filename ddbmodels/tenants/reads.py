@@ -140,8 +140,8 @@ def holding_part(tenant: str, shards: Shards) -> str | None:
 @capacity.access_pattern("tenants.has_data")
 def tenant_has_data(tenant: str, *, score_shards: int, event_shards: int = events.DEFAULT_SHARDS) -> bool:
     """Query each declared probe, Limit 1 — 0.5 RCU each: projects, orders, the label registry, inbox and jobs
-    ``by_tenant``, the team's preferences partition, each idempotency ``by_tenant`` shard, each ``top`` shard, each
-    events table's days × shards.
+    ``by_tenant``, the team's preferences and webhooks partitions, each idempotency ``by_tenant`` shard, each ``top``
+    shard, each events table's days × shards.
 
     Attachments and comments have no key or index by team: their keys come from the team's issues,
     which are deleted last (their declarations' ``found_through``). An empty team costs every probe:
