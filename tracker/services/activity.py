@@ -13,10 +13,11 @@ from typing import Any
 from django.conf import settings
 
 from ddbmodels import events
+from ddbmodels.core.keys import utcnow
 from ddbmodels.issues import IssueItem
 from tracker.search import indexing as search_indexing
 from tracker.selectors.activity import issue_stream
-from tracker.services import inbox
+from tracker.services import inbox, webhooks
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +25,9 @@ log = logging.getLogger(__name__)
 def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | None = None) -> str | None:
     """PutItem one event (≈ 1 WCU + 1 WCU for the by-day index); logged, never raised. The event's sort key.
 
-    Then the watchers' notifications are queued (``inbox.fan_out_later``: never raises either), and
-    the search document's update (``search.indexing.index_later``: never raises either).
+    Then the watchers' notifications are queued (``inbox.fan_out_later``: never raises either), the team's webhook
+    deliveries put and queued (``webhooks.emit_later``: never raises either; no endpoint, no write), and the search
+    document's update (``search.indexing.index_later``: never raises either).
     """
     event = None
     try:
@@ -42,7 +44,10 @@ def record(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any] | No
         )
     except Exception:  # noqa: BLE001  (activity is a log: losing one line must not fail a write)
         log.warning("could not record %s on %s", kind, issue_stream(issue), exc_info=True)
-    key = event.t if event is not None else None
+    # One key for the change, made here when the event could not be written: the notifications and the webhook
+    # deliveries of one change carry the same key (a delivery's id is built from it: exactly once per endpoint).
+    key = event.t if event is not None else events.new_sort_key(utcnow())
     inbox.fan_out_later(issue, kind=kind, actor=actor, data=data or {}, event_key=key)
+    webhooks.emit_later(issue, kind=kind, actor=actor, data=data or {}, event_key=key)
     search_indexing.index_later(issue, kind=kind, data=data or {})
-    return key
+    return event.t if event is not None else None

@@ -1,0 +1,246 @@
+"""Where a webhook may be sent, and the one POST of a delivery attempt (urllib3), safe from server-side forgery.
+
+A URL is checked when an owner registers it (``check_url``) and its name is resolved and checked again at every
+attempt (``post``): a name may point somewhere else since (DNS rebinding). Every address the name resolves to must be
+public (``allowed``) or inside ``WEBHOOK_ALLOWED_NETWORKS``; one refused address refuses the name. The connection goes
+to the checked address, with the name as Host, TLS SNI and the certificate's expected name; redirects are never
+followed (a 3xx is a failed attempt, as the Standard Webhooks spec says), urllib3 reads no proxy from the environment,
+and there are no retries here (the delivery's schedule retries).
+
+Python 3.11's ``ipaddress`` calls 224.0.0.1 and the NAT64 / 6to4 forms of 127.0.0.1 global, so ``allowed`` also looks
+inside IPv6 addresses that carry an IPv4 one (mapped, 6to4, Teredo, NAT64).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from urllib.parse import SplitResult, urlsplit
+
+import urllib3
+from django.conf import settings
+
+from ddbmodels.core.errors import InvalidInput, Unavailable
+from ddbmodels.core.keys import utcnow
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+MAX_URL_CHARS = 2000
+CONNECT_TIMEOUT_SECONDS = 5
+SNIPPET_BYTES = 512  # of the receiver's answer, kept in the delivery log
+MAX_ADDRESSES_TRIED = 3  # a name with many addresses: the attempt's time stays bounded (connect 5 s each)
+MAX_RETRY_AFTER_SECONDS = 86_400
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one attempt got: ``status`` 0 when no HTTP answer came (``error`` says why), ``ms`` its duration."""
+
+    status: int
+    ms: int
+    snippet: str = ""  # the answer's first bytes (≤ SNIPPET_BYTES of UTF-8)
+    retry_after: int | None = None  # seconds, from a Retry-After header
+    error: str = ""  # no answer: refused address, could not connect, timed out, TLS
+
+    @property
+    def ok(self) -> bool:
+        """2xx only: a 3xx is not followed, so it is a failure."""
+        return 200 <= self.status < 300
+
+
+def allowed(ip: IPAddress) -> bool:
+    """A public address: not private, loopback, link-local, multicast, reserved or shared (RESEARCH22 §6)."""
+    if ip.version == 6:
+        assert isinstance(ip, ipaddress.IPv6Address)
+        teredo = ip.teredo
+        for inner in (ip.ipv4_mapped, ip.sixtofour, teredo[1] if teredo else None):
+            if inner is not None and not allowed(inner):
+                return False
+        if ip in NAT64:
+            return allowed(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return ip.is_global and not (
+        ip.is_multicast or ip.is_reserved or ip.is_loopback or ip.is_link_local or ip.is_private
+    )
+
+
+def permitted(ip: IPAddress) -> bool:
+    """``allowed``, or inside one of ``WEBHOOK_ALLOWED_NETWORKS`` (read now: tests and settings may change it)."""
+    networks = [ipaddress.ip_network(network, strict=False) for network in settings.WEBHOOK_ALLOWED_NETWORKS]
+    candidates: list[IPAddress] = [ip]
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        candidates.append(ip.ipv4_mapped)  # ::ffff:127.0.0.1 is 127.0.0.1
+    if any(candidate in network for candidate in candidates for network in networks):
+        return True
+    return allowed(ip)
+
+
+def check_url(url: str) -> None:
+    """Refuse (InvalidInput) a URL a webhook cannot go to: not http(s), a user or password in it, no host, a port out
+    of range, spaces, too long, or a name resolving to an address that is not public (``resolve``)."""
+    parts = split(url)
+    resolve(parts.hostname or "", port_of(parts))
+
+
+def split(url: str) -> SplitResult:
+    """The URL's parts once it is well formed (InvalidInput otherwise)."""
+    if not isinstance(url, str) or not url.strip():
+        raise InvalidInput("Give the URL webhooks are sent to.", field="url")
+    if len(url) > MAX_URL_CHARS:
+        raise InvalidInput(f"A webhook URL has at most {MAX_URL_CHARS} characters.", field="url")
+    if any(character.isspace() or ord(character) < 32 or ord(character) == 127 for character in url):
+        raise InvalidInput("A webhook URL has no spaces or control characters.", field="url")
+    try:
+        parts = urlsplit(url)
+        port_of(parts)
+    except ValueError as error:
+        raise InvalidInput(f"This is not a URL webhooks can be sent to: {error}.", field="url") from error
+    if parts.scheme not in DEFAULT_PORTS:
+        raise InvalidInput("A webhook URL starts with https:// (or http://).", field="url")
+    if "@" in parts.netloc:
+        raise InvalidInput(
+            "A webhook URL has no user name or password in it: the signature proves the sender.", field="url"
+        )
+    if not parts.hostname:
+        raise InvalidInput("A webhook URL names a host.", field="url")
+    return parts
+
+
+def port_of(parts: SplitResult) -> int:
+    """The URL's port, or its scheme's (ValueError for a port out of range)."""
+    return parts.port or DEFAULT_PORTS.get(parts.scheme, 443)
+
+
+def resolve(host: str, port: int) -> list[str]:
+    """The host's addresses, each checked (``permitted``); InvalidInput if ANY is refused or the name is unknown,
+    Unavailable when DNS does not answer now. An address literal is checked without DNS."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        if error.errno in (socket.EAI_AGAIN, getattr(socket, "EAI_SYSTEM", None)):
+            raise Unavailable(f"The name {host} could not be looked up just now: {error.strerror}.") from error
+        raise InvalidInput(f"The name {host} could not be found.", field="url") from error
+    except UnicodeError as error:  # a label longer than 63 characters, an empty label
+        raise InvalidInput(f"The name {host} is not a valid host name.", field="url") from error
+    addresses: list[str] = []
+    for _family, _type, _proto, _canonical, sockaddr in infos:
+        address = str(sockaddr[0]).split("%", 1)[0]  # an IPv6 scope (fe80::1%eth0) names no other address
+        if address not in addresses:
+            addresses.append(address)
+    for address in addresses:
+        if not permitted(ipaddress.ip_address(address)):
+            raise InvalidInput(
+                f"{host} leads to {address}, an address of a private network, this machine or a reserved range: "
+                "webhooks are sent to public addresses only.",
+                field="url",
+            )
+    if not addresses:
+        raise InvalidInput(f"The name {host} has no address.", field="url")
+    return addresses
+
+
+def post(url: str, body: str, headers: dict[str, str]) -> Answer:
+    """POST ``body`` (exactly the bytes signed) to the URL's checked address; never raises for the network's sake.
+
+    Resolved and checked again now; tries up to MAX_ADDRESSES_TRIED addresses until one connects (5 s each), then
+    waits WEBHOOK_TIMEOUT_SECONDS for the answer (each read); keeps the first SNIPPET_BYTES of it."""
+    started = time.monotonic()
+    try:
+        parts = split(url)
+        port = port_of(parts)
+        host = parts.hostname or ""
+        addresses = resolve(host, port)
+    except (InvalidInput, Unavailable) as error:
+        return Answer(status=0, ms=elapsed_ms(started), error=str(error))
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    sent = {**headers, "Host": parts.netloc, "User-Agent": "Tracker-Webhooks/1"}
+    timeout = urllib3.Timeout(connect=CONNECT_TIMEOUT_SECONDS, read=settings.WEBHOOK_TIMEOUT_SECONDS)
+    error_text = ""
+    for address in addresses[:MAX_ADDRESSES_TRIED]:
+        pool = connection_pool(parts.scheme, address, port, host, timeout)
+        try:
+            response = pool.urlopen(
+                "POST",
+                target,
+                body=body.encode(),
+                headers=sent,
+                redirect=False,
+                retries=False,
+                preload_content=False,
+                assert_same_host=False,
+            )
+            try:
+                first = response.read(SNIPPET_BYTES, decode_content=False)
+            except (urllib3.exceptions.HTTPError, OSError):
+                first = b""  # the status came; an answer cut short while read is still that status
+            response.close()
+            return Answer(
+                status=response.status,
+                ms=elapsed_ms(started),
+                snippet=first[:SNIPPET_BYTES].decode("utf-8", "ignore"),
+                retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+            )
+        except (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError) as error:
+            error_text = describe(error)  # this address does not take connections: the next one may
+        except (urllib3.exceptions.HTTPError, OSError) as error:
+            return Answer(status=0, ms=elapsed_ms(started), error=describe(error))
+        finally:
+            pool.close()
+    return Answer(status=0, ms=elapsed_ms(started), error=error_text or "could not connect")
+
+
+def connection_pool(
+    scheme: str, address: str, port: int, host: str, timeout: urllib3.Timeout
+) -> urllib3.HTTPConnectionPool:
+    """A one-connection pool to the checked address; for https, SNI and the certificate checked against the name."""
+    if scheme == "https":
+        return urllib3.HTTPSConnectionPool(
+            address,
+            port,
+            server_hostname=host,
+            assert_hostname=host,
+            cert_reqs="CERT_REQUIRED",
+            timeout=timeout,
+            retries=False,
+            maxsize=1,
+        )
+    return urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1)
+
+
+def describe(error: BaseException) -> str:
+    """A short reason for the delivery log (no traceback, no address list)."""
+    if isinstance(error, urllib3.exceptions.ConnectTimeoutError):
+        return f"could not connect within {CONNECT_TIMEOUT_SECONDS} s"
+    if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+        return f"no answer within {settings.WEBHOOK_TIMEOUT_SECONDS} s"
+    if isinstance(error, urllib3.exceptions.SSLError):
+        return "TLS failed (certificate or handshake)"
+    if isinstance(error, urllib3.exceptions.NewConnectionError):
+        return "could not connect (connection refused)"
+    if isinstance(error, urllib3.exceptions.ProtocolError):
+        return "the connection closed before an answer"
+    return f"could not send ({type(error).__name__})"
+
+
+def retry_after_seconds(value: str | None) -> int | None:
+    """A Retry-After header in seconds (a number, or an HTTP date), at most a day; None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(int(value), MAX_RETRY_AFTER_SECONDS)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0, min(int((when - utcnow()).total_seconds()), MAX_RETRY_AFTER_SECONDS))
+
+
+def elapsed_ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
