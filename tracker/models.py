@@ -308,3 +308,42 @@ class ConfirmedEmail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} (confirmed)"
+
+
+class ApiScope(models.TextChoices):
+    """What an API token may do: read, write (what a member may), admin (what an owner may: webhooks)."""
+
+    READ = "read", "Read"
+    WRITE = "write", "Read and write"
+    ADMIN = "admin", "Admin (webhooks)"
+
+
+SCOPE_RANK = {ApiScope.READ: 0, ApiScope.WRITE: 1, ApiScope.ADMIN: 2}
+SCOPE_ROLE = {ApiScope.READ: Role.VIEWER, ApiScope.WRITE: Role.MEMBER, ApiScope.ADMIN: Role.OWNER}  # the role it needs
+
+
+class ApiToken(models.Model):
+    """A person's API token for one team (``tracker.services.api_tokens``): a credential of one membership.
+
+    Only the token's sha256 is kept (``key_hash``); the token itself is shown once. It leaves with its membership
+    (CASCADE: a person removed from the team, and offboarding, which deletes the memberships in its transaction).
+    ``scope`` is at most the role when created; the role is checked again on every call. ``last_used_at`` is
+    written at most once a minute a token. ``request_key`` is the account page's form key: one token a submission.
+    """
+
+    membership = models.ForeignKey(Membership, on_delete=models.CASCADE, related_name="api_tokens")
+    key_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=12, help_text="trk_ and the token's last 4 characters")
+    name = models.CharField(max_length=100, blank=True)
+    scope = models.CharField(max_length=5, choices=ApiScope.choices, default=ApiScope.READ)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    request_key = models.CharField(max_length=40, null=True, blank=True, unique=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.hint} ({self.scope}) of {self.membership_id}"

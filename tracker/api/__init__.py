@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Swagger
 
 from tracker.api import problems
+from tracker.api.auth import TokenAuth
 from tracker.api.openapi import TrackerAPI
 
 api = TrackerAPI(  # NinjaAPI whose document states problems, headers and DynamoDB costs
@@ -21,6 +22,7 @@ api = TrackerAPI(  # NinjaAPI whose document states problems, headers and Dynamo
     openapi_url="/openapi.json",
     docs=Swagger(),
     docs_url="/docs",
+    auth=TokenAuth(),  # every operation needs a Bearer token unless it says auth=None
 )
 
 

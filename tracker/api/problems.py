@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -116,6 +117,8 @@ def handle(request: HttpRequest, error: Exception) -> HttpResponse:
         return problem(error.status_code, "http_error", str(error))
     if isinstance(error, Http404):
         return problem(404, "not_found", "No such resource.")
+    if isinstance(error, PermissionDenied):  # a token's scope, or its person's role (the services' require_role)
+        return problem(403, "forbidden", str(error) or "Not allowed.")
     if isinstance(error, errors.DomainError):
         return domain_problem(error)
     if errors.is_unavailable(error):
