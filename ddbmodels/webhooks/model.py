@@ -17,6 +17,7 @@ Two kinds of partition, both named from the team:
                                                         st pending|delivered|failed, at attempts made, al the
                                                         last 10 attempts [{t when, c answer code (0: none),
                                                         ms duration}], lc last code, ld last duration (ms),
+                                                        le the last answer's first 512 bytes (or why none came),
                                                         da delivered at, na next attempt (time key), dk due
                                                         shard (only while pending), ca created at, x expiry
                                                         (TTL: created + the delivery days)
@@ -172,6 +173,7 @@ class DeliveryItem:
     recent: tuple[Attempt, ...] = ()
     last_code: int | None = None
     last_ms: int | None = None
+    last_answer: str = ""  # the last answer's first bytes, or why no answer came ("no answer within 15 s")
     delivered_at: datetime | None = None
     next_attempt: datetime | None = None
 
@@ -312,6 +314,7 @@ def delivery_of(tenant: str, item: dict[str, Any]) -> DeliveryItem:
         recent=recent,
         last_code=None if last_code is None else int(last_code),
         last_ms=None if last_ms is None else int(last_ms),
+        last_answer=item.get("le", {}).get("S", ""),
         delivered_at=_time(item, "da"),
         next_attempt=_time(item, "na"),
     )
