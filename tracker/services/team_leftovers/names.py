@@ -59,6 +59,7 @@ TASK_TEAM: dict[str, tuple[str, int]] = {
     "offboard_tenant": ("slug", 0),
     "close_milestone": ("tenant", 0),
     "change_label": ("tenant", 0),
+    "history_unquote": ("tenant", 0),  # a removed change's notifications rewritten (a large team's)
 }
 TASKS_OF_NO_TEAM = frozenset(
     {
