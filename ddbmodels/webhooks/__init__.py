@@ -1,5 +1,7 @@
 """The webhooks table: a team's endpoints and each endpoint's deliveries. See ``model``."""
 
+from ddbmodels.webhooks.endpoints import endpoint_get, endpoint_put, endpoint_tombstone, endpoint_update, endpoints_of
+from ddbmodels.webhooks.log import delivery_get, delivery_page, delivery_redeliver
 from ddbmodels.webhooks.model import (
     ACTIVE,
     ATTEMPTS_KEPT,
@@ -66,15 +68,23 @@ __all__ = [
     "DeliveryItem",
     "EndpointItem",
     "WebhookItem",
+    "delivery_get",
     "delivery_id_of",
     "delivery_of",
+    "delivery_page",
+    "delivery_redeliver",
     "delivery_sort",
     "due_key",
     "due_keys",
+    "endpoint_get",
     "endpoint_id_for",
     "endpoint_key",
     "endpoint_of",
+    "endpoint_put",
     "endpoint_sort",
+    "endpoint_tombstone",
+    "endpoint_update",
+    "endpoints_of",
     "event_key_of",
     "message_id",
     "team_key",

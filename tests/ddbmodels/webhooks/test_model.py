@@ -3,7 +3,6 @@ and what offboarding finds of a team (endpoints, tombstones, every endpoint's de
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,9 +12,9 @@ from ddbmodels.core import capacity, connection
 from ddbmodels.core.keys import time_key
 from ddbmodels.core.team_data import Shards, Team
 from ddbmodels.tenants import declarations, reads
+from tests.ddbmodels.webhooks.helpers import WHEN, put_delivery
 
 EVENT = "2026-11-22T10:15:30.123Z#9f86d081"
-WHEN = datetime(2026, 11, 22, 10, 15, 30, 123000, tzinfo=UTC)
 
 
 def test_an_endpoint_id_is_derived_from_the_idempotency_key_and_looks_like_no_other() -> None:
@@ -76,29 +75,11 @@ def _put_endpoint(tenant: str, endpoint_id: str, *, status: str = webhooks.ACTIV
     connection.client().put_item(TableName=_table(), Item=item)
 
 
-def _put_delivery(tenant: str, endpoint_id: str, event_key: str, *, pending: bool) -> None:
-    pk, sort = webhooks.endpoint_key(tenant, endpoint_id), webhooks.delivery_sort(event_key)
-    item: dict[str, Any] = {
-        "pk": {"S": pk},
-        "s": {"S": sort},
-        "m": {"S": webhooks.message_id(endpoint_id, event_key)},
-        "ty": {"S": "issue.created"},
-        "p": {"S": "{}"},
-        "st": {"S": webhooks.PENDING if pending else webhooks.DELIVERED},
-        "at": {"N": "0" if pending else "1"},
-        "al": {"L": [] if pending else [{"M": {"t": {"S": time_key(WHEN)}, "c": {"N": "204"}, "ms": {"N": "12"}}}]},
-        "na": {"S": time_key(WHEN)},
-    }
-    if pending:
-        item["dk"] = {"S": webhooks.due_key(pk, sort)}
-    connection.client().put_item(TableName=_table(), Item=item)
-
-
 @pytest.mark.ddblocal
 def test_items_read_back_as_endpoints_and_deliveries(tenant: str) -> None:
     endpoint = webhooks.endpoint_id_for("k1")
     _put_endpoint(tenant, endpoint)
-    _put_delivery(tenant, endpoint, EVENT, pending=False)
+    put_delivery(tenant, endpoint, EVENT, pending=False)
     client = connection.client()
     stored = client.get_item(
         TableName=_table(), Key={"pk": {"S": webhooks.team_key(tenant)}, "s": {"S": webhooks.endpoint_sort(endpoint)}}
@@ -135,8 +116,8 @@ def test_offboarding_finds_endpoints_tombstones_and_every_endpoints_deliveries_t
     live, gone = webhooks.endpoint_id_for("k1"), webhooks.endpoint_id_for("k2")
     _put_endpoint(tenant, live)
     _put_endpoint(tenant, gone, status=webhooks.DELETED)
-    _put_delivery(tenant, live, EVENT, pending=True)
-    _put_delivery(tenant, gone, "2026-11-22T10:15:31.000Z#00000001", pending=False)
+    put_delivery(tenant, live, EVENT, pending=True)
+    put_delivery(tenant, gone, "2026-11-22T10:15:31.000Z#00000001", pending=False)
     _put_endpoint(f"{tenant}-other", live)
     (declared,) = webhooks.TEAM_DATA
 
