@@ -46,6 +46,7 @@ CACHE_NAMESPACES = frozenset(
     {"ddb:projects", "ddb:project", "ddb:leaderboard", "ddb:order-key", "inbox-unread", "counts-pending", "ddb:labels"}
     | {"ddb:milestones"}
     | {"ddb:views", "notify-settings"}  # saved views (per team, per person), notification settings (per team)
+    | {"ddb:webhooks"}  # the team's webhook endpoints (selectors.webhooks.team_endpoints)
 )
 # The tasks of ``tracker.tasks`` that are about one team: the parameter naming it, and its position.
 # ``tests/tracker/test_team_leftovers.py`` checks these against the tasks' signatures, and that every
