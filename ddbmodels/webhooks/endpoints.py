@@ -53,12 +53,14 @@ def endpoint_put(
     secret: str,
     description: str,
     created_by: str,
+    fingerprint: str | None = None,
 ) -> tuple[EndpointItem, bool]:
     """PutItem ``attribute_not_exists(s)`` — 1 WCU (≈ 300 B): the endpoint and True, registered now.
 
     The id comes from the request's idempotency key (``endpoint_id_for``): a request sent again finds its
     endpoint (consistent GetItem, 1 RCU) and gets it with False — as it is now, possibly edited, disabled or
-    deleted (a tombstone: the caller says so), never a second one.
+    deleted (a tombstone: the caller says so), never a second one. ``fingerprint`` (an API request's) is kept,
+    so the caller can tell the same request sent again from another one under the same key.
     """
     now = time_key(utcnow())
     item: Raw = {
@@ -74,6 +76,8 @@ def endpoint_put(
     }
     if description:
         item["dr"] = {"S": description}
+    if fingerprint:
+        item["h"] = {"S": fingerprint}
     try:
         connection.client().put_item(
             TableName=_table(), Item=item, ConditionExpression="attribute_not_exists(s)", ReturnConsumedCapacity="TOTAL"
@@ -212,7 +216,7 @@ def endpoint_tombstone(tenant: str, endpoint_id: str, *, expected_version: int, 
         answer = connection.client().update_item(
             TableName=_table(),
             Key=_key(tenant, endpoint_id),
-            UpdateExpression="SET st = :deleted, ua = :now, v = v + :one, x = :x REMOVE sc, u, ev, dr, dw, fs",
+            UpdateExpression="SET st = :deleted, ua = :now, v = v + :one, x = :x REMOVE sc, u, ev, dr, dw, fs, h",
             ConditionExpression="v = :v AND st <> :deleted",
             ExpressionAttributeValues={
                 ":deleted": {"S": DELETED},

@@ -7,7 +7,8 @@ Two kinds of partition, both named from the team:
                                                         st active|disabled|deleted, dr description, dw why it
                                                         was disabled, fs failing since (time key, while its
                                                         deliveries fail), cb created by, ca / ua created /
-                                                        updated at, v version (1 on create, + 1 a change);
+                                                        updated at, v version (1 on create, + 1 a change),
+                                                        h the registering API request's fingerprint;
                                                         x expiry (TTL) on a deleted one only: the tombstone
                                                         outlives its deliveries (their days + 2)
     endpoint partition  PK pk = "<team>#hooks#<endpoint id>"
@@ -142,6 +143,7 @@ class EndpointItem:
     version: int
     failing_since: datetime | None = None
     disabled_why: str = ""
+    fingerprint: str = ""  # the registering API request's (``h``): the same key with another request is refused
 
     @property
     def active(self) -> bool:
@@ -285,6 +287,7 @@ def endpoint_of(tenant: str, item: dict[str, Any]) -> EndpointItem:
         version=int(item.get("v", {}).get("N", "1")),
         failing_since=_time(item, "fs"),
         disabled_why=item.get("dw", {}).get("S", ""),
+        fingerprint=item.get("h", {}).get("S", ""),
     )
 
 

@@ -55,8 +55,26 @@ def test_an_owner_registers_an_endpoint_once_per_key_with_a_secret_and_the_team_
     assert again == endpoint
     assert [e.id for e in selectors.team_endpoints(world.slug)] == [endpoint.id]
     assert selectors.team_endpoints(world.slug)[0].secret == ""  # no secret in the cache
+
+
+def test_an_api_request_sent_again_is_told_from_another_one_under_its_key_by_its_fingerprint(world: World) -> None:
+    first, _ = service.webhook_create(
+        membership=membership(world), url=URL, events=["issue.created"], key="k1", fingerprint="f1"
+    )
+    edited = service.webhook_update(
+        membership=membership(world), endpoint_id=first.id, expected_version=1, events=["issue.deleted"]
+    )
+
+    again, created = service.webhook_create(
+        membership=membership(world), url=URL, events=["issue.created"], key="k1", fingerprint="f1"
+    )
     with pytest.raises(KeyReused):
-        service.webhook_create(membership=membership(world), url=URL, events=["issue.deleted"], key="k1")
+        service.webhook_create(
+            membership=membership(world), url=URL, events=["issue.created"], key="k1", fingerprint="f2"
+        )
+
+    assert not created
+    assert again == edited  # as it is now: the API's replay renders its first answer from the request
 
 
 @pytest.mark.parametrize("role", ["member", "viewer"])

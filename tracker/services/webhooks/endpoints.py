@@ -66,11 +66,17 @@ def _changed(tenant: str) -> None:
 
 
 def webhook_create(
-    *, membership: Membership, url: str, events: Iterable[str], description: str = "", key: str
+    *,
+    membership: Membership,
+    url: str,
+    events: Iterable[str],
+    description: str = "",
+    key: str,
+    fingerprint: str | None = None,
 ) -> tuple[EndpointItem, bool]:
     """Register an endpoint for the team (an owner's); (endpoint, True) — or, for a request sent again with the
-    same key, the endpoint it registered and False (KeyReused when it asked for another URL, events or
-    description; AlreadyExists when that endpoint was deleted since).
+    same key, the endpoint it registered and False, as it is now (an API request's ``fingerprint`` is kept:
+    KeyReused when another request comes with its key; AlreadyExists when that endpoint was deleted since).
 
     A team has at most ``ENDPOINTS_MAX`` live endpoints (counted on the cached list: only registrations racing
     each other pass it). Cost: the list (Redis, or a Query 0.5 RCU), the URL's name resolved, PutItem 1 WCU
@@ -93,13 +99,14 @@ def webhook_create(
         secret=new_secret(),
         description=description,
         created_by=membership.user.get_username(),
+        fingerprint=fingerprint,
     )
     if created:
         _changed(tenant)
         return endpoint, True
     if endpoint.status == ddb_webhooks.DELETED:
         raise AlreadyExists("This request registered a webhook that was deleted since: nothing was registered again.")
-    if (endpoint.url, list(endpoint.events), endpoint.description) != (url, chosen, description):
+    if fingerprint and endpoint.fingerprint != fingerprint:
         raise KeyReused("This idempotency key registered a different webhook: nothing was registered.")
     return endpoint, False
 
