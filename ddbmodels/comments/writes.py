@@ -32,7 +32,7 @@ from ddbmodels.core.errors import (
 )
 from ddbmodels.core.exactly_once import lost_in_transaction, put_with_record, reason_codes
 from ddbmodels.core.keys import utcnow
-from ddbmodels.idempotency import check_unused, new_record, record_get
+from ddbmodels.idempotency import CreationRecord, check_fingerprint, check_unused, new_record, record_get
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ def comment_add(
     body: str,
     idempotency_key: str | None = None,
     issue_check: dict[str, Any] | None = None,
+    fingerprint: str | None = None,
 ) -> Added:
     """PutItem if attribute_not_exists(t) — 1 WCU per started KB of the comment.
 
@@ -83,7 +84,9 @@ def comment_add(
     already added a comment returns that comment, ``replayed``, after 2 consistent GetItems
     (2 RCU), writing nothing. A refused or unanswered write reads the key it tried (GetItem,
     consistent, 1 RCU, on that path only): our token there means it committed (a lost answer).
-    Raises InvalidInput for an empty or too long body (nothing is written).
+    Raises InvalidInput for an empty or too long body (nothing is written). ``fingerprint`` (the API's request
+    fingerprint) is kept on the key's record; the same key with another fingerprint raises KeyReused on the
+    replay path, nothing written.
     """
     checks = [issue_check] if issue_check is not None else None
     text = check_body(body)
@@ -106,11 +109,13 @@ def comment_add(
             put_with_record(item, None, CommentItem.key.does_not_exist(), checks=checks)
         else:
             check_unused(tenant=tenant, kind=kind, key=idempotency_key)  # a form sent before the upgrade
-            record = new_record(tenant=tenant, kind=kind, key=idempotency_key, result=item.key, request=request)
+            record = new_record(
+                tenant=tenant, kind=kind, key=idempotency_key, result=item.key, request=request, fingerprint=fingerprint
+            )
             put_with_record(item, record, CommentItem.key.does_not_exist(), checks=checks)
     except KeyUsed:
         assert idempotency_key is not None
-        return _replayed(item.stream, record_get(tenant=tenant, kind=kind, key=idempotency_key), request)
+        return _replayed(item.stream, record_get(tenant=tenant, kind=kind, key=idempotency_key), request, fingerprint)
     except (PutError, TransactWriteError) as error:
         refused = is_conditional_failure(error) or lost_in_transaction(error)
         unanswered = response_code(error) is None  # every answer lost: did it land?
@@ -126,14 +131,18 @@ def comment_add(
     return Added(comment=item)
 
 
-def _replayed(stream: str, record: object, request: str) -> Added:
-    """The comment an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was ours."""
+def _replayed(stream: str, record: CreationRecord | None, request: str, fingerprint: str | None) -> Added:
+    """The comment an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was ours.
+
+    KeyReused (before the read) when the record was written for another request's ``fingerprint``.
+    """
     if record is None:  # expired between the refused write and this read: vanishingly rare, never silent
         raise AlreadyExists("this form was already submitted", stream=stream)
-    comment = comment_get(stream=stream, key=record.result, consistent=True)  # type: ignore[attr-defined]
+    check_fingerprint(record, fingerprint)
+    comment = comment_get(stream=stream, key=record.result, consistent=True)
     if comment is None:  # its author deleted it since: the form still must not add it again
         raise AlreadyExists("this form was already submitted; its comment was deleted since", stream=stream)
-    return Added(comment=comment, replayed=record.request != request)  # type: ignore[attr-defined]
+    return Added(comment=comment, replayed=record.request != request)
 
 
 @capacity.access_pattern("comments.edit")

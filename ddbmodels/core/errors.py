@@ -4,6 +4,7 @@
     ├── NotFound                      not_found          404
     ├── AlreadyExists                 already_exists     409
     │   └── KeyUsed                   idempotency_key_used  (never a page: the caller returns the first result)
+    ├── KeyReused                     idempotency_key_reused 422 (API only): the key was sent with another request
     ├── ChangedSinceRead              changed_since_read 409, naming what it is now
     ├── InvalidTransition             invalid_transition 409, naming the state it is in
     ├── InvalidInput                  invalid_input      400
@@ -51,6 +52,11 @@ class AlreadyExists(DomainError, code="already_exists"):
 
 class KeyUsed(AlreadyExists, code="idempotency_key_used"):
     """This idempotency key already created an item (its record names it); nothing new was written."""
+
+
+class KeyReused(DomainError, code="idempotency_key_reused"):
+    """This idempotency key already created an item for a different request (another fingerprint): nothing was
+    written, and the first item is not the answer. Only callers that pass a fingerprint (the API) can meet it."""
 
 
 class ChangedSinceRead(DomainError, code="changed_since_read"):

@@ -6,6 +6,8 @@
         r  = where the created item is (kind-specific, e.g. "12" or "<time key>#<number>")
         q  = the request that wrote it (a random token per call), so that call tells its own retried
              commit from an earlier submission of the same key
+        h  = the API request's fingerprint (sha256 of method, path and canonical JSON body; absent for the
+             pages' forms): the same key sent with another request is refused (``KeyReused``), not replayed
         x  = expiry, epoch seconds (a TTL attribute: DynamoDB deletes the record a day later, for free)
 
     GSI by_tenant (KEYS_ONLY)   PK ts, SK k — a team's records, for offboarding and ``tenant_has_data``:
@@ -78,6 +80,7 @@ class CreationRecord(Model):
     request = UnicodeAttribute(attr_name="q")
     created_at = UTCDateTimeAttribute(attr_name="ca", default=utcnow)
     expires = TTLAttribute(attr_name="x", null=True)
+    fingerprint = UnicodeAttribute(attr_name="h", null=True)  # the API's request fingerprint (64 hex)
 
     by_tenant = ByTenantIndex()
 
@@ -106,8 +109,10 @@ def shard_keys(tenant: str) -> list[str]:
     return [f"{tenant}#{n}" for n in range(SHARDS)]
 
 
-def new_record(*, tenant: str, kind: str, key: str, result: str, request: str) -> CreationRecord:
-    """The record to write beside the item it names (expires after ``RETENTION``)."""
+def new_record(
+    *, tenant: str, kind: str, key: str, result: str, request: str, fingerprint: str | None = None
+) -> CreationRecord:
+    """The record to write beside the item it names (expires after ``RETENTION``); ``fingerprint``: the API's."""
     now = utcnow()
     pk = record_pk(tenant, kind, key)
     return CreationRecord(
@@ -117,4 +122,5 @@ def new_record(*, tenant: str, kind: str, key: str, result: str, request: str) -
         request=request,
         created_at=now,
         expires=now + RETENTION,
+        fingerprint=fingerprint,
     )

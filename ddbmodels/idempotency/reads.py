@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 from pynamodb.exceptions import DoesNotExist
 
 from ddbmodels.core import connection, tables
-from ddbmodels.core.errors import KeyUsed
+from ddbmodels.core.errors import KeyReused, KeyUsed
 from ddbmodels.idempotency.model import LEGACY, CreationRecord, record_key, record_pk
 
 LEGACY_RECHECK_S = 60.0  # how long a process trusts "the old table exists" (DescribeTable is free)
@@ -79,3 +79,12 @@ def check_unused(*, tenant: str, kind: str, key: str) -> None:
     """
     if legacy_record_get(tenant=tenant, kind=kind, key=key) is not None:
         raise KeyUsed("this idempotency key already created an item (before the upgrade)")
+
+
+def check_fingerprint(record: CreationRecord | None, fingerprint: str | None) -> None:
+    """Raise KeyReused when a caller that fingerprints its requests (the API) sent the record's key with another
+    request. Reads nothing: ``record`` is the one the replay read anyway. Without a fingerprint (the pages' forms,
+    whose keys are made per rendered form) nothing is compared.
+    """
+    if fingerprint is not None and record is not None and record.fingerprint != fingerprint:
+        raise KeyReused("this idempotency key was used with a different request", key=record.key)

@@ -41,7 +41,7 @@ from ddbmodels.core.errors import (
 )
 from ddbmodels.core.keys import utcnow
 from ddbmodels.core.transactions import raw_put
-from ddbmodels.idempotency import check_unused, new_record, record_get
+from ddbmodels.idempotency import CreationRecord, check_fingerprint, check_unused, new_record, record_get
 from ddbmodels.issues.bulk import issue_labels_reconcile
 from ddbmodels.issues.guarded import guard_for, milestone_check, refused_by_check, update_guarded
 from ddbmodels.issues.model import (
@@ -79,6 +79,7 @@ def issue_create(
     labels: Iterable[str] = (),
     idempotency_key: str | None = None,
     milestone: str | None = None,
+    fingerprint: str | None = None,
 ) -> Claimed[IssueItem]:
     """Query max SK (1 RCU, consistent) + conditional PutItem (1 WCU per KB, + 3–4 index entries); retried.
 
@@ -101,6 +102,9 @@ def issue_create(
     exist in the project and be open, else MilestoneNotOpen and nothing is written (a form resent after its
     milestone started closing is its replay: the key's record is read on that refusal, 1 RCU). Cost: 2 WCU per
     KB of the issue + 2 for the check (+ the record's 3 with a key): a ≤ 1 KB issue with a key, 7 WCU.
+
+    ``fingerprint`` (the API's request fingerprint) is kept on the key's record; the same key with another
+    fingerprint raises KeyReused on the replay path (the record read anyway), nothing written.
     """
     pk = collection_key(tenant, project_key)
     request = uuid.uuid4().hex
@@ -136,7 +140,14 @@ def issue_create(
 
     def record(item: IssueItem) -> Model:
         assert idempotency_key is not None
-        return new_record(tenant=tenant, kind=kind, key=idempotency_key, result=str(item.number), request=request)
+        return new_record(
+            tenant=tenant,
+            kind=kind,
+            key=idempotency_key,
+            result=str(item.number),
+            request=request,
+            fingerprint=fingerprint,
+        )
 
     checks = [milestone_check(tenant, project_key, milestone)] if milestone else []
     if labels:
@@ -157,24 +168,28 @@ def issue_create(
         )
     except KeyUsed:
         assert idempotency_key is not None
-        return _replayed(pk, record_get(tenant=tenant, kind=kind, key=idempotency_key), request)
+        return _replayed(pk, record_get(tenant=tenant, kind=kind, key=idempotency_key), request, fingerprint)
     except MilestoneNotOpen:
         # The same form sent again after its milestone started closing: its first send made the issue (R3-11).
         # Read the key's record (1 RCU, on this refusal only) rather than trust which reasons were reported.
         found = record_get(tenant=tenant, kind=kind, key=idempotency_key) if idempotency_key else None
         if found is None:
             raise
-        return _replayed(pk, found, request)
+        return _replayed(pk, found, request, fingerprint)
 
 
-def _replayed(pk: str, record: Model | None, request: str) -> Claimed[IssueItem]:
-    """The issue an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was this call's."""
+def _replayed(pk: str, record: CreationRecord | None, request: str, fingerprint: str | None) -> Claimed[IssueItem]:
+    """The issue an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was this call's.
+
+    KeyReused (before the read) when the record was written for another request's ``fingerprint``.
+    """
     if record is None:  # expired between the refused write and this read: vanishingly rare, never silent
         raise AlreadyExists("this form was already submitted", pk=pk)
-    number = int(record.result)  # type: ignore[attr-defined]
+    check_fingerprint(record, fingerprint)
+    number = int(record.result)
     issue = CollectionItem.get(pk, number, consistent_read=True)
     assert isinstance(issue, IssueItem)
-    return Claimed(item=issue, number=number, attempts=1, replayed=record.request != request)  # type: ignore[attr-defined]
+    return Claimed(item=issue, number=number, attempts=1, replayed=record.request != request)
 
 
 def update_versioned(item: V, actions: Sequence[Action], condition: Condition | None = None) -> V:

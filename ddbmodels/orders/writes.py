@@ -17,7 +17,7 @@ from ddbmodels.core import capacity
 from ddbmodels.core.errors import AlreadyExists, ChangedSinceRead, InvalidTransition, KeyUsed, is_conditional_failure
 from ddbmodels.core.keys import TENANT_SLUG_RE, utcnow
 from ddbmodels.counters import ORDERS_COUNTER, CounterItem
-from ddbmodels.idempotency import CreationRecord, check_unused, new_record, record_get
+from ddbmodels.idempotency import CreationRecord, check_fingerprint, check_unused, new_record, record_get
 from ddbmodels.orders.model import (
     DEFAULT_SHARDS,
     DELIVERY_METHODS,
@@ -59,6 +59,7 @@ def order_place(
     when: datetime | None = None,
     counter: str = ORDERS_COUNTER,
     idempotency_key: str | None = None,
+    fingerprint: str | None = None,
 ) -> Claimed[OrderItem]:
     """Take the next order number and put the order — cost by mode (order ≤ 1 KB, 2 GSI entries):
 
@@ -74,7 +75,8 @@ def order_place(
     ``idempotency_key`` the key's record is written with the order, in one transaction: atomic
     4 → 7 WCU (+3; DynamoDB Local 9), gapless 6 → 8 WCU (+2; DynamoDB Local 10). A key that already
     placed an order returns that order, ``replayed`` (2 consistent GetItems, 2 RCU), writing
-    nothing — in atomic mode after the counter handed out a number: a gap.
+    nothing — in atomic mode after the counter handed out a number: a gap. ``fingerprint`` (the API's request
+    fingerprint) is kept on the record; the same key with another fingerprint raises KeyReused, nothing written.
     """
     validate_order(customer=customer, product=product, quantity=quantity, delivery=delivery)
     if mode not in NUMBERING_MODES:
@@ -100,7 +102,14 @@ def order_place(
 
     def record(order: OrderItem) -> CreationRecord:
         assert idempotency_key is not None
-        return new_record(tenant=customer, kind="order", key=idempotency_key, result=order.placed, request=request)
+        return new_record(
+            tenant=customer,
+            kind="order",
+            key=idempotency_key,
+            result=order.placed,
+            request=request,
+            fingerprint=fingerprint,
+        )
 
     kwargs = {"token": ("request", request), "record": record if idempotency_key else None}
     try:
@@ -111,13 +120,20 @@ def order_place(
         return put_numbered_atomic(CounterItem, counter, build, **kwargs)  # type: ignore[arg-type]
     except KeyUsed:
         assert idempotency_key is not None
-        return _replayed(customer, record_get(tenant=customer, kind="order", key=idempotency_key), request)
+        found = record_get(tenant=customer, kind="order", key=idempotency_key)
+        return _replayed(customer, found, request, fingerprint)
 
 
-def _replayed(customer: str, record: CreationRecord | None, request: str) -> Claimed[OrderItem]:
-    """The order an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was this call's."""
+def _replayed(
+    customer: str, record: CreationRecord | None, request: str, fingerprint: str | None
+) -> Claimed[OrderItem]:
+    """The order an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was this call's.
+
+    KeyReused (before the read) when the record was written for another request's ``fingerprint``.
+    """
     if record is None:  # expired between the refused write and this read: vanishingly rare, never silent
         raise AlreadyExists("this form was already submitted", customer=customer)
+    check_fingerprint(record, fingerprint)
     order = OrderItem.get(customer, record.result, consistent_read=True)
     return Claimed(item=order, number=int(order.number), attempts=1, replayed=record.request != request)
 

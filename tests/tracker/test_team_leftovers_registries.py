@@ -41,6 +41,7 @@ NOT_A_TEAMS = {
     "distinct_keys": "names a table, no team (names.py)",
     "restore_event_table": "names an archive, no team (names.py)",
     "rebuild": "the team's search rebuild checkpoint row: deleted with its search documents (remove_tenant)",
+    "api-key": "an API request's in-flight marker (a person's Idempotency-Key), gone after 30 s at most",
 }
 
 

@@ -38,8 +38,16 @@ def _require_author(membership: Membership, comment: CommentItem) -> None:
         raise PermissionDenied("Only its author can change a comment.")
 
 
-def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempotency_key: str | None = None) -> Added:
+def comment_add(
+    *,
+    membership: Membership,
+    issue: IssueItem,
+    body: str,
+    idempotency_key: str | None = None,
+    fingerprint: str | None = None,
+) -> Added:
     """Add a comment (members and owners); the same ``idempotency_key`` again adds nothing (``replayed``).
+    With ``fingerprint`` (the API's), the key sent with another request raises KeyReused, nothing written.
 
     The comment is written only while the issue is not deleted, in the same transaction (a ConditionCheck
     of the issue): on a deleted issue IssueDeleted is raised and nothing is written, recorded or sent.
@@ -53,6 +61,7 @@ def comment_add(*, membership: Membership, issue: IssueItem, body: str, idempote
         author=author,
         body=body,
         idempotency_key=idempotency_key,
+        fingerprint=fingerprint,
         issue_check=issues.issue_live_check(
             tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
         ),

@@ -44,8 +44,12 @@ def issue_create_claim(
     labels: Iterable[str] = (),
     idempotency_key: str | None = None,
     milestone: str | None = None,
+    fingerprint: str | None = None,
 ) -> Claimed[IssueItem]:
     """``issue_create``, returning the claim: ``replayed`` when the key had already created the issue.
+
+    ``fingerprint`` (the API's, of the whole request) is kept with the key: the key sent again with another
+    request raises KeyReused and writes nothing (the pages pass none: their keys are per rendered form).
 
     ``milestone``: the id of an open milestone of the project, checked in the create's own transaction
     (MilestoneNotOpen, nothing written, when it is not one or is being closed; the same key again is its replay).
@@ -75,6 +79,7 @@ def issue_create_claim(
         reporter=membership.user.get_username(),
         idempotency_key=idempotency_key,
         milestone=milestone or None,
+        fingerprint=fingerprint,
     )
     if claimed.replayed:
         return claimed  # the first submission recorded it all

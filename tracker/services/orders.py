@@ -46,9 +46,16 @@ def order_place(
 
 
 def order_place_claim(
-    *, membership: Membership, product: str, quantity: int, delivery: str, idempotency_key: str | None = None
+    *,
+    membership: Membership,
+    product: str,
+    quantity: int,
+    delivery: str,
+    idempotency_key: str | None = None,
+    fingerprint: str | None = None,
 ) -> Claimed[OrderItem]:
-    """``order_place``, returning the claim: ``replayed`` when the key had already placed the order."""
+    """``order_place``, returning the claim: ``replayed`` when the key had already placed the order.
+    With ``fingerprint`` (the API's), the key sent with another request raises KeyReused, nothing written."""
     require_role(membership, "member")
     claimed = orders.order_place(
         customer=membership.tenant.slug,
@@ -59,6 +66,7 @@ def order_place_claim(
         mode=settings.ORDER_NUMBERING,
         shards=settings.ORDER_SHARDS,
         idempotency_key=idempotency_key,
+        fingerprint=fingerprint,
     )
     # The by_number index is eventually consistent; the page shown next must find the order.
     order = claimed.item
