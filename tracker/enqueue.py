@@ -42,6 +42,8 @@ SEND_INVITATION_EMAIL = PREFIX + "send_invitation_email"
 CLOSE_MILESTONE = PREFIX + "close_milestone"
 CHANGE_LABEL = PREFIX + "change_label"
 HISTORY_UNQUOTE = PREFIX + "history_unquote"
+DELIVER_WEBHOOK = PREFIX + "deliver_webhook"
+WEBHOOK_DUE = PREFIX + "webhook_due"
 
 NAMES = frozenset(
     {
@@ -63,6 +65,8 @@ NAMES = frozenset(
         CLOSE_MILESTONE,
         CHANGE_LABEL,
         HISTORY_UNQUOTE,
+        DELIVER_WEBHOOK,
+        WEBHOOK_DUE,
     }
 )
 

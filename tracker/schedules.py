@@ -39,6 +39,11 @@ DEFAULTS: dict[str, tuple[str, dict[str, str], str]] = {
         {"minute": "30", "hour": "4"},
         "Delete offboarded teams' exports OFFBOARDING_EXPORT_DAYS after offboarding; recorded on the retired slug.",
     ),
+    "send due webhooks": (
+        "tracker.tasks.webhook_due",
+        {"minute": "*", "hour": "*"},
+        "Queue the webhook deliveries whose next attempt is due (retries past 5 minutes, lost tasks, redeliveries).",
+    ),
 }
 
 

@@ -40,6 +40,7 @@ from tracker.services import (
     personal_invitations,
 )
 from tracker.services.projects import project_counts_refresh
+from tracker.services.webhooks import delivery as webhook_delivery
 
 TRANSIENT_CODES = errors.UNAVAILABLE_CODES  # DynamoDB's retryable answers: the one list is ddbmodels'
 JOB_OPTIONS: dict[str, Any] = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": 5}
@@ -211,6 +212,25 @@ def history_unquote(
             tenant=tenant, project_key=project_key, number=number, event_keys=event_keys, usernames=usernames
         ),
     )
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=30,  # the attempt's lease is 60 s: a stuck attempt is retried by the sweep after it
+    max_retries=JOB_OPTIONS["max_retries"],
+    **TEAM_TASK,
+)
+def deliver_webhook(self: Task, tenant: str, endpoint_id: str, delivery_id: str) -> str:
+    """The next attempt of one webhook delivery (queued by ``webhooks.emit_later``, a retry or the due sweep)."""
+    return _retrying(self, lambda: webhook_delivery.attempt(tenant, endpoint_id, delivery_id))
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def webhook_due() -> int:
+    """Every minute: queue the webhook deliveries whose next attempt is due (8 due shards, one Query each)."""
+    return webhook_delivery.sweep()
 
 
 @shared_task(acks_late=True, **TEAM_TASK)

@@ -1,5 +1,15 @@
 """The webhooks table: a team's endpoints and each endpoint's deliveries. See ``model``."""
 
+from ddbmodels.webhooks.deliveries import (
+    Due,
+    delivery_claim,
+    delivery_finish,
+    delivery_put,
+    due_page,
+    endpoint_disable,
+    endpoint_failing,
+    endpoint_recovered,
+)
 from ddbmodels.webhooks.endpoints import endpoint_get, endpoint_put, endpoint_tombstone, endpoint_update, endpoints_of
 from ddbmodels.webhooks.log import delivery_get, delivery_page, delivery_redeliver
 from ddbmodels.webhooks.model import (
@@ -66,21 +76,29 @@ __all__ = [
     "URL_MAX",
     "Attempt",
     "DeliveryItem",
+    "Due",
     "EndpointItem",
     "WebhookItem",
+    "delivery_claim",
+    "delivery_finish",
     "delivery_get",
     "delivery_id_of",
     "delivery_of",
     "delivery_page",
+    "delivery_put",
     "delivery_redeliver",
     "delivery_sort",
     "due_key",
     "due_keys",
+    "due_page",
+    "endpoint_disable",
+    "endpoint_failing",
     "endpoint_get",
     "endpoint_id_for",
     "endpoint_key",
     "endpoint_of",
     "endpoint_put",
+    "endpoint_recovered",
     "endpoint_sort",
     "endpoint_tombstone",
     "endpoint_update",

@@ -61,6 +61,7 @@ TASK_TEAM: dict[str, tuple[str, int]] = {
     "close_milestone": ("tenant", 0),
     "change_label": ("tenant", 0),
     "history_unquote": ("tenant", 0),  # a removed change's notifications rewritten (a large team's)
+    "deliver_webhook": ("tenant", 0),  # one webhook delivery's next attempt
 }
 TASKS_OF_NO_TEAM = frozenset(
     {
@@ -73,6 +74,7 @@ TASKS_OF_NO_TEAM = frozenset(
         "reconcile_attachments",
         "expire_offboarding_exports",
         "send_invitation_email",  # an invitation's id: offboarding withdraws the invitation itself
+        "webhook_due",  # every team's due webhook deliveries: it queues deliver_webhook per delivery
     }
 )
 TEAM_FIELDS = ("tenant", "slug")

@@ -1,0 +1,73 @@
+"""What a delivery says: ``{"type", "timestamp", "data": {team, project, issue, actor, changes}}``, ≤ 2 KB.
+
+``issue`` is the issue as the API's lists show it (the fields of ``tracker.api.issue_out.IssueSummary``; a test
+keeps them equal), built from the item in hand: no read. ``changes`` is the recorded event's data without the
+description's word diff (up to 2 KB of the history's, never sent). ``timestamp`` is the change's (its event key's
+time), the same on every attempt; the attempt's own time is in the ``webhook-timestamp`` header.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from ddbmodels.core.keys import as_utc
+from ddbmodels.issues import IssueItem
+from ddbmodels.webhooks import PAYLOAD_MAX
+
+LEFT_OUT = frozenset({"diff", "diff_removed_by"})  # the history's word diff and who took it out: not sent
+TITLE_SHORT = 80  # a payload still too large (long titles and labels, many bytes a character) shortens the title
+
+
+def iso(when: datetime) -> str:
+    """ISO 8601 in UTC with ``Z``, as the API writes times."""
+    return as_utc(when).isoformat().replace("+00:00", "Z")
+
+
+def issue_fields(issue: IssueItem) -> dict[str, Any]:
+    """The issue as a list row of the API shows it (``IssueSummary``), from the item in hand."""
+    return {
+        "reference": issue.reference,
+        "project": issue.project_key,
+        "number": int(issue.number),
+        "title": issue.title,
+        "status": issue.status,
+        "priority": issue.priority,
+        "assignee": issue.assignee or None,
+        "labels": sorted(issue.labels or ()),
+        "reporter": issue.reporter,
+        "created_at": iso(issue.created_at),
+        "updated_at": iso(issue.updated_at),
+        "version": int(issue.version or 0),
+    }
+
+
+def encode(payload: dict[str, Any]) -> str:
+    """The body sent (and signed): compact JSON, UTF-8 as is."""
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+
+
+def payload_text(issue: IssueItem, *, type: str, actor: str, data: dict[str, Any], event_key: str) -> str:
+    """The delivery's body, at most ``PAYLOAD_MAX`` bytes: the changes are left out past it (``changes_omitted``),
+    then the title shortened."""
+    changes = {key: value for key, value in data.items() if key not in LEFT_OUT}
+    inner: dict[str, Any] = {
+        "team": issue.tenant,
+        "project": issue.project_key,
+        "issue": issue_fields(issue),
+        "actor": actor,
+        "changes": changes,
+    }
+    payload = {"type": type, "timestamp": event_key.partition("#")[0], "data": inner}
+    text = encode(payload)
+    if len(text.encode()) <= PAYLOAD_MAX:
+        return text
+    inner["changes"] = {}
+    inner["changes_omitted"] = True  # too large to send: the issue's history has them
+    text = encode(payload)
+    if len(text.encode()) <= PAYLOAD_MAX:
+        return text
+    inner["issue"]["title"] = inner["issue"]["title"][:TITLE_SHORT]
+    inner["issue"]["labels"] = [label[: TITLE_SHORT // 4] for label in inner["issue"]["labels"]]
+    return encode(payload)
