@@ -320,6 +320,14 @@ class ApiScope(models.TextChoices):
 
 SCOPE_RANK = {ApiScope.READ: 0, ApiScope.WRITE: 1, ApiScope.ADMIN: 2}
 SCOPE_ROLE = {ApiScope.READ: Role.VIEWER, ApiScope.WRITE: Role.MEMBER, ApiScope.ADMIN: Role.OWNER}  # the role it needs
+TOKEN_NAME_MAX = 100
+TOKEN_DEFAULT_DAYS = 90  # a token's life unless its maker says otherwise
+TOKEN_MAX_DAYS = 365
+
+
+def token_scopes(membership: Membership) -> list[str]:
+    """The scopes a token of this membership may have, the lowest first: those its role allows (a viewer: read)."""
+    return [scope.value for scope in ApiScope if membership.allows(SCOPE_ROLE[scope])]
 
 
 class ApiToken(models.Model):
@@ -334,7 +342,7 @@ class ApiToken(models.Model):
     membership = models.ForeignKey(Membership, on_delete=models.CASCADE, related_name="api_tokens")
     key_hash = models.CharField(max_length=64, unique=True)
     hint = models.CharField(max_length=12, help_text="trk_ and the token's last 4 characters")
-    name = models.CharField(max_length=100, blank=True)
+    name = models.CharField(max_length=TOKEN_NAME_MAX, blank=True)
     scope = models.CharField(max_length=5, choices=ApiScope.choices, default=ApiScope.READ)
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()

@@ -25,16 +25,27 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ddbmodels.core.errors import InvalidInput, NotFound
-from tracker.models import SCOPE_RANK, SCOPE_ROLE, ApiScope, ApiToken, Membership, Role
+from tracker.models import (
+    SCOPE_RANK,
+    SCOPE_ROLE,
+    TOKEN_DEFAULT_DAYS,
+    TOKEN_MAX_DAYS,
+    TOKEN_NAME_MAX,
+    ApiScope,
+    ApiToken,
+    Membership,
+    Role,
+    token_scopes,
+)
 
 PREFIX = "trk_"
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 BODY_LENGTH = 30  # ≈ 178.6 random bits
 CHECK_LENGTH = 6  # base62 of a CRC32: at most "4gfFC3"
 TOKEN_LENGTH = len(PREFIX) + BODY_LENGTH + CHECK_LENGTH  # 40
-DEFAULT_EXPIRES_DAYS = 90
-MAX_EXPIRES_DAYS = 365
-NAME_MAX = 100
+DEFAULT_EXPIRES_DAYS = TOKEN_DEFAULT_DAYS
+MAX_EXPIRES_DAYS = TOKEN_MAX_DAYS
+NAME_MAX = TOKEN_NAME_MAX
 LAST_USED_EVERY = timedelta(seconds=60)  # at most one UPDATE a token a minute
 
 
@@ -87,7 +98,7 @@ def hint_of(secret: str) -> str:
 
 def scopes_for(membership: Membership) -> list[str]:
     """The scopes this membership's role allows, the lowest first (a viewer: read only)."""
-    return [scope.value for scope in ApiScope if membership.allows(SCOPE_ROLE[scope])]
+    return token_scopes(membership)
 
 
 def scope_allows(scope: str, needed: str) -> bool:

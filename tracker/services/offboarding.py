@@ -26,7 +26,7 @@ from ddbmodels import tenants as ddb_tenants
 from ddbmodels.core.errors import Unavailable
 from tracker import enqueue
 from tracker.jobs import JobRun
-from tracker.models import Invitation, Membership, PersonalInvitation, RetiredSlug, Tenant
+from tracker.models import ApiToken, Invitation, Membership, PersonalInvitation, RetiredSlug, Tenant
 from tracker.search import indexing as search_indexing
 from tracker.services import imports, team_leftovers
 from tracker.services.attachments import DjangoBlobStore
@@ -47,7 +47,8 @@ def offboarding_begin(slug: str) -> tuple[RetiredSlug, dict[str, int]]:
     the retired slug under it: an accept that got there first commits before this goes on, and its
     membership is among those removed; one that comes later is refused), retires the slug, withdraws
     the open invitations of both kinds and deletes them all (what the owners typed: usernames,
-    e-mail addresses), then removes the memberships. Counts for the report. Runs again harmlessly.
+    e-mail addresses), then removes the memberships and their API tokens. Counts for the report. Runs again
+    harmlessly.
     """
     with transaction.atomic():
         Tenant.objects.select_for_update().filter(slug=slug).first()  # none once staff deleted the row: a rerun
@@ -59,6 +60,8 @@ def offboarding_begin(slug: str) -> tuple[RetiredSlug, dict[str, int]]:
         asked = PersonalInvitation.objects.filter(tenant__slug=slug)
         closed = {"invitations_withdrawn": links.withdraw_open(), "requests_withdrawn": asked.withdraw_open()}
         closed["invitations_deleted"] = links.delete()[0] + asked.delete()[0]
+        # API tokens leave with the memberships (CASCADE): deleted first, so each count says what it counts
+        closed["api_tokens_deleted"] = ApiToken.objects.filter(membership__tenant__slug=slug).delete()[0]
         closed["memberships_removed"] = Membership.objects.filter(tenant__slug=slug).delete()[0]
     return retired, closed
 

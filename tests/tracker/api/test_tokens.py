@@ -212,3 +212,16 @@ def test_a_call_needs_the_scope_and_the_role_as_it_is_now(world: World, api_clie
     Membership.objects.filter(pk=owner.membership.pk).update(role="viewer")
     with pytest.raises(PermissionDenied, match="member role"):
         require_scope(_request(owner.secret), "write")
+
+
+def test_offboarding_deletes_the_teams_tokens_with_its_memberships_and_counts_each(
+    world: World, other_world: World, api_client: ApiClientFactory
+) -> None:
+    from tracker.services.offboarding import offboarding_begin
+
+    gone = [api_client(world, role=role, scope="read") for role in ("owner", "viewer")]
+    stays = api_client(other_world, role="member", scope="write")
+    _, closed = offboarding_begin(world.slug)
+    assert (closed["memberships_removed"], closed["api_tokens_deleted"]) == (3, 2)  # not 5 memberships
+    assert [_caller(client.secret) for client in gone] == [None, None]
+    assert list(ApiToken.objects.all()) == [stays.token]
