@@ -35,6 +35,7 @@ urlpatterns = [
     path("t/<slug:tenant>/labels/", include("tracker.urls.labels")),
     path("t/<slug:tenant>/views/", include("tracker.urls.saved_views")),
     path("t/<slug:tenant>/settings/notifications/", include("tracker.urls.notify_settings")),
+    path("t/<slug:tenant>/settings/webhooks/", include("tracker.urls.webhooks")),
     path("t/<slug:tenant>/go/", include("tracker.urls.palette")),
     path("t/<slug:tenant>/", include("tracker.urls.assist")),
     path("t/<slug:tenant>/team/", include("tracker.urls.team")),

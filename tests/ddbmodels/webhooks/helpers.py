@@ -31,6 +31,8 @@ def put_delivery(tenant: str, endpoint_id: str, key: str, *, pending: bool, payl
         "na": {"S": time_key(WHEN)},
         "ca": {"S": time_key(WHEN)},
     }
+    if not pending:
+        item.update({"lc": {"N": "204"}, "ld": {"N": "12"}, "da": {"S": time_key(WHEN)}})
     if pending:
         item["dk"] = {"S": webhooks.due_key(pk, sort)}
     connection.client().put_item(TableName=connection.table_name("webhooks"), Item=item)
