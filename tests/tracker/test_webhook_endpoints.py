@@ -165,7 +165,11 @@ def test_another_teams_endpoint_and_a_malformed_id_are_404(world: World, other_w
         selectors.endpoint_access(membership(world), "../../x")
 
 
-def test_redeliver_refuses_a_disabled_endpoint_and_a_pending_delivery(world: World) -> None:
+def test_redeliver_refuses_a_disabled_endpoint_and_a_pending_delivery_and_queues_the_one_it_puts_back(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queued: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(service, "send_later", lambda *args: bool(queued.append(args)))
     endpoint = register(world)
     put_delivery(world.slug, endpoint.id, event_key(1), pending=True)
     put_delivery(world.slug, endpoint.id, event_key(2), pending=False)
@@ -181,6 +185,7 @@ def test_redeliver_refuses_a_disabled_endpoint_and_a_pending_delivery(world: Wor
     )
 
     assert again.status == ddb_webhooks.PENDING
+    assert queued == [(world.slug, endpoint.id, delivery_id)]
     with pytest.raises(InvalidTransition, match="disabled"):
         service.webhook_redeliver(membership=membership(world), endpoint=off, delivery_id=delivery_id)
 

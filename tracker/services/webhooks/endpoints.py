@@ -25,6 +25,7 @@ from tracker.cache import invalidate
 from tracker.models import Membership, Role
 from tracker.selectors.webhooks import team_endpoints, webhooks_cache_key
 from tracker.services.permissions import require_role
+from tracker.services.webhooks.emit import send_later
 
 EVENT_NAMES = tuple(sorted(set(WEBHOOK_EVENTS.values())))
 
@@ -157,13 +158,16 @@ def webhook_delete(*, membership: Membership, endpoint_id: str, expected_version
 
 
 def webhook_redeliver(*, membership: Membership, endpoint: EndpointItem, delivery_id: str) -> DeliveryItem:
-    """Send a delivery again (an owner's): back to pending and due now, with the same webhook-id; the sender's
-    next sweep (every minute) sends it. InvalidTransition (409) while it is pending or the endpoint is
-    disabled; NotFound (404) for a delivery it does not have. Cost: UpdateItem 1–3 WCU + 1 due entry."""
+    """Send a delivery again (an owner's): back to pending and due now, with the same webhook-id, and its sending
+    queued (a broker that does not answer: the sender's sweep, every minute, sends it). InvalidTransition (409)
+    while it is pending or the endpoint is disabled; NotFound (404) for a delivery it does not have. Cost:
+    UpdateItem 1–3 WCU + 1 due entry."""
     require_role(membership, Role.OWNER)
     if not endpoint.active:
         raise InvalidTransition("This webhook is disabled: enable it before sending a delivery again.")
     event_key = ddb_webhooks.event_key_of(delivery_id)
     if event_key is None:
         raise NotFound("No such delivery.")
-    return ddb_webhooks.delivery_redeliver(endpoint.tenant, endpoint.id, event_key, now=utcnow())
+    again = ddb_webhooks.delivery_redeliver(endpoint.tenant, endpoint.id, event_key, now=utcnow())
+    send_later(endpoint.tenant, endpoint.id, again.id)  # a broker that does not answer: the due sweep sends it
+    return again
