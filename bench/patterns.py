@@ -47,6 +47,7 @@ from pattern_rows.bulk import run_bulk
 from pattern_rows.chart import chart
 from pattern_rows.collections import run_orders, run_projects_and_issues
 from pattern_rows.history import run_history
+from pattern_rows.idempotency import run_idempotency
 from pattern_rows.issue_edit import run_issue_edit
 from pattern_rows.labels import run_label_prefix, run_labels
 from pattern_rows.milestones import run_milestones
@@ -103,6 +104,7 @@ def measure(run: bench.Run) -> None:
         run_bulk(work)
         run_history(work)  # after run_events: its issue's events stay out of the day run_events counted
         run_issue_edit(work)
+        run_idempotency(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise
