@@ -7,7 +7,9 @@ Every request (``tracker.middleware.CapacityMiddleware``) and every maintenance 
 - ``page``: label = URL name; count = requests served;
 - ``job``: label = job name; count = runs (whatever the Celery result backend is);
 - ``pattern``: label = access pattern (``ddbmodels.capacity.access_pattern``); count = times
-  the pattern was entered, so the page can show capacity *per call* next to its theory.
+  the pattern was entered, so the page can show capacity *per call* next to its theory;
+- ``token``: label = an API token, ``<team>#<username>#<hint>``; count = calls it made (a request's
+  ``also``: the same meter as its ``page`` row, whose label for the API is ``api:<operation>``).
 
 One pipeline of HINCRBYFLOAT/HINCRBY + EXPIRE per request or run. A Redis outage loses figures,
 never a request or a job: errors are logged, not raised, and after one the process skips Redis
@@ -17,6 +19,7 @@ for a while (``tracker.optional_redis``), so a frozen Redis does not add a timeo
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -32,8 +35,8 @@ from tracker import optional_redis
 log = logging.getLogger(__name__)
 KEEP_DAYS = 7
 KEY_PREFIX = "tracker:ddbcap:"
-Kind = Literal["page", "job", "pattern"]
-KINDS: tuple[Kind, ...] = ("page", "job", "pattern")
+Kind = Literal["page", "job", "pattern", "token"]
+KINDS: tuple[Kind, ...] = ("page", "job", "pattern", "token")
 
 
 def redis_client() -> redis.Redis:
@@ -76,8 +79,9 @@ def _add(pipe: redis.client.Pipeline, key: str, label: str, rcu: float, wcu: flo
         pipe.hincrby(key, f"{label}:count", count)
 
 
-def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
-    """Add ``meter`` under ``label`` (kind page or job), and its per-pattern totals under pattern."""
+def record(kind: Kind, label: str, meter: CapacityMeter, *, also: Mapping[Kind, str] | None = None) -> None:
+    """Add ``meter`` under ``label`` (kind page or job), and its per-pattern totals under pattern; ``also``: the
+    same meter under other kinds' labels too (an API call's token), in the same pipeline."""
     hot_keys.flush()  # this process's sampled partition keys, when the flush interval has passed
     if optional_redis.paused():
         return
@@ -88,6 +92,10 @@ def record(kind: Kind, label: str, meter: CapacityMeter) -> None:
         key = day_key(kind, now)
         _add(pipe, key, label, meter.rcu, meter.wcu, meter.requests, 1)
         pipe.expire(key, ttl)
+        for other_kind, other_label in (also or {}).items():
+            other = day_key(other_kind, now)
+            _add(pipe, other, other_label, meter.rcu, meter.wcu, meter.requests, 1)
+            pipe.expire(other, ttl)
         if meter.by_pattern:
             patterns = day_key("pattern", now)
             for name, totals in meter.by_pattern.items():

@@ -188,7 +188,19 @@ class Answer:
     message: str  # the generic sentence, when the page has none of its own
 
 
-def _answer(error: Exception) -> Answer | None:
+def known(error: Exception) -> Exception:
+    """``error`` as the error tree names it: DynamoDB throttled, failing past the bounded retries or not answering
+    (botocore's errors, a timeout) is ``Unavailable``; any other error is itself."""
+    if not isinstance(error, errors.DomainError | BadRequest) and errors.is_unavailable(error):
+        return errors.Unavailable(str(error))
+    return error
+
+
+def answer(error: Exception) -> Answer | None:
+    """The status (and the pages' words) of a known error (``known``); None for any other: a 500.
+
+    The one map of statuses: the pages (``error_response``) and the API (``tracker.api.problems``) both read it.
+    """
     if isinstance(error, errors.NotFound):
         return Answer(404, "Not found", "There is nothing here, or it is not yours to see.")
     if isinstance(error, errors.MilestoneNotOpen):  # before InvalidInput: a state of the milestone, not bad input
@@ -251,22 +263,22 @@ def error_response(request: HttpRequest, error: Exception) -> HttpResponse | Non
     DynamoDB throttling or failing past the bounded retries, or not answering (a connection
     error, a timeout) is the 503 of ``Unavailable`` wherever in the call it surfaced.
     """
-    if not isinstance(error, errors.DomainError | BadRequest) and errors.is_unavailable(error):
+    if (named := known(error)) is not error:
         log.warning("DynamoDB unavailable for %s: %s", request.path, error)
-        error = errors.Unavailable(str(error))
+        error = named
     if not isinstance(error, errors.DomainError | BadRequest):
         return None
-    answer = _answer(error)
-    if answer is None:
+    found = answer(error)
+    if found is None:
         return None
     match = request.resolver_match
     refusal = REFUSALS.get(match.url_name or "") if match else None
     fields = _fields(request, refusal, error)
-    message = _format(_sentence(refusal, error), fields) or answer.message
-    heading = answer.heading
+    message = _format(_sentence(refusal, error), fields) or found.message
+    heading = found.heading
     if refusal is not None and isinstance(error, errors.Unavailable):
         heading = _format(refusal.unavailable_heading, fields) or heading
-    context: dict[str, Any] = {"heading": heading, "message": message, "status": answer.status}
+    context: dict[str, Any] = {"heading": heading, "message": message, "status": found.status}
     if refusal is not None:
         context.update(back_url=refusal.back(request), back_label=_format(refusal.back_label, fields) or "Back")
     elif isinstance(error, BadCursor) and (first := _first_page(request)):
@@ -277,9 +289,9 @@ def error_response(request: HttpRequest, error: Exception) -> HttpResponse | Non
         context["states"] = [(name, value) for name, value in states if value]
     if match is not None and match.namespace == "admin":
         context.update(admin.site.each_context(request), title=heading)
-        response = render(request, "admin/ddb/error.html", context, status=answer.status)
+        response = render(request, "admin/ddb/error.html", context, status=found.status)
     else:
-        response = render(request, f"{answer.status}.html", context, status=answer.status)
-    if answer.status == 503:
+        response = render(request, f"{found.status}.html", context, status=found.status)
+    if found.status == 503:
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

@@ -6,6 +6,8 @@ complete up to the moment it is rendered, hence "so far". After the response, th
 added to the rolling aggregates in Redis by URL name and by access pattern
 (``tracker.capacity_stats``).
 
+An API call (``/api/``) counts as page ``api:<operation>`` and under its token (kind ``token``).
+
 ``ErrorPageMiddleware``: a domain error (or a bad request) a view raises becomes its page
 (``tracker.error_pages``: 404, 400, 409, 503), for the site and the admin alike; and every 503,
 a form's included, tells the client when to retry.
@@ -34,7 +36,12 @@ class CapacityMiddleware:
             response = self.get_response(request)
         match = getattr(request, "resolver_match", None)
         if match is not None and match.url_name:
-            capacity_stats.record("page", match.url_name, meter)
+            # An API operation is named by its function (``issue_list``, as a page may be): ``api:`` sets it apart.
+            # Its token's row (``token``, ``tracker.api.middleware``) gets the same meter.
+            api = request.path.startswith("/api/")
+            label = f"api:{match.url_name}" if api else match.url_name
+            token = getattr(request, "capacity_token", None) if api else None
+            capacity_stats.record("page", label, meter, also={"token": token} if token else None)
         return response
 
 

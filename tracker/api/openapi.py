@@ -17,10 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.openapi.schema import REF_TEMPLATE, OpenAPISchema
 from ninja.schema import NinjaGenerateJsonSchema
 
+from tracker.api import problems
+from tracker.api.ratelimit import TokenThrottle
 from tracker.api.schemas import Problem
 
 COST_KEY = "x-dynamodb-cost"
@@ -72,6 +75,11 @@ def cost(*, requests: int | str, rcu: float | str = 0, wcu: float | str = 0, not
     return {COST_KEY: stated}
 
 
+def _problem_of(request: HttpRequest, error: Exception | type[Exception]) -> HttpResponse:
+    """Every error an operation raises, as a problem document (ninja may hand over the class, not an instance)."""
+    return problems.handle(request, error if isinstance(error, Exception) else error())
+
+
 def _header_refs(names: list[str]) -> dict[str, Any]:
     return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
 
@@ -121,7 +129,17 @@ def operations_without_cost(document: Mapping[str, Any]) -> list[str]:
 
 
 class TrackerAPI(NinjaAPI):
-    """``NinjaAPI`` whose OpenAPI document states problems, headers and costs (``finish_document``)."""
+    """``NinjaAPI`` whose OpenAPI document states problems, headers and costs (``finish_document``), and whose
+    operations count against their token's rate limit by default (``tracker.api.ratelimit.TokenThrottle``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("throttle", [TokenThrottle()])
+        super().__init__(*args, **kwargs)
+
+    def set_default_exception_handlers(self) -> None:
+        """One handler, for ``Exception``: ninja's own defaults for ``ValidationError``, ``HttpError`` and ``Http404``
+        would come first along the MRO and answer plain JSON (``{"detail": …}``) instead of a problem document."""
+        self.add_exception_handler(Exception, _problem_of)
 
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None

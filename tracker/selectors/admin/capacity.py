@@ -9,7 +9,7 @@ __all__ = ["KEEP_DAYS", "Row", "capacity_totals", "stated_costs"]
 
 
 def capacity_totals(kind: Kind) -> list[Row]:
-    """Capacity by access pattern, job or page over the last KEEP_DAYS days, largest first (one Redis read)."""
+    """Capacity by access pattern, job, page or API token over the last KEEP_DAYS days, largest first (1 Redis read)."""
     return totals(kind)
 
 

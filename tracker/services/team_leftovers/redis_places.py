@@ -10,8 +10,9 @@ between calls; what a pass costs is one visit of every key of the database (Redi
     hot keys     SCAN MATCH ``tracker:hotkeys:*`` (≤ 4 keys a minute of the window): each sorted set's
                  members ``<table>\\t<index>\\t<key>`` whose key is the team's (the slug, ``<team>#…``, or a
                  job of the team) — ZREM (≤ ``KEEP_PER_MINUTE`` members read a set)
-    capacity     SCAN MATCH ``tracker:ddbcap:*`` (3 hashes a day, ``KEEP_DAYS``): fields whose label is a
-                 job of the team (``import_issues:<team>:…``, ``leaderboard_repair:<team>``) — HDEL
+    capacity     SCAN MATCH ``tracker:ddbcap:*`` (4 hashes a day, ``KEEP_DAYS``): fields whose label is a
+                 job of the team (``import_issues:<team>:…``, ``leaderboard_repair:<team>``) or, in the
+                 ``token`` hashes, one of its API tokens (``<team>#<user>#<hint>``) — HDEL
     job history  LRANGE of the ``RUNS_KEPT`` newest runs: a run whose ``job`` is a job of the team — LREM;
                  a shared job's run whose ``error`` quotes the team's keys (``<slug>#…``) keeps everything
                  else, those keys replaced (LSET)
@@ -109,9 +110,10 @@ def capacity_entries(team: Team, *, apply: bool) -> int:
     for key in _scan(client, f"{capacity_stats.KEY_PREFIX}*"):
         fields = [f.decode() if isinstance(f, bytes) else str(f) for f in client.hkeys(key)]  # type: ignore[union-attr]
         team_fields = []
+        tokens = key.startswith(f"{capacity_stats.KEY_PREFIX}token:")
         for name in fields:
             label = name.rpartition(":")[0]
-            if team.owns_job(label):
+            if team.owns_job(label) or (tokens and team.owns_key(label)):  # an API token's row: <team>#<user>#<hint>
                 team_fields.append(name)
         found += len(team_fields)
         if apply and team_fields:

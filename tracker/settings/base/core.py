@@ -46,6 +46,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "tracker.middleware.ErrorPageMiddleware",  # it sees a view's exception first (Axes has no process_exception)
+    "tracker.api.middleware.ApiMiddleware",  # /api/ only: request ids, rate limits, X-DynamoDB-*, problems not pages
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a locked-out login into its page
 ]
 

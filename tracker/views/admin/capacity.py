@@ -1,4 +1,4 @@
-"""The capacity page: DynamoDB capacity by access pattern, by job and by page, drawn as SVG bars.
+"""The capacity page: DynamoDB capacity by access pattern, by job, by page and by API token, drawn as SVG bars.
 
 The figures are the rolling Redis aggregates of ``tracker.capacity_stats`` (every request and
 every job run adds its meter when it ends).
@@ -70,7 +70,7 @@ def with_stated_costs(chart: dict[str, Any]) -> dict[str, Any]:
 
 
 def capacity_view(request: HttpRequest) -> HttpResponse:
-    """The capacity page: by access pattern, by job and by page, each an SVG bar chart and a table."""
+    """The capacity page: by access pattern, by job, by page and by API token, each an SVG bar chart and a table."""
     context = {
         "sections": [
             {
@@ -113,6 +113,19 @@ def capacity_view(request: HttpRequest) -> HttpResponse:
                 "per_label": "Units per request",
                 "empty": "No page recorded yet.",
                 "chart": bars(capacity_totals("page")),
+            },
+            {
+                "id": "tokens",
+                "heading": "API calls by token",
+                "help": (
+                    f"Every call to the API (/api/v1/) by the token that made it, over the last {KEEP_DAYS} days: "
+                    "team # person # the token's last characters. The same calls are under By page as api:<name>."
+                ),
+                "label": "Token",
+                "count_label": "Calls",
+                "per_label": "Units per call",
+                "empty": "No API call recorded yet.",
+                "chart": bars(capacity_totals("token")),
             },
         ],
     }
