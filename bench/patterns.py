@@ -61,6 +61,7 @@ from pattern_rows.others import (
 )
 from pattern_rows.preferences import run_preferences
 from pattern_rows.rows import ORDER_SHARDS, check_item_sizes
+from pattern_rows.webhooks import run_webhooks
 from pattern_rows.workload import AWARDED, Workload, judge_rows
 
 from ddbmodels import events
@@ -100,6 +101,7 @@ def measure(run: bench.Run) -> None:
         run_labels(work)
         run_palette(work)
         run_preferences(work)
+        run_webhooks(work)
         run_milestones(work)
         run_bulk(work)
         run_history(work)  # after run_events: its issue's events stay out of the day run_events counted

@@ -32,3 +32,8 @@ def _handle(request: HttpRequest, error: Exception | type[Exception]) -> HttpRes
 
 
 api.add_exception_handler(Exception, _handle)
+
+from tracker.api.routers import issue_reads, projects  # noqa: E402  # the routers need `api`'s package first
+
+api.add_router("", projects.router)  # D: the team's projects
+api.add_router("", issue_reads.router)  # D: issue lists, one issue, its history

@@ -58,9 +58,16 @@ def _sort_for(query: IssueQuery, offered: tuple[str, ...]) -> str:
 
 
 def issue_listing(
-    *, tenant: str, project_key: str | None, query: IssueQuery, cursor: str | None, username: str
+    *,
+    tenant: str,
+    project_key: str | None,
+    query: IssueQuery,
+    cursor: str | None,
+    username: str,
+    size: int = PAGE_SIZE,
 ) -> IssueListing:
-    """The page of issues ``query`` asks for; BadCursor for a cursor of another list or tampered with.
+    """The page of issues ``query`` asks for (``size`` rows: the pages' 25, the API's ``limit`` up to 100);
+    BadCursor for a cursor of another list or tampered with.
 
     QueryError (carrying the query without its milestone) for a milestone the project does not have,
     one asked of the team-wide list, or one with search words.
@@ -95,7 +102,7 @@ def issue_listing(
             status=query.status,
             label=query.label,
             assignee=query.assignee,
-            size=PAGE_SIZE,
+            size=size,
             offset=offset,
         )
         next_at = {"o": found.next_offset} if found.next_offset is not None else None
@@ -108,7 +115,7 @@ def issue_listing(
             project_key=project_key,
             milestone=milestone_id,
             ascending=query.sort == "oldest",
-            size=PAGE_SIZE,
+            size=size,
             start=start,
             backwards=backwards,
         )
@@ -123,7 +130,7 @@ def issue_listing(
             label=query.label,
             status=query.status,
             project_key=project_key,
-            size=PAGE_SIZE,
+            size=size,
             start=start,
             backwards=backwards,
         )
@@ -140,7 +147,7 @@ def issue_listing(
             assignee=query.assignee,
             sort="number" if sort in ("newest", "oldest") else "updated",
             ascending=sort in ("oldest", "stale"),
-            size=PAGE_SIZE,
+            size=size,
             start=start,
             backwards=backwards,
         )
