@@ -43,9 +43,18 @@ def issue_fields(issue: IssueItem) -> dict[str, Any]:
     }
 
 
+def plain(value: object) -> object:
+    """What JSON lacks, as the history keeps it: a set as its sorted list, a time in ISO 8601, else its text."""
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    if isinstance(value, datetime):
+        return iso(value)
+    return str(value)
+
+
 def encode(payload: dict[str, Any]) -> str:
     """The body sent (and signed): compact JSON, UTF-8 as is."""
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=plain)
 
 
 def payload_text(issue: IssueItem, *, type: str, actor: str, data: dict[str, Any], event_key: str) -> str:
