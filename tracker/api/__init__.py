@@ -33,6 +33,10 @@ def _handle(request: HttpRequest, error: Exception | type[Exception]) -> HttpRes
 
 api.add_exception_handler(Exception, _handle)
 
+from tracker.api.routers import tokens  # noqa: E402  # A: who is calling
+
+api.add_router("", tokens.router)  # A: the calling token (GET /token)
+
 from tracker.api.routers import issue_reads, projects  # noqa: E402  # the routers need `api`'s package first
 
 api.add_router("", projects.router)  # D: the team's projects

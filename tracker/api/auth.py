@@ -8,7 +8,7 @@ problem document with ``WWW-Authenticate: Bearer``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.http import HttpRequest
@@ -17,7 +17,7 @@ from ninja.security import HttpBearer
 from tracker.services import api_tokens
 
 if TYPE_CHECKING:
-    from tracker.models import Membership
+    from tracker.models import ApiToken, Membership
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class ApiPrincipal:
     hint: str
     membership: Membership
     scope: str
+    token: ApiToken | None = field(default=None, compare=False, repr=False)  # the row as read (GET /token)
 
 
 class TokenAuth(HttpBearer):
@@ -37,4 +38,6 @@ class TokenAuth(HttpBearer):
         found = api_tokens.token_authenticate(token.strip())
         if found is None:
             return None
-        return ApiPrincipal(token_id=found.pk, hint=found.hint, membership=found.membership, scope=found.scope)
+        return ApiPrincipal(
+            token_id=found.pk, hint=found.hint, membership=found.membership, scope=found.scope, token=found
+        )
