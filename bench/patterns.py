@@ -61,6 +61,7 @@ from pattern_rows.others import (
 )
 from pattern_rows.preferences import run_preferences
 from pattern_rows.rows import ORDER_SHARDS, check_item_sizes
+from pattern_rows.webhook_delivery import run_webhook_delivery
 from pattern_rows.webhooks import run_webhooks
 from pattern_rows.workload import AWARDED, Workload, judge_rows
 
@@ -107,6 +108,7 @@ def measure(run: bench.Run) -> None:
         run_history(work)  # after run_events: its issue's events stay out of the day run_events counted
         run_issue_edit(work)
         run_idempotency(work)
+        run_webhook_delivery(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise
