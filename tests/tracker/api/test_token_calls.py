@@ -81,3 +81,20 @@ def test_the_operation_states_its_cost_and_bearer_security(client: Client) -> No
     assert operation["x-dynamodb-cost"]["requests"] == 0
     assert operation["security"] == [{"TokenAuth": []}]
     assert document["components"]["securitySchemes"]["TokenAuth"] == {"type": "http", "scheme": "bearer"}
+
+
+def test_another_teams_url_is_the_same_404_as_a_team_that_does_not_exist(
+    world: World, other_world: World, api_client: ApiClientFactory
+) -> None:
+    client = api_client(world, role="owner", scope="admin")
+    assert client.get(f"/api/v1/teams/{world.slug}/projects").status_code == 200
+    answers = [client.get(f"/api/v1/teams/{slug}/projects") for slug in (other_world.slug, "no-such-team")]
+    bodies = []
+    for response in answers:
+        assert response.status_code == 404
+        assert response["Content-Type"] == "application/problem+json"
+        body = json.loads(response.content)
+        del body["request_id"]
+        bodies.append(body)
+    assert bodies[0] == bodies[1]  # nothing tells another team's slug from a free one
+    assert other_world.tenant.name not in answers[0].content.decode()
