@@ -146,6 +146,11 @@ MILESTONE_ROWS: dict[str, Row] = {
         "started KB of the larger of the item before and after",
         lambda found, before: Cost(0, update_units(before, bench.model_size([found])), 1),
     ),
+    "milestones.close_moved": Row(
+        "UpdateItem cm (the count a running close moved so far) conditioned on st and ck, the version untouched: "
+        "1 WCU per started KB of the larger of the item before and after",
+        lambda found, basis: Cost(0, update_units(basis[0], bench.model_size([basis[1]])), 1),
+    ),
     "milestones.progress": Row(
         "UpdateItem ic per milestone whose counts changed ≤ 1 KB (1 WCU each), none for the others: no read",
         lambda written, _basis: Cost(0, written, written),
@@ -212,6 +217,21 @@ def run_milestones(run: Workload) -> None:
     )
     bench.check(closed.state == "closed", "the milestone was not closed")
     bench.check(closed.close_outcome() == outcome, "the close's outcome was not kept")
+    token, before = milestones.new_milestone_id(), bench.model_size([found[2]])
+    closing = run(
+        "milestones.close",
+        milestones.milestone_set_state,
+        found[2],
+        state="closing",
+        expected_version=1,
+        token=token,
+        basis=before,
+    )
+    before = bench.model_size([closing])
+    kept = run(
+        "milestones.close_moved", milestones.close_moved_write, closing, token=token, moved=24, basis=(before, closing)
+    )
+    bench.check(kept and closing.close_moved == 24, "the close's count so far was not kept")
     run_milestone_edits(run, found[0])
 
 

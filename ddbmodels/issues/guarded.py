@@ -7,7 +7,8 @@ its walk would miss the issue. So the write itself carries the check:
     into a milestone (create with one, edit or change moving it)   TransactWriteItems [ConditionCheck the
         milestone: it exists and ``st = "open"``; Put / Update the issue on its own condition and version]
     reopening (resolved/closed → open/in_progress) inside one        the same, ConditionCheck ``st <> "closing"``
-        (a CLOSED milestone still allows it, as on GitHub; only a running close must not miss it)
+        (a CLOSED milestone still allows it, as on GitHub; only a running close must not miss it; a reopen that
+        takes the issue out of its milestone in the same write is not checked: the close cannot miss it)
 
 The two refusals are told apart from the cancellation reasons (one per item, in order: the check first): the
 issue's own condition → ``ChangedSinceRead`` (``issue_change`` then still answers its own form's replay,
@@ -65,12 +66,13 @@ def milestone_check(tenant: str, project_key: str, milestone_id: str, *, reopen:
 
 def guard_for(issue: IssueItem, local: dict[str, Any]) -> dict[str, Any] | None:
     """The check a write of ``local`` (attribute values) to ``issue`` needs, or None: a move INTO a milestone
-    needs it open; a reopen inside one needs it not closing."""
+    needs it open; a reopen inside one needs it not closing — the milestone the issue is in AFTER the write: a
+    reopen that takes it out of a closing milestone (``milestone: None``) cannot be missed by that close (R4-4)."""
     into = local.get("milestone") if "milestone" in local else None
     if into:
         return milestone_check(issue.tenant, issue.project_key, into)
     status = local.get("status")
-    staying = getattr(issue, "milestone", None)
+    staying = getattr(issue, "milestone", None) if "milestone" not in local else None
     if staying and status in LIVE and issue.status in DONE:
         return milestone_check(issue.tenant, issue.project_key, staying, reopen=True)
     return None

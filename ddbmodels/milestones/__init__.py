@@ -16,6 +16,7 @@ from ddbmodels.milestones.team import TEAM_DATA
 from ddbmodels.milestones.writes import (
     NameTaken,
     TooMany,
+    close_moved_write,
     milestone_create,
     milestone_set_state,
     milestone_update,
@@ -36,6 +37,7 @@ __all__ = [
     "TooMany",
     "by_name",
     "claims_check",
+    "close_moved_write",
     "milestone_create",
     "milestone_get",
     "milestone_list",

@@ -4,6 +4,8 @@
     nm name (unique in the project: a name claim, see below)
     du due date (ISO, optional) · st "open" | "closing" (its open issues are being moved) | "closed" · ds description
     cl closed at · ct / ck while closing: where its open issues go (none: out of any) and the close's token (Resume)
+    cm while closing: the open issues the close has moved so far (the request's before it handed over, the job's
+       after each page): what the close's end counts from, also after a Resume
     lr the last close's outcome (who, when, its token, closed or left open and why, refused issues): set by the
        close's end, dropped by the next close, reopen or edit; the list row says it
     ic {"open": n, "in_progress": n, "resolved": n, "closed": n}: its live issues by status (the progress)
@@ -45,7 +47,7 @@ import re
 import secrets
 from typing import Any
 
-from pynamodb.attributes import MapAttribute, UnicodeAttribute, UTCDateTimeAttribute, VersionAttribute
+from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute, VersionAttribute
 from pynamodb.models import Model
 
 from ddbmodels.core.connection import register
@@ -90,6 +92,7 @@ class MilestoneItem(Model):
     closed_at = UTCDateTimeAttribute(attr_name="cl", null=True)
     close_to = UnicodeAttribute(attr_name="ct", null=True)  # closing: the milestone its open issues move to
     close_token = UnicodeAttribute(attr_name="ck", null=True)  # closing: the close's token (a resumed job's too)
+    close_moved = NumberAttribute(attr_name="cm", null=True)  # closing: issues moved so far (``close_moved_write``)
     last_close = MapAttribute(attr_name="lr", null=True)  # type: ignore[var-annotated]  # see close_outcome()
 
     @property
@@ -127,15 +130,16 @@ class MilestoneItem(Model):
         if outcome.get("kept"):
             moved_said = "its open issues stay in it"
         refused = outcome.get("refused") or {}
+        more = int(outcome.get("refused_more") or 0)  # refused past the references kept (the close's REFUSED_KEPT)
         if outcome.get("closed"):
-            left = f"; not moved: {_refs(refused)}" if refused else ""
+            left = f"; not moved: {_refs(refused, more)}" if refused else ""
             on = f" on {str(outcome.get('at') or '')[:10]}" if outcome.get("at") else ""
             whose = f"Your close ran: {self.name} is closed" if own else f"Closed by {outcome.get('by')}{on}"
             return f"{whose}: {moved_said}{left}."
         why = outcome.get("why") or ""
         if refused:
-            were = "were" if len(refused) > 1 else "was"
-            why = f"{_refs(refused)} {were} not moved" + (f"; {why}" if why else "")
+            were = "were" if len(refused) + more > 1 else "was"
+            why = f"{_refs(refused, more)} {were} not moved" + (f"; {why}" if why else "")
         whose = f"Your close ran: it left {self.name} open" if own else f"{outcome.get('by')}’s close left it open"
         return f"{whose}: {why}; {moved_said}."
 
@@ -158,5 +162,6 @@ class MilestoneItem(Model):
         return counts["open"] + counts["in_progress"]
 
 
-def _refs(refused: dict[str, Any]) -> str:
-    return ", ".join(f"{ref} ({why})" for ref, why in sorted(refused.items()))
+def _refs(refused: dict[str, Any], more: int = 0) -> str:
+    listed = ", ".join(f"{ref} ({why})" for ref, why in sorted(refused.items()))
+    return f"{listed} and {more} more" if more else listed

@@ -204,8 +204,9 @@ def milestone_set_state(
     outcome: Mapping[str, Any] | None = None,
 ) -> MilestoneItem:
     """UpdateItem ``st`` (and ``cl``; ``ct``/``ck`` when "closing": where its issues go, the close's token, which
-    a resumed job reads; ``lr`` the close's ``outcome`` at its end, dropped otherwise) conditioned on the version —
-    1 WCU (the outcome, a few hundred bytes, keeps the item under 1 KB but for hundreds of refused issues).
+    a resumed job reads; ``lr`` the close's ``outcome`` at its end, dropped otherwise; ``cm`` dropped) conditioned on
+    the version — 1 WCU (the outcome, a few hundred bytes: the close names at most 20 refused issues, so the item
+    stays near 1 KB).
     ChangedSinceRead when stale."""
     if state not in STATES:
         raise InvalidInput("a milestone is open, closing or closed", state=state)
@@ -217,8 +218,29 @@ def milestone_set_state(
         MilestoneItem.close_to.set(to) if state == "closing" and to else MilestoneItem.close_to.remove(),
         MilestoneItem.close_token.set(token) if state == "closing" and token else MilestoneItem.close_token.remove(),
         MilestoneItem.last_close.set(dict(outcome)) if outcome else MilestoneItem.last_close.remove(),
+        MilestoneItem.close_moved.remove(),  # a new close counts from nothing; an ended one's count is in lr
     ]
     return _update(item, actions, expected_version)
+
+
+@capacity.access_pattern("milestones.close_moved")
+def close_moved_write(item: MilestoneItem, *, token: str, moved: int) -> bool:
+    """Keep how many open issues the running close ``token`` has moved so far (``cm``) — UpdateItem conditioned on
+    ``st = "closing"`` and ``ck = token``, the version left alone (a form open on the milestone stays current):
+    1 WCU. False when that close is not running any more (it ended, or another one began): nothing written."""
+    try:
+        MilestoneItem._get_connection().update_item(
+            item.pk,
+            item.milestone_id,
+            actions=[MilestoneItem.close_moved.set(moved)],
+            condition=(MilestoneItem.state == "closing") & (MilestoneItem.close_token == token),
+        )
+    except UpdateError as error:
+        if not is_conditional_failure(error):
+            raise
+        return False
+    item.close_moved = moved
+    return True
 
 
 @capacity.access_pattern("milestones.progress")

@@ -192,3 +192,35 @@ def test_a_job_that_cannot_be_queued_is_a_503_and_removing_again_finishes(
     [job] = jobs
     tasks.history_unquote.apply(kwargs=job).get()
     assert not any(TOKEN in note for note in notes_of(world, owner))
+
+
+def test_a_removal_that_reads_to_the_end_of_its_window_says_later_edits_may_still_show_the_words(
+    addressed: World, run_queued: RunQueued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R4-7: the later edits are one page of LATER_EDITS_READ events; when the words are still not taken out at its
+    end, the page does not stop silently at "and from N later edits": it says edits after those may show them."""
+    world = addressed
+    three_edits(world, run_queued)
+    found = edited_events(world)  # newest first: took it out, the middle one, the paste
+    monkeypatch.setattr(history_removal, "LATER_EDITS_READ", 1)  # the window ends at the middle edit
+
+    response = world.client_for(world.member).post(remove_url(world), {"event": found[-1].t}, follow=True)
+
+    assert (
+        "The change was removed from the history, and from 1 later edit that still showed its words. "
+        "Edits after those may still show them: remove their changes too."
+    ) in text(response)
+    after = {e.t: e.data for e in edited_events(world)}
+    assert "diff" in after[found[0].t]  # past the window: left as it was, and said so
+    assert all("diff" not in after[e.t] for e in found[1:])
+
+
+def test_a_removal_whose_words_are_out_within_its_window_says_nothing_more(
+    addressed: World, run_queued: RunQueued
+) -> None:
+    world = addressed
+    three_edits(world, run_queued)
+    found = edited_events(world)
+    response = world.client_for(world.member).post(remove_url(world), {"event": found[-1].t}, follow=True)
+    assert "and from 2 later edits that still showed its words." in text(response)
+    assert "may still show them" not in text(response)

@@ -15,6 +15,9 @@ gone, is refused whole as the issue form refuses it (the team's cached label cat
 A milestone chosen is checked by each row's own write (a ConditionCheck in its transaction): a close that
 starts while the bar works through its rows refuses the rows not yet written ("milestone v1.2 was closed
 meanwhile"; the later rows are refused without a request), so no open issue lands in a closed milestone.
+A reopen ("open" or "in progress" of a resolved or closed issue) inside a milestone being closed is refused too
+(its close could miss it): that row, and the later rows it would refuse the same (reopened inside that
+milestone), without a request — not the rows in no milestone or in another one.
 
 Cost: one BatchGetItem of the chosen issues (0.5 RCU each, descriptions not read; + one GetItem of the
 milestone, consistent, 1 RCU, when one is chosen: the whole refusal before any write), then per changed issue
@@ -101,7 +104,8 @@ def bulk_change(
     form was sent before: its rows replay). PermissionDenied for
     viewers. Per issue, never raised: a move the workflow forbids, a change since the list was loaded,
     too many labels, a deleted or missing issue, a milestone that stopped being open (then the later rows
-    too, unless this form already changed them: replayed) — that row is refused with why.
+    too, unless this form already changed them: replayed), a reopen inside a milestone being closed (then the later
+    reopens inside it too) — that row is refused with why.
     """
     require_role(membership, "member")
     if not versions:
@@ -123,7 +127,8 @@ def bulk_change(
     actor = membership.user.get_username()
     outcomes: list[RowOutcome] = []
     counts_moved = False
-    not_open = ""  # the milestone stopped being open: why every later row that is not this form's is refused
+    not_open = ""  # the chosen milestone stopped being open: why every later row that is not this form's is refused
+    no_reopen: dict[str, str] = {}  # milestone being closed → why a reopen of a row staying in it is refused (R4-2)
     for number in sorted(versions):
         reference = f"{project.project_key}-{number}"
         issue = found.get(number)
@@ -137,11 +142,19 @@ def bulk_change(
         if not_open and issue.bulk_token != token:
             outcomes.append(RowOutcome(reference, REFUSED, not_open))  # no write: it would be refused the same
             continue
+        refused_here = no_reopen.get(_reopens_in(issue, change), "") if issue.bulk_token != token else ""
+        if refused_here:
+            outcomes.append(RowOutcome(reference, REFUSED, refused_here))  # no write: it would be refused the same
+            continue
         try:
             outcome = _change_one(issue, change, token=token, actor=actor, names=names)
         except MilestoneNotOpen as refused:
-            not_open = _not_open(refused, names)
-            outcome = RowOutcome(reference, REFUSED, not_open)
+            if refused.milestone == change.milestone:  # the milestone the form chose: every later row's refusal
+                not_open = _not_open(refused, names)
+                outcome = RowOutcome(reference, REFUSED, not_open)
+            else:  # a reopen inside the milestone this row stays in, being closed: this row's, and its neighbours'
+                no_reopen[refused.milestone] = str(refused)
+                outcome = RowOutcome(reference, REFUSED, str(refused))
         moves = change.status is not None or change.milestone is not UNSET  # the tabs' or a milestone's counts
         counts_moved = counts_moved or (outcome.outcome == CHANGED and moves)
         outcomes.append(RowOutcome(reference, outcome.outcome, outcome.why))
@@ -215,6 +228,12 @@ def _not_open(refused: MilestoneNotOpen, names: dict[str, str]) -> str:
     return f"milestone {name} no longer exists"
 
 
+def _reopens_in(issue: IssueItem, change: BulkChange) -> str:
+    """The milestone ``change`` reopens ``issue`` inside (it stays in it: the form names no milestone), or ""."""
+    reopens = issue.status in ("resolved", "closed") and change.status in ("open", "in_progress")
+    return str(issue.milestone or "") if reopens and change.milestone is UNSET else ""
+
+
 def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str, names: dict[str, str]) -> RowOutcome:
     try:
         done = issues.issue_change(
@@ -233,7 +252,7 @@ def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str,
         before, to = STATUS_LABELS[issue.status].lower(), STATUS_LABELS.get(change.status or "", change.status)
         return RowOutcome(issue.reference, REFUSED, f"{before} → {str(to).lower()} is not a move")
     except MilestoneNotOpen:
-        raise  # the whole form's: bulk_change refuses this row and the later ones
+        raise  # bulk_change refuses this row and the later ones it concerns too
     except InvalidInput as refused:
         return RowOutcome(issue.reference, REFUSED, _why_input(refused))
     except ChangedSinceRead:

@@ -11,7 +11,8 @@ description lost and gained), and its notifications quote the new description's 
   a later edit's diff kept them as unchanged context and its notification quoted them; the edit that took them
   out shows them removed. Those edits lose their diff too. Which edits: the issue's events just after the removed
   one (one consistent Query page, ``LATER_EDITS_READ`` events: ``events.stream_events_after``), oldest first,
-  until every word the removed edit added has been taken out by one of them. A word is compared by a short hash
+  until every word the removed edit added has been taken out by one of them (when that page ends first, the page
+  says edits after those may still show the words: ``Forgot.window_ended``). A word is compared by a short hash
   (``_hashes``): a removed change keeps the hashes of the words it added and took out (never the words), so a
   removal made before (of the edit that took them out, say) still ends the walk there;
 - the notifications of each of those edits: rewritten without their quote, naming who removed the change
@@ -63,11 +64,13 @@ _WORD_RE = re.compile(r"\w+")
 @dataclass(frozen=True)
 class Forgot:
     """What a removal did: this edit's change removed now (False: it was before), later edits' changes removed
-    now with it, and whether their notifications wait for the job."""
+    now with it, whether their notifications wait for the job, and whether the later edits read
+    (``LATER_EDITS_READ`` events) ended before one took the words out: edits after those may still show them."""
 
     removed: bool
     later: int
     queued: bool
+    window_ended: bool = False
 
 
 def _hashes(diff: object, marks: str) -> set[str]:
@@ -92,10 +95,11 @@ def _words(data: dict[str, Any], marks: str, kept: str) -> set[str]:
     return {held[at : at + HASH_CHARS] for at in range(0, len(held), HASH_CHARS)}
 
 
-def _later_reached(event: events.Event, added: set[str]) -> list[events.Event]:
-    """The description edits after ``event`` up to the one that took the last of ``added`` out, oldest first."""
+def _later_reached(event: events.Event, added: set[str]) -> tuple[list[events.Event], bool]:
+    """The description edits after ``event`` up to the one that took the last of ``added`` out, oldest first, and
+    whether the window (``LATER_EDITS_READ`` events) was read to its end with words still not taken out."""
     if not added:
-        return []
+        return [], False
     left, reached = set(added), []
     later = events.stream_events_after(
         stream=event.stream, after=event.t, limit=LATER_EDITS_READ, period=settings.EVENTS_PERIOD
@@ -110,7 +114,7 @@ def _later_reached(event: events.Event, added: set[str]) -> list[events.Event]:
         left -= _words(data, "-", TAKEN)
         if not left:
             break
-    return reached
+    return reached, bool(left) and len(later) >= LATER_EDITS_READ
 
 
 def _redact(event: events.Event, by: str) -> bool:
@@ -147,13 +151,13 @@ def description_diff_forget(*, membership: Membership, issue: IssueItem, event: 
     if event.actor != by and not membership.allows("owner"):
         raise PermissionDenied("Only the person who made the change, or an owner, can remove it from the history.")
     data = dict(event.data or {})
-    reached = _later_reached(event, _words(data, "+", ADDED))
+    reached, window_ended = _later_reached(event, _words(data, "+", ADDED))
     later = sum(_redact(found, by) for found in reached)
     removed = _redact(event, by)
     if not (removed or "diff_removed_by" in data):  # an edit from before diffs were kept: nothing to take out
-        return Forgot(removed=False, later=later, queued=False)
+        return Forgot(removed=False, later=later, queued=False, window_ended=window_ended)
     queued = _unquote_all(issue, [event.t, *(found.t for found in reached)])
-    return Forgot(removed=removed, later=later, queued=queued)
+    return Forgot(removed=removed, later=later, queued=queued, window_ended=window_ended)
 
 
 def _unquote_all(issue: IssueItem, keys: list[str]) -> bool:

@@ -18,12 +18,18 @@ close did ("Your close ran: …").
 
 Up to ``MOVE_IN_REQUEST`` issues move in the request; more start the job ``close_milestone``, which reads where
 they go and the token from the milestone itself (``ct``, ``ck``): a job that stopped is resumed from the list
-(offered once a close has been "closing" for ``RESUME_AFTER``).
+(offered, and accepted, once a close has been "closing" for ``RESUME_AFTER``). A request cut short by a busy
+database (throttled, a move's transaction conflicting every try, the end's write held by a move's transaction:
+tried again a few times first) hands over to the job too; when the queue is down as well the milestone opens again
+and says why (what moved stays moved). How many the close moved so far is kept on the milestone (``cm``) when
+the request hands over and after each page of the job, so the end counts every move, also after a Resume.
+At most ``REFUSED_KEPT`` refused issues are named in the outcome kept (then "and N more").
 
 Cost: per issue moved, ``issues.issue_change`` (into the target: one TransactWriteItems [ConditionCheck target
 open, Update issue], 2 WCU per started KB of each; out of any milestone: the issue's UpdateItem) + its history
 event; per walk (the job: per page of ``MOVE_IN_REQUEST``) the target's GetItem (consistent, 1 RCU) and the index
-Query; "closing" and the end (with the outcome kept) one UpdateItem each (``milestones.close``).
+Query; "closing" and the end (with the outcome kept) one UpdateItem each (``milestones.close``); the count so far,
+one UpdateItem (1 WCU) at a hand-over after moves and per page of the job that moved some.
 """
 
 from __future__ import annotations
@@ -41,12 +47,14 @@ from ddbmodels.events import Kind
 from ddbmodels.issues import IssueItem, ProjectItem
 from ddbmodels.milestones import MilestoneItem
 from tracker import enqueue
-from tracker.cache import invalidate
 from tracker.jobs import JobRun
 from tracker.models import Membership
 from tracker.selectors import milestones as milestone_selectors
 from tracker.services import activity
 from tracker.services.issues import schedule_counts
+from tracker.services.milestone_close_end import BUSY, busy, finish, kept_outcome
+from tracker.services.milestone_close_end import REFUSED_KEPT as REFUSED_KEPT  # the close's figure, named here
+from tracker.services.milestone_close_end import changed as _changed
 from tracker.services.permissions import require_role
 
 log = logging.getLogger(__name__)
@@ -67,10 +75,6 @@ class TargetNotOpen(Exception):
 
 def job_name(tenant: str, project_key: str, milestone_id: str) -> str:
     return f"milestone_close:{tenant}:{project_key}:{milestone_id}"
-
-
-def _changed(milestone: MilestoneItem) -> None:
-    invalidate(milestone_selectors.milestones_cache_key(milestone.tenant, milestone.project_key))
 
 
 @dataclass
@@ -136,52 +140,79 @@ def milestone_close(
     )
     _changed(closing)
     outcome = Closed(milestone=closing)
-    walks, moved_last = 0, True
-    while walks < 2 or moved_last:  # until a walk (after the first) moves nothing
-        try:
-            target_still_open(target)  # read again: another close may have taken it since (A → B, B → A)
-        except TargetNotOpen as stop:
-            outcome.why = stop.why
-            break
-        found, more = milestone_selectors.milestone_open_issues(
-            tenant=project.tenant,
-            project_key=project.project_key,
-            milestone_id=milestone.milestone_id,
-            limit=MOVE_IN_REQUEST,
-        )
-        if more or walks == WALKS_IN_REQUEST:
-            return _hand_over(outcome, actor, project, token, target)
-        walk = move_issues(found, closing, target, token, actor=actor)
-        walks, moved_last = walks + 1, walk.moved > 0
-        outcome.moved += walk.moved
-        outcome.settled += walk.settled
-        outcome.refused = walk.refused  # the last walk's: one refused before and moved now is not
-        if walk.why:
-            outcome.why = walk.why
-            break
-    outcome.refused = {ref: why for ref, why in outcome.refused.items() if why != "deleted"}  # a deleted one is out
-    done = not outcome.refused and not outcome.why
-    said = kept_outcome(actor, token, target, outcome, closed=done)
-    outcome.milestone = finish(closing, "closed" if done else "open", int(closing.version), said)
+    try:
+        more = _request_walks(outcome, project, target, token, actor)
+        if not more:
+            outcome.refused = {ref: why for ref, why in outcome.refused.items() if why != "deleted"}  # it is out
+            done = not outcome.refused and not outcome.why
+            said = kept_outcome(actor, token, target, outcome, closed=done)
+            outcome.milestone = finish(closing, "closed" if done else "open", int(closing.version), said)
+    except Exception as error:
+        if not busy(error):
+            raise
+        log.warning("close of milestone %s cut short (%s): handed to the job", milestone.milestone_id, error)
+        outcome.why = ""  # the job reads its target again
+        return _hand_over(outcome, actor, project, token, target, cut_short=True)
+    if more:
+        return _hand_over(outcome, actor, project, token, target)
     if outcome.moved:
         schedule_counts(project)
     return outcome
 
 
-def _hand_over(outcome: Closed, actor: str, project: ProjectItem, token: str, target: MilestoneItem | None) -> Closed:
-    """More than the request moves: the job goes on (it reads where they go from the milestone). When the queue
-    is down it is opened again: nothing moved, Unavailable (a 503 saying so); some moved, it says so (its list
-    row too): what moved stays moved, the rest is for the next close (Resume would be offered only later)."""
+def _request_walks(outcome: Closed, project: ProjectItem, target: MilestoneItem | None, token: str, actor: str) -> bool:
+    """The request's walks into ``outcome`` until one (after the first) moves nothing; True: more than the request
+    moves (a page with more, or ``WALKS_IN_REQUEST`` reached), the job takes over."""
+    closing, walks, moved_last = outcome.milestone, 0, True
+    while walks < 2 or moved_last:
+        try:
+            target_still_open(target)  # read again: another close may have taken it since (A → B, B → A)
+        except TargetNotOpen as stop:
+            outcome.why = stop.why
+            return False
+        found, more = milestone_selectors.milestone_open_issues(
+            tenant=project.tenant,
+            project_key=project.project_key,
+            milestone_id=closing.milestone_id,
+            limit=MOVE_IN_REQUEST,
+        )
+        if more or walks == WALKS_IN_REQUEST:
+            return True
+        walk = move_issues(found, closing, target, token, actor=actor, moved=outcome)
+        walks, moved_last = walks + 1, walk.moved > 0
+        outcome.settled += walk.settled
+        outcome.refused = walk.refused  # the last walk's: one refused before and moved now is not
+        if walk.why:
+            outcome.why = walk.why
+            return False
+    return False
+
+
+def _hand_over(
+    outcome: Closed,
+    actor: str,
+    project: ProjectItem,
+    token: str,
+    target: MilestoneItem | None,
+    *,
+    cut_short: bool = False,
+) -> Closed:
+    """More than the request moves, or the request was ``cut_short`` by a busy database: the job goes on (it reads
+    where they go from the milestone, and how many this request moved: ``cm``). When the queue is down it is opened
+    again: nothing moved, Unavailable (a 503 saying so); some moved, it says so (its list row too): what moved
+    stays moved, the rest is for the next close (Resume would be offered only later)."""
     milestone = outcome.milestone
     if outcome.moved:
         schedule_counts(project)  # the progress of what this request moved, whatever the job does
+        _keep_count(milestone, token, outcome.moved)
     try:
         _start_job(milestone.tenant, milestone.project_key, milestone.milestone_id, actor)
     except Unavailable:
         if not outcome.moved:
             finish(milestone, "open", int(milestone.version))
             raise
-        outcome.why = "the background queue did not answer"
+        queue = "the background queue did not answer"
+        outcome.why = f"{BUSY} and {queue}" if cut_short else queue
         said = kept_outcome(actor, token, target, outcome, closed=False)
         outcome.milestone = finish(milestone, "open", int(milestone.version), said)
         return outcome
@@ -189,12 +220,25 @@ def _hand_over(outcome: Closed, actor: str, project: ProjectItem, token: str, ta
     return outcome
 
 
+def _keep_count(milestone: MilestoneItem, token: str, moved: int) -> None:
+    """The request's moves, kept for the job's end (``cm``); a busy database loses only the count, not the close."""
+    try:
+        ddb_milestones.close_moved_write(milestone, token=token, moved=moved)
+    except Exception as error:
+        if not busy(error):
+            raise
+        log.warning("milestone %s: the count of %d moved could not be kept (%s)", milestone.milestone_id, moved, error)
+
+
 def milestone_close_resume(*, membership: Membership, milestone: MilestoneItem) -> bool:
     """Queue the close job of a milestone left "closing" (its job stopped): the list's Resume. False when the
-    queue is down; InvalidTransition when it is not being closed."""
+    queue is down; InvalidTransition when it is not being closed, or not for long enough (``resumable``: a close
+    running in a request or a job would get a second job beside it)."""
     require_role(membership, "member")
     if not milestone.is_closing:
         raise InvalidTransition("the milestone is not being closed", current=milestone.state)
+    if not resumable(milestone):
+        raise InvalidTransition("the milestone's close is running", current="closing")
     try:
         _start_job(milestone.tenant, milestone.project_key, milestone.milestone_id, membership.user.get_username())
     except Unavailable:
@@ -208,21 +252,6 @@ def _start_job(tenant: str, project_key: str, milestone_id: str, actor: str) -> 
         enqueue.task(enqueue.CLOSE_MILESTONE).delay(tenant, project_key, milestone_id, actor)
     except enqueue.BROKER_ERRORS as error:
         raise Unavailable("the background queue is down: nothing was moved or closed") from error
-
-
-def kept_outcome(
-    actor: str, token: str, target: MilestoneItem | None, outcome: Closed, *, closed: bool
-) -> dict[str, Any]:
-    """What the milestone keeps of its close (``lr``; see ``MilestoneItem.close_outcome``)."""
-    said: dict[str, Any] = {"by": actor, "at": utcnow().isoformat(), "token": token, "closed": closed}
-    said["moved"] = outcome.moved
-    if target is not None:
-        said["to"] = target.name
-    if outcome.refused:
-        said["refused"] = dict(outcome.refused)
-    if outcome.why:
-        said["why"] = outcome.why
-    return said
 
 
 def resumable(milestone: MilestoneItem) -> bool:
@@ -259,12 +288,19 @@ def target_of(milestone: MilestoneItem, to: str | None) -> MilestoneItem:
 
 
 def move_issues(
-    found: list[IssueItem], milestone: MilestoneItem, target: MilestoneItem | None, token: str, *, actor: str
+    found: list[IssueItem],
+    milestone: MilestoneItem,
+    target: MilestoneItem | None,
+    token: str,
+    *,
+    actor: str,
+    moved: Closed | None = None,
 ) -> Closed:
     """Each issue out of ``milestone`` into ``target`` (or none): ``issue_change`` on the row's version; a row
     that changed since is read again (consistent GetItem) and tried once more. A move the target refuses in its
     own write (``MilestoneNotOpen``: the target was closed, or started closing, since it was read) stops the
-    walk: ``Closed.why`` says so, and the close opens the milestone again."""
+    walk: ``Closed.why`` says so, and the close opens the milestone again. ``moved``: the close's outcome, whose
+    count goes up with each move as it is made (a walk cut short by an error still counts what it moved)."""
     outcome = Closed(milestone=milestone)
     names = milestone_selectors.milestone_names(tenant=milestone.tenant, project_key=milestone.project_key)
     for issue in found:
@@ -286,6 +322,8 @@ def move_issues(
             outcome.settled += 1  # moved by this close before (a lagging index still lists it) or elsewhere meanwhile
             continue
         outcome.moved += 1
+        if moved is not None:
+            moved.moved += 1
         data: dict[str, Any] = {
             "changed": {
                 "milestone": [names.get(milestone.milestone_id, milestone.name), target.name if target else None]
@@ -311,29 +349,6 @@ def _change_one(issue: IssueItem, target: MilestoneItem | None, token: str) -> I
             return None  # resolved or closed since the row was read: it stays in the milestone it was done in
         change = ddb_issues.issue_change(fresh, token=token, milestone=to)
     return change.issue if change.changed else None
-
-
-def finish(
-    milestone: MilestoneItem, state: str, expected_version: int, outcome: dict[str, Any] | None = None
-) -> MilestoneItem:
-    """A close's end: ``state`` (and the close's ``outcome``, kept on the milestone) on the version "closing" was
-    read at; an edit of its name or due date meanwhile (the version moved, still closing) does not keep it closing
-    for ever."""
-    try:
-        done = ddb_milestones.milestone_set_state(
-            milestone, state=state, expected_version=expected_version, outcome=outcome
-        )
-    except ChangedSinceRead:
-        fresh = ddb_milestones.milestone_get(
-            tenant=milestone.tenant, project_key=milestone.project_key, milestone_id=milestone.milestone_id
-        )
-        if fresh is None or fresh.state != "closing":
-            raise
-        done = ddb_milestones.milestone_set_state(
-            fresh, state=state, expected_version=int(fresh.version), outcome=outcome
-        )
-    _changed(done)
-    return done
 
 
 def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone_id: str, actor: str) -> dict[str, Any]:

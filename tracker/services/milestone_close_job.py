@@ -25,13 +25,15 @@ def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone
     in progress) page by page to their end, moving each issue, and walks them again until a walk moves nothing
     (resumable: a moved issue leaves them; rows a lagging index still lists are replayed and count as done). The
     target is read again (consistent GetItem, 1 RCU) before each page: closed (or closing) meanwhile, the job stops
-    and the milestone opens again. Issues refused for real keep it open too. Whatever the end, the milestone keeps
-    its outcome (``lr``: who, what was refused, why) and its list row says it: the job tells nobody else."""
+    and the milestone opens again. Issues refused for real keep it open too. The count starts from what the close
+    moved before (``cm``: the request's before it handed over, a stopped run's) and is kept there after each page
+    that moved some (1 WCU). Whatever the end, the milestone keeps its outcome (``lr``: who, moved, what was
+    refused, why) and its list row says it: the job tells nobody else."""
     milestone = ddb_milestones.milestone_get(tenant=tenant, project_key=project_key, milestone_id=milestone_id)
     if milestone is None or not milestone.is_closing:
         return {"moved": 0, "closed": False}  # closed (or opened) already: a job run twice
     token = milestone.close_token or ""
-    outcome = closing.Closed(milestone=milestone)
+    outcome = closing.Closed(milestone=milestone, moved=int(milestone.close_moved or 0))  # the request's, a run's
     if not token:  # made "closing" before the close kept its choice: open again, to close anew
         outcome.why = "no close was recorded (an older version's): close it again"
         closing.finish(
@@ -83,6 +85,7 @@ def _walks(
 ) -> None:
     """The job's walks (see ``milestone_close_job``) into ``outcome``: moved, refused, why it stopped."""
     tenant, project_key, milestone_id = milestone.tenant, milestone.project_key, milestone.milestone_id
+    token = milestone.close_token or ""
     while True:
         moved_now, outcome.refused = 0, {}
         for status in closing.OPEN_STATUSES:
@@ -105,8 +108,10 @@ def _walks(
                 )
                 for issue in page.issues:
                     issue.milestone = milestone_id  # the index's key names it; no index projects ``ms``
-                walk = closing.move_issues(page.issues, milestone, target, milestone.close_token or "", actor=actor)
+                walk = closing.move_issues(page.issues, milestone, target, token, actor=actor)
                 moved_now += walk.moved
+                if walk.moved:  # so far, for the end (also of a run resumed after this one stopped)
+                    ddb_milestones.close_moved_write(milestone, token=token, moved=outcome.moved + moved_now)
                 # a deleted issue is out of the milestone: only the others keep it open
                 outcome.refused.update({ref: why for ref, why in walk.refused.items() if why != "deleted"})
                 run.progress(moved=outcome.moved + moved_now, refused=len(outcome.refused))

@@ -55,6 +55,8 @@ def history_change_remove(request: HttpRequest, membership: Membership, project:
     later = f"{forgot.later} later edit{'s' if forgot.later != 1 else ''}"
     also = f", and from {later} that still showed its words" if forgot.later else ""
     job = " Their notifications are being rewritten without it." if forgot.queued else ""
+    if forgot.window_ended:  # the later edits read ended before one took its words out (R4-7)
+        job += " Edits after those may still show them: remove their changes too."
     if forgot.removed:
         messages.success(request, f"The change was removed from the history{also}.{job}")
     else:

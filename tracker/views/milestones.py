@@ -303,9 +303,10 @@ def _being_closed(milestone: MilestoneItem) -> str:
 def _said(request: HttpRequest, closed: closing.Closed, project: ProjectItem) -> None:
     name = closed.milestone.name
     if closed.job:
+        so_far = f" ({closed.moved} moved so far)" if closed.moved else ""
         messages.info(
             request,
-            f"Moving the open issues of {name} has started; it closes when they are all moved. "
+            f"Moving the open issues of {name} has started{so_far}; it closes when they are all moved. "
             "Reload this page to see it: its row then says how the close ended.",
         )
         return
@@ -345,6 +346,8 @@ def milestone_resume(request: HttpRequest, membership: Membership, project: str,
     project_item, milestone = _members_milestone(membership, project, milestone_id)
     if not milestone.is_closing:
         messages.info(request, f"Milestone {milestone.name} is not being closed: nothing to resume.")
+    elif not closing.resumable(milestone):  # its close is running (a stale tab's Resume): no second job beside it
+        messages.info(request, _being_closed(milestone))
     elif closing.milestone_close_resume(membership=membership, milestone=milestone):
         messages.success(
             request,
