@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import ddbmodels
-from ddbmodels import attachments, comments, events, idempotency, inbox, issues, jobs, labels, orders, scores
+from ddbmodels import attachments, comments, events, idempotency, inbox, issues, jobs, labels, orders, scores, webhooks
 from ddbmodels.core import capacity, connection, tables
+from ddbmodels.core.keys import utcnow
 from ddbmodels.core.team_data import NoTeamData, Shards, Team, TeamData
 from ddbmodels.patterns.time_series import period_shift
 from ddbmodels.tenants import declarations, offboarding, reads
@@ -215,6 +216,24 @@ def test_deleting_each_kind_of_a_teams_items_costs_1_wcu_plus_the_index_entries_
     inbox.deliver(tenant=tenant, event_key="2026-11-22T10:15:30.123Z#0000000a", notes=[note])
     jobs.fence_acquire(f"import_claim:{tenant}:01JD0000000000000000000000", "ann", tenant=tenant)
     events.event_put(stream=f"{tenant}#WEB#1", kind="issue.edited", actor="ann", tenant=tenant, shards=2)
+    hook, _ = webhooks.endpoint_put(
+        tenant,
+        webhooks.endpoint_id_for("k1"),
+        url="https://x.example/",
+        events=["a"],
+        secret="s",
+        description="",
+        created_by="ann",
+    )
+    webhooks.delivery_put(
+        tenant=tenant,
+        endpoint_id=hook.id,
+        event_key="2026-11-22T10:15:30.123Z#0000000a",
+        type="issue.created",
+        payload="{}",
+        now=utcnow(),
+        keep_days=30,
+    )
 
     team = Team(tenant, Shards(scores=2, events=2))
     measured: dict[str, set[int]] = {}
@@ -227,7 +246,9 @@ def test_deleting_each_kind_of_a_teams_items_costs_1_wcu_plus_the_index_entries_
                 measured.setdefault(declared.part, set()).add(round(meter.wcu) - 1)
 
     expected = {"issues", "orders", "labels", "idempotency_keys", "attachments", "comments", "scores", "inbox", "jobs"}
+    expected |= {"webhooks"}
     assert expected | {"events"} <= set(measured)
     for declared in declarations.team_data():
         assert measured.get(declared.part, set()) <= _stated_entries(declared), (declared.part, measured)
+    assert measured["webhooks"] == {0, 1}  # an endpoint; a pending delivery and its due entry
     assert measured["issues"] >= {1, 4}  # the project's static item, the assigned live issue (3 or 4 when not)
