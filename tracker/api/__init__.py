@@ -41,3 +41,6 @@ from tracker.api.routers import issue_reads, projects  # noqa: E402  # the route
 
 api.add_router("", projects.router)  # D: the team's projects
 api.add_router("", issue_reads.router)  # D: issue lists, one issue, its history
+
+# C: creating (exactly once) and changing issues, on the issues' router (one path, one router: GET and POST share it)
+from tracker.api.routers import issue_writes  # noqa: E402, F401
