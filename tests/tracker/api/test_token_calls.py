@@ -98,3 +98,30 @@ def test_another_teams_url_is_the_same_404_as_a_team_that_does_not_exist(
         bodies.append(body)
     assert bodies[0] == bodies[1]  # nothing tells another team's slug from a free one
     assert other_world.tenant.name not in answers[0].content.decode()
+
+
+def test_a_write_token_stops_writing_once_its_persons_role_is_lowered(
+    world: World, api_client: ApiClientFactory
+) -> None:
+    from ddbmodels.issues import issue_get
+
+    client = api_client(world, role="member", scope="write")
+    url = f"/api/v1/teams/{world.slug}/projects/{world.project_key}/issues"
+    made = client.post_json(url, {"title": "Before"}, headers={"Idempotency-Key": "first-key-0001"})
+    assert made.status_code == 201
+    Membership.objects.filter(pk=client.membership.pk).update(role="viewer")  # the owners made them a viewer
+    refused = client.post_json(url, {"title": "After"}, headers={"Idempotency-Key": "second-key-0002"})
+    assert refused.status_code == 403
+    assert refused["Content-Type"] == "application/problem+json"
+    assert json.loads(refused.content)["code"] == "forbidden"
+    assert "member role" in json.loads(refused.content)["detail"]
+    assert issue_get(tenant=world.slug, project_key=world.project_key, number=2) is None  # nothing written
+    assert client.get(f"{url}/1").status_code == 200  # reading still allowed
+
+
+def test_a_read_token_of_a_member_may_not_write(world: World, api_client: ApiClientFactory) -> None:
+    client = api_client(world, role="member", scope="read")
+    url = f"/api/v1/teams/{world.slug}/projects/{world.project_key}/issues"
+    refused = client.post_json(url, {"title": "No"}, headers={"Idempotency-Key": "read-only-key-01"})
+    assert refused.status_code == 403
+    assert "write scope" in json.loads(refused.content)["detail"]
