@@ -44,3 +44,10 @@ api.add_router("", issue_reads.router)  # D: issue lists, one issue, its history
 
 # C: creating (exactly once) and changing issues, on the issues' router (one path, one router: GET and POST share it)
 from tracker.api.routers import issue_writes  # noqa: E402, F401
+
+from tracker.api.routers import comments, inbox, orders, team  # noqa: E402  # E: the team's resources
+
+api.add_router("", comments.router)  # E: an issue's comments
+api.add_router("", team.router)  # E: members, labels, milestones, leaderboard
+api.add_router("", orders.router)  # E: the team's orders
+api.add_router("", inbox.router)  # E: the token's person's inbox
