@@ -35,6 +35,7 @@ MAX_ADDRESSES_TRIED = 3  # a name with many addresses: the attempt's time stays 
 MAX_RETRY_AFTER_SECONDS = 86_400
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 DEFAULT_PORTS = {"http": 80, "https": 443}
+CA_CERTS: str | None = None  # a CA bundle file instead of the system's (tests of the TLS path); None: the system's
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ def connection_pool(
             server_hostname=host,
             assert_hostname=host,
             cert_reqs="CERT_REQUIRED",
+            ca_certs=CA_CERTS,
             timeout=timeout,
             retries=False,
             maxsize=1,

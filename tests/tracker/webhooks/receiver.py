@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -33,16 +34,16 @@ class Receiver:
     got: list[Got] = field(default_factory=list)
     port: int = 0
 
-    def url(self, path: str = "/hook", host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+    def url(self, path: str = "/hook", host: str = "127.0.0.1", scheme: str = "http") -> str:
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def next_reply(self) -> Reply:
         return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
 
 
 @contextmanager
-def receiving(*replies: Reply) -> Iterator[Receiver]:
-    """A receiver serving on a free port of 127.0.0.1 for the block."""
+def receiving(*replies: Reply, certfile: str | None = None) -> Iterator[Receiver]:
+    """A receiver serving on a free port of 127.0.0.1 for the block; over TLS with ``certfile`` (cert + key PEM)."""
     receiver = Receiver(replies=list(replies) or [Reply()])
 
     class Handler(BaseHTTPRequestHandler):
@@ -68,6 +69,10 @@ def receiving(*replies: Reply) -> Iterator[Receiver]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if certfile is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certfile)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     receiver.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -192,3 +192,54 @@ def test_a_retry_after_date_is_read_in_seconds() -> None:
     assert webhook_http.retry_after_seconds("soon") is None
     assert webhook_http.retry_after_seconds("999999") == webhook_http.MAX_RETRY_AFTER_SECONDS
     assert webhook_http.retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0  # in the past
+
+
+@pytest.fixture
+def certificate(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A self-signed certificate for hooks.example.test (cert and key in one PEM file), trusted by ``post``."""
+    from datetime import UTC, datetime, timedelta
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hooks.example.test")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("hooks.example.test")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    path = tmp_path / "hooks.pem"
+    path.write_bytes(cert_pem + key_pem)
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(cert_pem)
+    monkeypatch.setattr(webhook_http, "CA_CERTS", str(ca))
+    return str(path)
+
+
+def test_https_goes_to_the_checked_address_with_the_name_for_sni_host_and_certificate(
+    certificate: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", answers_with("127.0.0.1"))
+    with receiving(Reply(204), certfile=certificate) as receiver:
+        answer = post(receiver.url(host="hooks.example.test", scheme="https"), "{}", {})
+        wrong = post(receiver.url(host="other.example.test", scheme="https"), "{}", {})
+    assert answer.status == 204
+    assert receiver.got[0].headers["host"] == f"hooks.example.test:{receiver.port}"
+    assert wrong.status == 0  # the certificate does not name it: nothing sent
+    assert wrong.error == "TLS failed (certificate or handshake)"
+    assert len(receiver.got) == 1
