@@ -28,8 +28,9 @@ At most ``REFUSED_KEPT`` refused issues are named in the outcome kept (then "and
 Cost: per issue moved, ``issues.issue_change`` (into the target: one TransactWriteItems [ConditionCheck target
 open, Update issue], 2 WCU per started KB of each; out of any milestone: the issue's UpdateItem) + its history
 event; per walk (the job: per page of ``MOVE_IN_REQUEST``) the target's GetItem (consistent, 1 RCU) and the index
-Query; "closing" and the end (with the outcome kept) one UpdateItem each (``milestones.close``); the count so far,
-one UpdateItem (1 WCU) at a hand-over after moves and per page of the job that moved some.
+Query; "closing" and the end (with the outcome kept) one UpdateItem each (``milestones.close``); the count so far
+(``milestones.close_moved``), one UpdateItem (1 WCU) at a hand-over after moves and per page of the job that moved
+some.
 """
 
 from __future__ import annotations
