@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
-from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Header, Path, Query, Router, Schema
@@ -28,6 +27,7 @@ from tracker.api.etag import etag_of, not_modified, not_modified_response
 from tracker.api.issue_out import IssueOut, IssueSummary, Status, issue_out
 from tracker.api.issue_out import issue_summary as summary_of
 from tracker.api.openapi import cost
+from tracker.api.paging import set_links
 from tracker.api.schemas import Page
 from tracker.issue_query import PARSERS, IssueQuery, QueryError, parse
 from tracker.selectors.activity import issue_history_page
@@ -91,21 +91,6 @@ class HistoryPage(Page[HistoryLine]):
 class HistoryParams(Schema):
     limit: int = Field(25, ge=1, le=LIMIT_MAX, description="Changes a page.")
     cursor: str | None = Field(None, max_length=2000, description="A page's `next_cursor`.")
-
-
-def page_url(request: HttpRequest, cursor: str) -> str:
-    """This request's URL, absolute, with ``cursor`` in place of its own (every other parameter kept)."""
-    kept = [(name, value) for name, values in request.GET.lists() if name != "cursor" for value in values]
-    return request.build_absolute_uri(f"{request.path}?{urlencode([*kept, ('cursor', cursor)])}")
-
-
-def set_links(
-    request: HttpRequest, response: HttpResponse, *, next_cursor: str | None, prev_cursor: str | None
-) -> None:
-    """``Link: <…>; rel="next", <…>; rel="prev"`` (RFC 8288) for the cursors there are."""
-    links = [f'<{page_url(request, c)}>; rel="{rel}"' for rel, c in (("next", next_cursor), ("prev", prev_cursor)) if c]
-    if links:
-        response["Link"] = ", ".join(links)
 
 
 def _invalid(field: str, message: str) -> ValidationError:
