@@ -29,6 +29,13 @@ def register_form(client: Client, world: World) -> dict[str, str]:
     return {"idempotency_key": key.group(1), "url": URL, "events": "issue.created", "description": "CI"}
 
 
+@pytest.mark.parametrize("role", ["owner", "member", "viewer"])
+def test_the_team_page_leads_owners_alone_to_the_webhooks(world: World, role: str) -> None:
+    team = world.client_for(getattr(world, role)).get(world.url("team/")).content.decode()
+
+    assert (f'href="{page(world)}"' in team) == (role == "owner")
+
+
 @pytest.mark.parametrize("role", ["member", "viewer"])
 def test_only_owners_see_the_page(world: World, role: str) -> None:
     client = world.client_for(getattr(world, role))
