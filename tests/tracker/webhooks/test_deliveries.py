@@ -275,3 +275,26 @@ def test_the_sweep_queues_what_is_due_and_nothing_else(world: World, queued: Que
     assert mine not in queued
     assert delivery.sweep(datetime.now(UTC) + timedelta(seconds=1)) >= 1
     assert mine in queued
+
+
+def test_a_delivery_of_an_endpoint_disabled_or_deleted_since_is_not_sent(world: World, queued: Queued) -> None:
+    with receiving(Reply(204)) as receiver:
+        kept = register(world, receiver.url(), key="kept")
+        gone = register(world, receiver.url(), key="gone")
+        change(world)
+        now = datetime.now(UTC)
+        ddb_webhooks.endpoint_disable(tenant=world.slug, endpoint_id=kept.id, why="paused by its owner", now=now)
+        ddb_webhooks.endpoint_tombstone(world.slug, gone.id, expected_version=1, expires=now + timedelta(days=32))
+        outcomes = {
+            endpoint_id: delivery.attempt(tenant, endpoint_id, delivery_id)
+            for tenant, endpoint_id, delivery_id, _ in queued
+        }
+    assert outcomes == {
+        kept.id: "not sent: the endpoint is disabled",
+        gone.id: "not sent: the endpoint was deleted",
+    }
+    assert receiver.got == []
+    for endpoint in (kept, gone):
+        logged = the_delivery(endpoint)
+        assert logged.status == FAILED  # out of the due index: the sweep does not keep finding it
+        assert logged.last_answer.startswith("the endpoint")
