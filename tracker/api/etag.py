@@ -20,7 +20,6 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import parse_etags, quote_etag
-from ninja.responses import NinjaJSONEncoder
 
 from tracker.api.problems import problem
 
@@ -85,14 +84,11 @@ def not_modified_response(etag: str) -> HttpResponse:
 
 def precondition_failed(etag: str, current: dict[str, Any]) -> HttpResponse:
     """412 ``precondition_failed`` with the resource as it is now (``current``) and its ``ETag``: nothing written."""
-    response = problem(
+    return problem(
         412,
         "precondition_failed",
         "The resource changed since the version your If-Match names: nothing was written. "
         "`current` is the resource now; send your change again with its ETag.",
+        current=current,
         headers={"ETag": etag},
     )
-    body = json.loads(response.content)
-    body["current"] = current
-    response.content = json.dumps(body, cls=NinjaJSONEncoder).encode()
-    return response

@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Path
+from ninja import Header, Path
 from ninja.errors import ValidationError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -28,6 +28,7 @@ from tracker.api.idempotency import key_header, run_once
 from tracker.api.issue_out import IssueOut, Priority, Status, issue_out
 from tracker.api.openapi import cost
 from tracker.api.routers.issue_reads import router  # ninja answers a path from one router: the issues' (D's)
+from tracker.api.schemas import Problem
 from tracker.issue_terms import LABEL_RE, label_refusals
 from tracker.selectors.board import moves
 from tracker.selectors.issues import project_issue_access
@@ -183,7 +184,7 @@ def first_issue(
 
 @router.post(
     ISSUES,
-    response={201: IssueOut},
+    response={201: IssueOut, 409: Problem},
     summary="Create an issue",
     openapi_extra=cost(
         requests="5–7 (+1 with a project not cached); a replay 4–5",
@@ -202,7 +203,9 @@ def issue_create(
     idempotency_key: str | None = key_header(),
 ) -> HttpResponse:
     """Create an issue in the project (members and owners: a `write` token). The answer is the issue (201), its URL
-    (`Location`) and its `ETag`; the same `Idempotency-Key` again answers the same bytes and creates nothing."""
+    (`Location`) and its `ETag`; the same `Idempotency-Key` again answers the same bytes and creates nothing
+    (`Idempotent-Replayed: true`); with another body, 422 `idempotency_key_reused`. 409: the same key's first request
+    is still running (`idempotency_key_in_flight`, `Retry-After`), or the milestone is closed or closing."""
     membership = team_access(request, team)
     require_scope(request, "write")
     project = project_access(tenant=membership.tenant, key=key)
@@ -245,7 +248,7 @@ def _labels_after(issue: IssueItem, given: list[str]) -> tuple[list[str], list[s
 
 @router.patch(
     f"{ISSUES}/{{number}}",
-    response={200: IssueOut},
+    response={200: IssueOut, 409: Problem, 412: Problem},
     summary="Change an issue",
     openapi_extra=cost(
         requests="2–6 (+1 with a project not cached)",
@@ -257,11 +260,22 @@ def _labels_after(issue: IssueItem, given: list[str]) -> tuple[list[str], list[s
     ),
 )
 def issue_patch(
-    request: HttpRequest, team: str, key: str, payload: IssuePatch, response: HttpResponse, number: int = Number
+    request: HttpRequest,
+    team: str,
+    key: str,
+    payload: IssuePatch,
+    response: HttpResponse,
+    number: int = Number,
+    if_match: str | None = Header(
+        None,
+        alias="If-Match",
+        max_length=200,
+        description='The issue\'s ETag (`"<version>"`): change only that version.',
+    ),
 ) -> Any:
     """Change the fields given and move the status (members and owners: a `write` token). With `If-Match` (the
-    issue's `ETag`) it applies only to that version: otherwise 412 with the issue as it is now. A status the workflow
-    does not allow from where it is: 409, nothing changed."""
+    issue's `ETag`) it applies only to that version: otherwise 412 with the issue as it is now (`current`). A status
+    the workflow does not allow from where it is, or a milestone closed or closing: 409, nothing changed."""
     membership = team_access(request, team)
     require_scope(request, "write")
     project, issue = project_issue_access(tenant=membership.tenant, project_key=key, number=number, consistent=True)
