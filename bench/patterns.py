@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find ddbmodels
 
+from pattern_rows.api_lists import run_api_lists
 from pattern_rows.bulk import run_bulk
 from pattern_rows.chart import chart
 from pattern_rows.collections import run_orders, run_projects_and_issues
@@ -109,6 +110,7 @@ def measure(run: bench.Run) -> None:
         run_issue_edit(work)
         run_idempotency(work)
         run_webhook_delivery(work)
+        run_api_lists(work)
     run.figures["seconds"] = round(time.perf_counter() - began, 2)
     run.figures["totals"] = meter.as_dict()
     run.figures["largest_item_bytes"] = check_item_sizes(run.target.prefix)  # the constant floors' premise
