@@ -273,7 +273,9 @@ def test_the_sweep_queues_what_is_due_and_nothing_else(world: World, queued: Que
     mine = (world.slug, endpoint.id, the_delivery(endpoint).id, None)
     delivery.sweep(datetime.now(UTC) - timedelta(minutes=1))  # before it was put: not due (others' may be)
     assert mine not in queued
-    assert delivery.sweep(datetime.now(UTC) + timedelta(seconds=1)) >= 1
+    delivery.sweep(datetime.now(UTC) + timedelta(seconds=1))  # due, but its own task has 30 s to send it
+    assert mine not in queued
+    assert delivery.sweep(datetime.now(UTC) + delivery.SWEEP_GRACE + timedelta(seconds=1)) >= 1
     assert mine in queued
 
 

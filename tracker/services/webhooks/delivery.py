@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 LEASE = timedelta(seconds=60)  # > the task's time limit (30 s): the sweep leaves an attempt under way alone
 MAX_COUNTDOWN = 300  # seconds: longer waits are the sweep's (RESEARCH22 §3)
 JITTER = 0.2
+SWEEP_GRACE = timedelta(seconds=30)  # a due delivery's own task goes first
 
 
 def attempt(tenant: str, endpoint_id: str, delivery_id: str) -> str:
@@ -145,14 +146,16 @@ def disable(endpoint: EndpointItem, *, why: str, now: datetime) -> None:
 
 
 def sweep(now: datetime | None = None) -> int:
-    """Queue every due delivery (Query each due shard, ≤ 200 a shard: 8 × 0.5 RCU when idle); how many queued.
+    """Queue every delivery due for ``SWEEP_GRACE`` (Query each due shard, ≤ 200 a shard: 8 × 0.5 RCU when idle);
+    how many queued.
 
-    A delivery under way holds a lease (its ``na`` a minute ahead), so it is not due; one queued twice is sent once
-    (the claim is fenced)."""
+    The grace leaves a delivery to the task already queued for it (a new one's, a short retry's countdown): the
+    sweep sends what no task did. A delivery under way holds a lease (its ``na`` a minute ahead), so it is not due;
+    one queued twice is sent once (the claim is fenced)."""
     now = now or utcnow()
     queued = 0
     for shard in due_keys():
-        for due in due_page(shard, now):
+        for due in due_page(shard, now - SWEEP_GRACE):
             if send_later(due.tenant, due.endpoint_id, delivery_id_of(due.event_key)):
                 queued += 1
     return queued
