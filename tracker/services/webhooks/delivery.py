@@ -11,6 +11,9 @@ of ``LEASE``), signs the payload with the attempt's time, POSTs it to the checke
   seconds ± 20 % (at least the answer's Retry-After on a 429 or 503), or fails it after the last; an endpoint
   whose deliveries have failed for ``WEBHOOK_DISABLE_AFTER_DAYS`` is disabled, its owners e-mailed.
 
+A delivery's attempts are counted over its life: one an owner sends again (``webhook_redeliver``) is tried once
+more, then retried on what is left of the schedule (none for one that had failed for good).
+
 Waits up to ``MAX_COUNTDOWN`` are queued with a countdown; longer ones are sent by the sweep (``sweep``, every
 minute: Celery's Redis broker would run a task delayed past its visibility timeout twice). A worker that dies
 mid-attempt leaves the delivery due when its lease ends: retried, with the same webhook-id (at least once).
