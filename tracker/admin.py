@@ -12,7 +12,8 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from tracker import admin_schedules  # noqa: F401  (django-celery-beat's periodic tasks under the job rights)
+# django-celery-beat's periodic tasks under the job rights; API tokens (staff find and revoke them)
+from tracker import admin_schedules, admin_tokens  # noqa: F401
 from tracker.models import Membership, RetiredSlug, Tenant
 from tracker.services import offboarding_exports, team_leftovers
 from tracker.services.admin.jobs import offboarding_queue

@@ -216,3 +216,8 @@ def token_authenticate(secret: str) -> ApiToken | None:
         ApiToken.objects.filter(stale, pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
+
+
+def tokens_revoke(*, token_ids: list[int]) -> int:
+    """Staff (the admin's action, a token a secret scanner reported): revoke these tokens; how many were live."""
+    return ApiToken.objects.filter(pk__in=token_ids, revoked_at__isnull=True).update(revoked_at=timezone.now())
