@@ -300,3 +300,18 @@ def test_a_delivery_of_an_endpoint_disabled_or_deleted_since_is_not_sent(world: 
         logged = the_delivery(endpoint)
         assert logged.status == FAILED  # out of the due index: the sweep does not keep finding it
         assert logged.last_answer.startswith("the endpoint")
+
+
+def test_a_delivery_sent_again_is_sent_with_the_same_webhook_id(world: World, queued: Queued) -> None:
+    with receiving(Reply(204)) as receiver:
+        endpoint = register(world, receiver.url())
+        change(world)
+        tenant, endpoint_id, delivery_id, _ = queued[0]
+        assert delivery.attempt(tenant, endpoint_id, delivery_id) == "delivered"
+        first = the_delivery(endpoint)
+        ddb_webhooks.delivery_redeliver(world.slug, endpoint.id, first.event_key, now=datetime.now(UTC))
+        assert delivery.attempt(tenant, endpoint_id, delivery_id) == "delivered"
+    again = the_delivery(endpoint)
+    assert again.attempts == 2
+    assert [got.headers["webhook-id"] for got in receiver.got] == [first.message_id] * 2
+    assert receiver.got[0].body == receiver.got[1].body
