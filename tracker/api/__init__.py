@@ -20,7 +20,7 @@ api = TrackerAPI(  # NinjaAPI whose document states problems, headers and Dynamo
     description="Tracker's REST API: projects, issues, comments and the team's resources, as the pages show them.",
     urls_namespace="api-v1",
     openapi_url="/openapi.json",
-    docs=Swagger(),
+    docs=Swagger(settings={"showExtensions": True}),  # each operation's x-dynamodb-cost shown on the docs page
     docs_url="/docs",
     auth=TokenAuth(),  # every operation needs a Bearer token unless it says auth=None
 )

@@ -7,9 +7,11 @@ says what it really cost in its ``X-DynamoDB-Requests``/``-RCU``/``-WCU`` header
 ``TrackerAPI`` is ``NinjaAPI`` whose document (1) names ``application/problem+json`` for every answer of 400 and
 above (ninja writes ``application/json`` for all: schemathesis would call the real content type undocumented),
 (2) lists on every operation the problems any call may meet (400, 401, 403, 404, 405, 422, 429, 500, 503, each a
-``Problem``), and (3) documents the headers every answer carries: the request id, the rate limit (IETF draft and
-``X-RateLimit-*``), the DynamoDB cost, and ``Retry-After`` on 429 and 503. ninja keys ``responses`` by int
-(a str key in ``openapi_extra`` would shadow the int one after JSON dumping: RESEARCH22 R§1), so ints here too.
+``Problem``), and (3) documents the headers every answer carries, on its successes: the request id, the rate limit
+(IETF draft and ``X-RateLimit-*``) and the DynamoDB cost; on its problems the request id, with the rate limit on a
+429 and ``Retry-After`` on a 429 and a 503 (each header listed once a status, not ten times over). ninja keys
+``responses`` by int (a str key in ``openapi_extra`` would shadow the int one after JSON dumping: RESEARCH22 R§1),
+so ints here too.
 """
 
 from __future__ import annotations
@@ -84,6 +86,22 @@ def _header_refs(names: list[str]) -> dict[str, Any]:
     return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
 
 
+RATE_HEADERS = ("RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def _headers_of(status: int) -> list[str]:
+    """Every header on a success; on a problem (the same headers come, but the docs page lists them once, under
+    the success), the request id, the rate limit on a 429, and Retry-After on a 429 and a 503."""
+    if status < 400:
+        return list(HEADERS)
+    named = ["X-Request-Id"]
+    if status == 429:
+        named.extend(RATE_HEADERS)
+    if status in (429, 503):
+        named.append(RETRY_AFTER)
+    return named
+
+
 def _finish_responses(responses: dict[Any, Any]) -> None:
     """Problems as problem+json, the common ones added, the headers every answer carries documented."""
     for status, description in COMMON_PROBLEMS.items():
@@ -94,9 +112,7 @@ def _finish_responses(responses: dict[Any, Any]) -> None:
         if int(status) >= 400 and content is not None and "application/json" in content:
             content[PROBLEM_JSON] = content.pop("application/json")
         headers = answer.setdefault("headers", {})
-        named = list(HEADERS)
-        if int(status) in (429, 503):
-            named.append(RETRY_AFTER)
+        named = _headers_of(int(status))
         for name, ref in _header_refs(named).items():
             headers.setdefault(name, ref)
 

@@ -101,10 +101,14 @@ def test_every_operation_lists_the_common_problems_as_problem_json() -> None:
 def test_the_headers_every_answer_carries_are_documented_and_retry_after_on_429_and_503() -> None:
     document = _document()
     listed = document["paths"]["/things"]["get"]["responses"]
+    every = {"X-Request-Id", "RateLimit", "RateLimit-Policy", "X-RateLimit-Remaining", "X-DynamoDB-RCU"}
+    assert every <= set(listed["200"]["headers"])
+    assert "Retry-After" not in listed["200"]["headers"]
     for status, answer in listed.items():
         names = set(answer["headers"])
-        assert {"X-Request-Id", "RateLimit", "RateLimit-Policy", "X-RateLimit-Remaining", "X-DynamoDB-RCU"} <= names
+        assert "X-Request-Id" in names
         assert ("Retry-After" in names) == (status in ("429", "503"))
+        assert ("RateLimit" in names) == (status in ("200", "429"))
     assert "Retry-After" in document["components"]["headers"]
 
 

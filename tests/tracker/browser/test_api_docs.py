@@ -32,3 +32,18 @@ def test_the_docs_page_renders_under_the_csp(page: Page, violations: list[str], 
     shutil.copy(shot(page, f"api-docs-{width}"), SHOTS / f"api-docs-{width}.png")
     assert outside == []  # every script, style and font from this site
     assert violations == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_operation_shows_its_dynamodb_cost_and_its_problems(page: Page, violations: list[str], width: int) -> None:
+    """Expanded, an operation lists its x-dynamodb-cost (Swagger's showExtensions) and the problem+json answers."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto("/api/v1/docs")
+    operation = page.locator(".opblock").filter(has_text="/api/v1/teams/{team}/projects").first
+    operation.locator(".opblock-summary").first.click()
+    expect(operation.locator(".opblock-body")).to_contain_text("x-dynamodb-cost")
+    expect(operation.locator(".opblock-body")).to_contain_text("application/problem+json")
+    out = Path("/tmp/shots/B")  # noqa: S108  (copies for the person reviewing the pages)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot(page, f"api-docs-cost-{width}"), out / f"api-docs-cost-{width}.png")
+    assert violations == []
