@@ -42,6 +42,7 @@ NOT_A_TEAMS = {
     "restore_event_table": "names an archive, no team (names.py)",
     "rebuild": "the team's search rebuild checkpoint row: deleted with its search documents (remove_tenant)",
     "api-key": "an API request's in-flight marker (a person's Idempotency-Key), gone after 30 s at most",
+    "api": "an API operation's page label in the capacity figures (api:<operation>), not a key of a team",
 }
 
 
