@@ -51,3 +51,7 @@ api.add_router("", comments.router)  # E: an issue's comments
 api.add_router("", team.router)  # E: members, labels, milestones, leaderboard
 api.add_router("", orders.router)  # E: the team's orders
 api.add_router("", inbox.router)  # E: the token's person's inbox
+
+from tracker.api.routers import webhooks  # noqa: E402  # F: the team's webhooks
+
+api.add_router("", webhooks.router)  # F: endpoints, their delivery log, redeliver
