@@ -154,6 +154,9 @@ def token_create(
     now = timezone.now()
     try:
         with transaction.atomic():
+            # Under the membership's row: removing the person (or offboarding) waits for this token, then takes it.
+            if not Membership.objects.select_for_update().filter(pk=membership.pk).exists():
+                raise NotFound(f"You are no longer in {membership.tenant.name}: no token was made.")
             token = ApiToken.objects.create(
                 membership=membership,
                 key_hash=key_hash(secret),

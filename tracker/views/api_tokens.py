@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST
 
-from ddbmodels.core.errors import InvalidInput
+from ddbmodels.core.errors import InvalidInput, NotFound
 from tracker.forms.api_tokens import TokenCreateForm
 from tracker.selectors.api_tokens import user_tokens
 from tracker.selectors.tenants import user_memberships
@@ -50,7 +50,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
                     expires_days=data["expires_days"],
                     request_key=data["idempotency_key"],
                 )
-            except (PermissionDenied, InvalidInput) as refused:  # the role changed since the form was checked
+            except (PermissionDenied, InvalidInput, NotFound) as refused:  # the role changed, or they left, meanwhile
                 form.add_error(None, str(refused))
             else:
                 status = 200

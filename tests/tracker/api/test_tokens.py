@@ -225,3 +225,12 @@ def test_offboarding_deletes_the_teams_tokens_with_its_memberships_and_counts_ea
     assert (closed["memberships_removed"], closed["api_tokens_deleted"]) == (3, 2)  # not 5 memberships
     assert [_caller(client.secret) for client in gone] == [None, None]
     assert list(ApiToken.objects.all()) == [stays.token]
+
+
+def test_a_token_for_a_membership_removed_meanwhile_is_refused_not_a_crash(world: World) -> None:
+    """The page read the membership, then an owner removed the person (or offboarding began): no token, no 500."""
+    membership = _membership(world, "member")
+    Membership.objects.filter(pk=membership.pk).delete()
+    with pytest.raises(NotFound, match="no longer in"):
+        api_tokens.token_create(membership=membership, name="", scope="read")
+    assert not ApiToken.objects.exists()

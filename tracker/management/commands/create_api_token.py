@@ -7,7 +7,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
-from ddbmodels.core.errors import InvalidInput
+from ddbmodels.core.errors import InvalidInput, NotFound
 from tracker.models import ApiScope, Membership
 from tracker.services import api_tokens
 
@@ -48,7 +48,7 @@ class Command(BaseCommand):
                 scope=options["scope"],
                 expires_days=options["expires_days"],
             )
-        except (PermissionDenied, InvalidInput) as refused:
+        except (PermissionDenied, InvalidInput, NotFound) as refused:
             raise CommandError(str(refused)) from refused
         token = created.token
         self.stdout.write(
