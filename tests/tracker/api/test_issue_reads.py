@@ -276,3 +276,13 @@ def test_an_issues_history_newest_first_in_pages(world: World, api_client: ApiCl
         "created the issue",
     ]
     assert (rest["next_cursor"], rest["archived"]) == (None, False)
+
+
+def test_the_openapi_document_names_the_etag_and_link_headers(client: Client) -> None:
+    paths = body(client.get("/api/v1/openapi.json"))["paths"]
+    one = paths["/api/v1/teams/{team}/projects/{key}/issues/{number}"]["get"]["responses"]
+    assert "ETag" in one["200"]["headers"]
+    assert "ETag" in one["304"]["headers"]
+    for path in ("/api/v1/teams/{team}/projects/{key}/issues", "/api/v1/teams/{team}/issues"):
+        assert "Link" in paths[path]["get"]["responses"]["200"]["headers"]
+    assert "ETag" in paths["/api/v1/teams/{team}/projects/{key}"]["get"]["responses"]["200"]["headers"]

@@ -41,12 +41,21 @@ router = Router(tags=["issues"])
 Sort = Literal["newest", "oldest", "updated", "stale"]
 LIMIT_MAX = 100
 NUMBER_MAX = 10**15 - 1  # the pages' 15 digits (tracker.issue_query.NUMBER_RE)
+ETAG = {
+    "description": "The resource's version, quoted: send it as If-None-Match (304) or If-Match (a PATCH).",
+    "schema": {"type": "string"},
+}
+LINK = {
+    "description": 'The next and previous pages\' URLs (RFC 8288): `<…>; rel="next", <…>; rel="prev"`.',
+    "schema": {"type": "string"},
+}
 LIST_COST = cost(
     requests="1 (one Query of one list index); + 1 GetItem on a cold project cache",
     rcu="0.5–1 at limit 25, ≤ 4 at limit 100 (rows of 150–300 B); search words: 0.5 a row shown",
     note="Whatever the project's size. Search words: the search engine (SQL) + one BatchGetItem of the rows shown. "
     "label with assignee, or milestone with label/assignee: the page's rows are checked (`looked_at`), no more read.",
 )
+LIST_EXTRA = {**LIST_COST, "responses": {200: {"description": "OK", "headers": {"Link": LINK}}}}
 
 
 class IssueFilters(Schema):
@@ -153,7 +162,7 @@ def _page(request: HttpRequest, response: HttpResponse, team: str, key: str | No
     "/teams/{team}/projects/{key}/issues",
     response=IssuePage,
     summary="A project's issues",
-    openapi_extra=LIST_COST,
+    openapi_extra=LIST_EXTRA,
 )
 def project_issues_list(
     request: HttpRequest, team: str, key: str, response: HttpResponse, filters: Query[IssueFilters]
@@ -162,7 +171,7 @@ def project_issues_list(
     return _page(request, response, team, key, filters)
 
 
-@router.get("/teams/{team}/issues", response=IssuePage, summary="The team's issues", openapi_extra=LIST_COST)
+@router.get("/teams/{team}/issues", response=IssuePage, summary="The team's issues", openapi_extra=LIST_EXTRA)
 def team_issues_list(request: HttpRequest, team: str, response: HttpResponse, filters: Query[IssueFilters]) -> Any:
     """One page of the issues of every project of the team (no milestone: milestones are a project's)."""
     return _page(request, response, team, None, filters)
@@ -172,11 +181,14 @@ def team_issues_list(request: HttpRequest, team: str, response: HttpResponse, fi
     "/teams/{team}/projects/{key}/issues/{number}",
     response={200: IssueOut, 304: None},
     summary="One issue",
-    openapi_extra=cost(
-        requests="1 (GetItem); + 1 on a cold project cache; + 1 Query for a milestone's name on a cold cache",
-        rcu="0.5 per 4 KB of the issue (a 10 KB description: 1.5); + 0.5 each cold cache",
-        note="A 304 costs the same read: it saves bandwidth and rate limit, not DynamoDB.",
-    ),
+    openapi_extra={
+        **cost(
+            requests="1 (GetItem); + 1 on a cold project cache; + 1 Query for a milestone's name on a cold cache",
+            rcu="0.5 per 4 KB of the issue (a 10 KB description: 1.5); + 0.5 each cold cache",
+            note="A 304 costs the same read: it saves bandwidth and rate limit, not DynamoDB.",
+        ),
+        "responses": {200: {"description": "OK", "headers": {"ETag": ETAG}}, 304: {"headers": {"ETag": ETAG}}},
+    },
 )
 def issue_get(
     request: HttpRequest,
@@ -205,7 +217,8 @@ def issue_get(
         requests="1 GetItem (the issue) + 1 Query per period table read (one, unless the page spans periods)",
         rcu="0.5 (the issue) + 0.5 per 4 KB of events read (25 changes ≈ 1)",
         note="Newest first; periods past retention are archived, not read (`archived`).",
-    ),
+    )
+    | {"responses": {200: {"description": "OK", "headers": {"Link": LINK}}}},
 )
 def issue_history_list(
     request: HttpRequest,

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from ddbmodels.issues import ProjectItem
 
 router = Router(tags=["projects"])
+ETAG = {
+    "description": "The project's version and when its counts were taken, quoted: send it as If-None-Match (304).",
+    "schema": {"type": "string"},
+}
 
 
 class IssueCounts(Schema):
@@ -91,11 +95,14 @@ def projects_list(request: HttpRequest, team: str) -> dict[str, Any]:
     "/teams/{team}/projects/{key}",
     response={200: ProjectOut, 304: None},
     summary="One project",
-    openapi_extra=cost(
-        requests="0 when cached (Redis), else 1",
-        rcu="0 cached; else 0.5 (GetItem)",
-        note="A 304 costs the same read: it saves bandwidth and rate limit, not DynamoDB.",
-    ),
+    openapi_extra={
+        **cost(
+            requests="0 when cached (Redis), else 1",
+            rcu="0 cached; else 0.5 (GetItem)",
+            note="A 304 costs the same read: it saves bandwidth and rate limit, not DynamoDB.",
+        ),
+        "responses": {200: {"description": "OK", "headers": {"ETag": ETAG}}, 304: {"headers": {"ETag": ETAG}}},
+    },
 )
 def project_get(
     request: HttpRequest,
