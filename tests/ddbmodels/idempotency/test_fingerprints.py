@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ddbmodels import comments, issues, orders
+from ddbmodels import comments, issues, milestones, orders
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import KeyReused
 from ddbmodels.idempotency import ANSWER_MAX, CreationRecord, answer_get, answer_put, record_get, record_pk
@@ -138,3 +138,29 @@ def test_an_answer_over_a_kilobyte_is_refused_and_nothing_is_written(tenant: str
     with pytest.raises(ValueError, match="at most"):
         answer_put(tenant=tenant, kind="k", key="big", status=200, body="x" * ANSWER_MAX, fingerprint=A)
     assert answer_get(tenant=tenant, kind="k", key="big") is None
+
+
+def test_a_key_resent_after_its_milestone_closed_replays_or_is_refused_by_its_fingerprint(
+    tenant: str, make_project: Callable[..., ProjectItem]
+) -> None:
+    make_project()
+    milestone, _ = milestones.milestone_create(tenant=tenant, project_key="WEB", name="v1", due=None, created_by="o")
+
+    def send(title: str, fingerprint: str) -> Claimed[IssueItem]:
+        return issues.issue_create(
+            tenant=tenant,
+            project_key="WEB",
+            title=title,
+            reporter=REPORTER,
+            idempotency_key="m1",
+            milestone=milestone.milestone_id,
+            fingerprint=fingerprint,
+        )
+
+    first = send("In v1", A)
+    milestones.milestone_set_state(milestone, state="closed", expected_version=int(milestone.version))
+    assert send("In v1", A).replayed  # refused by the closed milestone and by the key: the key's record answers
+    assert send("In v1", A).number == first.number
+    with pytest.raises(KeyReused):  # another request with the key: not its replay, though the milestone refused too
+        send("Something else", B)
+    assert [i.title for i in stored_issues(tenant)] == ["In v1"]
