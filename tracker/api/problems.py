@@ -30,6 +30,7 @@ from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationEr
 
 from ddbmodels.core import errors as domain
 from tracker.error_pages import RETRY_AFTER_SECONDS, answer, known
+from tracker.issue_query import QueryError
 
 log = logging.getLogger(__name__)
 PROBLEM_TYPE = "application/problem+json"
@@ -178,6 +179,8 @@ def handle(request: HttpRequest, error: Exception) -> HttpResponse:
         return problem(404, "not_found", "No such resource.")
     if isinstance(error, PermissionDenied):  # a token's scope, or its person's role (the services' require_role)
         return problem(403, "forbidden", str(error) or "Not allowed.")
+    if isinstance(error, QueryError):  # a filter or sort the lists cannot run (the query box's words)
+        return problem(400, "invalid_query", str(error))
     found = domain_problem(error)
     if found is not None:
         return found

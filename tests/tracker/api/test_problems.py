@@ -18,6 +18,7 @@ from tests.tracker.api.conftest import ApiClientFactory
 from tests.tracker.conftest import World
 from tracker.api import problems
 from tracker.error_pages import RETRY_AFTER_SECONDS
+from tracker.issue_query import QueryError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.tracker.api.edges_urls")]
 
@@ -141,3 +142,9 @@ def test_a_problem_carries_field_errors_and_the_current_resource(rf: RequestFact
     assert body["current"] == {"v": 3}
     assert body["errors"] == [{"field": "If-Match", "message": "stale", "code": "stale"}]
     assert body["type"].endswith("/precondition_failed")
+
+
+def test_a_query_the_lists_cannot_run_is_a_400_naming_why(rf: RequestFactory) -> None:
+    response = problems.handle(rf.get("/api/v1/x"), QueryError("Unknown filter: colour."))
+    body = json.loads(response.content)
+    assert (response.status_code, body["code"], body["detail"]) == (400, "invalid_query", "Unknown filter: colour.")
