@@ -172,8 +172,10 @@ def run_once(
     ``first_answer(result)`` renders the body — the same function for the first answer and every replay, from the
     request and the item's unchanging parts, so a replay is byte-identical even after the item changed.
 
-    ``kind`` names the operation in problems and logs. No DynamoDB cost of its own: the record is in the create's
-    transaction (+2 WCU, +1 index entry), the replay's read in the writer's replay path.
+    ``kind`` names the operation for its reader (the record's kind is the writer's own: ``issue#WEB``, …). No
+    DynamoDB cost of its own: the record is in the create's transaction (+2 WCU, +1 index entry), the replay's
+    read in the writer's replay path. Checks made before ``create`` (a label, an assignee) apply to a replay too:
+    one that fails now (the label being renamed since) answers its problem, not the first answer.
     """
     key = client_key(request)
     if isinstance(key, HttpResponse):
