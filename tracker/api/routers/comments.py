@@ -148,9 +148,11 @@ def first_comment(comment: CommentItem, body: str) -> dict[str, Any]:
     response={201: CommentOut},
     summary="Add a comment",
     openapi_extra=cost(
-        requests="3 (4 with a project not cached); a replay 3",
-        rcu="0.5 (the issue) [+ 0.5 the project]; a replay + 2 (the key's record and the comment)",
-        wcu="≈ 8 for a short comment (issue check, comment and key record in one transaction) + 2 (its event)",
+        requests="4: the issue, the comment's transaction, its event, the commenter's watch (+ cold caches: the "
+        "project, the team's webhooks); a replay 4: the issue, the refused transaction, the key's record, the comment",
+        rcu="0.5 (the issue); a replay 2.5",
+        wcu="≈ 11 for a short comment (measured): 8 (issue check, comment and key record in one transaction) + 2 "
+        "(its event) + 1 (watching); a replay 0",
         note="Exactly once per Idempotency-Key: the key's record is written in the comment's own transaction.",
     ),
 )
@@ -236,9 +238,10 @@ def _stale(issue: IssueItem, comment: CommentItem, wanted: int | None) -> HttpRe
     response={200: CommentOut},
     summary="Edit your comment",
     openapi_extra=cost(
-        requests="3–4 (the issue, the comment, its update, its event) [+ 1 the project]",
+        requests="4: the issue, the comment, its update, its event (2 when the text is unchanged or If-Match is "
+        "stale) [+ 1 the project]",
         rcu="0.5 (the issue) + 1 per 4 KB (the comment, consistent) [+ 0.5 the project]",
-        wcu="1 per KB of the comment (UpdateItem on its version) + ≈ 2 (its event); 0 when the text is unchanged",
+        wcu="1 per KB of the comment (UpdateItem on its version) + ≈ 2 (its event): 3 measured; 0 when unchanged",
         note="A stale If-Match is a 412 with the comment as it is now: nothing written.",
     ),
 )
@@ -274,9 +277,10 @@ def comment_update(
     response={204: None},
     summary="Delete your comment",
     openapi_extra=cost(
-        requests="4 or more: the issue, the comment, its words out of its events and notifications, the delete",
-        rcu="0.5 (the issue) + 1 (the comment) + the comment's events and notifications read",
-        wcu="1 per KB of the comment + its events' and notifications' rewrites + ≈ 2 (the deletion's event)",
+        requests="≈ 13 and more: the issue, the comment, its words out of its events (Query the issue's stream) and "
+        "out of each watcher's notification, the delete, its event",
+        rcu="0.5 (the issue) + 1 (the comment) + 0.5 per 4 KB of the issue's events and watchers read (3 measured)",
+        wcu="1 per KB of the comment + its events' and notifications' rewrites + ≈ 2 (the deletion's event): 5+",
         note="A stale If-Match is a 412 with the comment as it is now: nothing deleted.",
     ),
 )
