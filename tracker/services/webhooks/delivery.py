@@ -1,9 +1,10 @@
 """Sending a delivery: one attempt at a time, fenced, signed anew, retried on a schedule, endpoints disabled.
 
 ``attempt`` (the ``deliver_webhook`` task): reads the delivery (consistent GetItem, 1 RCU) and its endpoint
-(GetItem, 0.5 RCU), claims the attempt (``delivery_claim``: ``at`` + 1 where it was what was read, and a lease
-of ``LEASE``), signs the payload with the attempt's time, POSTs it to the checked address
-(``tracker.webhook_http``) and writes the attempt's end (``delivery_finish``, fenced on ``at``):
+(consistent GetItem, 1 RCU: one registered or disabled a moment ago is seen as it is), claims the attempt
+(``delivery_claim``: ``at`` + 1 where it was what was read, and a lease of ``LEASE``), signs the payload with the
+attempt's time, POSTs it to the checked address (``tracker.webhook_http``) and writes the attempt's end
+(``delivery_finish``, fenced on ``at``):
 
 - a 2xx delivers it (and an endpoint that was failing is no longer);
 - a 410 fails it for good and disables the endpoint (the receiver said it is gone), its owners e-mailed;
@@ -72,7 +73,7 @@ def attempt(tenant: str, endpoint_id: str, delivery_id: str) -> str:
     now = utcnow()
     if delivery.next_attempt is not None and delivery.next_attempt > now + timedelta(seconds=1):
         return "not due yet"  # a task queued twice, or an attempt under way (its lease)
-    endpoint = endpoint_get(tenant, endpoint_id)
+    endpoint = endpoint_get(tenant, endpoint_id, consistent=True)
     claimed = delivery_claim(
         tenant=tenant, endpoint_id=endpoint_id, event_key=event_key, seen=delivery.attempts, lease_until=now + LEASE
     )
