@@ -36,6 +36,8 @@ def test_a_member_makes_a_token_copies_it_once_and_revokes_it(
     page.set_viewport_size({"width": width, "height": 900})
     site_login(page, world.member.username)
     page.locator("nav.sections").get_by_role("link", name="Team").click()  # where a phone finds it too
+    page.locator("#your-tokens").scroll_into_view_if_needed()
+    _shot(page, f"tokens-00-team-page-{width}")
     page.locator("#your-tokens").get_by_role("link", name="your API tokens").click()
     expect(page).to_have_url(re.compile(r"/account/tokens/$"))
     expect(page.locator("#tokens-none")).to_have_text("You have no API tokens.")
