@@ -252,3 +252,22 @@ def test_with_redis_down_a_create_still_happens_once(
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.content == first.content
     assert len(stored(world)) == 1
+
+
+def test_a_patch_moves_the_issue_into_a_milestone_by_name_and_out_with_null(
+    world: World, api_client: ApiClientFactory
+) -> None:
+    milestone, _ = ddb_milestones.milestone_create(
+        tenant=world.slug, project_key="WEB", name="v2", due=None, created_by=world.owner.username
+    )
+    client = made(world, api_client)
+    moved = patch(client, world, {"milestone": "v2"})
+    assert moved.status_code == 200, moved.content
+    assert body(moved)["milestone"] == {"id": milestone.milestone_id, "name": "v2"}
+    assert stored(world)[0].milestone == milestone.milestone_id
+    unknown = patch(client, world, {"milestone": "v3"})
+    assert unknown.status_code == 422
+    out = patch(client, world, {"milestone": None})
+    assert out.status_code == 200
+    assert body(out)["milestone"] is None
+    assert stored(world)[0].milestone is None
