@@ -42,10 +42,15 @@ from tracker.api.routers import issue_reads, projects  # noqa: E402  # the route
 api.add_router("", projects.router)  # D: the team's projects
 api.add_router("", issue_reads.router)  # D: issue lists, one issue, its history
 
-# C: creating (exactly once) and changing issues, on the issues' router (one path, one router: GET and POST share it)
-from tracker.api.routers import issue_writes  # noqa: E402, F401
-
-from tracker.api.routers import comments, inbox, orders, team  # noqa: E402  # E: the team's resources
+# C: creating (exactly once) and changing issues, on the issues' router (one path, one router: GET and POST share it);
+# E: the team's resources
+from tracker.api.routers import (  # noqa: E402
+    comments,
+    inbox,
+    issue_writes,  # noqa: F401
+    orders,
+    team,
+)
 
 api.add_router("", comments.router)  # E: an issue's comments
 api.add_router("", team.router)  # E: members, labels, milestones, leaderboard
