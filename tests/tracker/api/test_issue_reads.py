@@ -93,6 +93,7 @@ def test_a_1200_issue_projects_open_issues_page_by_page_at_one_request_a_page(
         assert response.status_code == 200, response.content
         pages += 1
         assert requests_of(response) == 1, f"page {pages}: {requests_of(response)} DynamoDB requests"
+        assert response["X-DynamoDB-Requests"] == "1"  # what the client is told, from the same meter
         assert rcu_of(response) <= 4.0
         page = body(response)
         assert len(page["items"]) == 100
