@@ -114,6 +114,7 @@ def test_the_log_shows_each_delivery_and_redeliver_puts_a_finished_one_back(worl
     assert "Delivered" in shown
     assert "204 in 12 ms" in shown
     assert "Redeliver" in shown
+    assert "<summary>Body sent</summary><pre>{}</pre>" in shown  # the JSON body as sent
     assert "Sending it again within a minute" in sent.content.decode()
     again = ddb_webhooks.delivery_get(world.slug, endpoint.id, event_key(1), consistent=True)
     assert again is not None

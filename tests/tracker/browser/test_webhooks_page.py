@@ -3,6 +3,7 @@ opens it, sees its delivery log with Redeliver, disables it and deletes it (conf
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -55,7 +56,9 @@ def test_an_owner_registers_a_webhook_reads_its_log_disables_and_deletes_it(
     _shot(page, f"webhooks-02-secret-{width}")
     (endpoint,) = ddb_webhooks.endpoints_of(world.slug, consistent=True)
     assert secret.inner_text() == endpoint.secret
-    put_delivery(world.slug, endpoint.id, event_key(1), pending=False)
+    issue = {"key": "WEB-1", "title": "A title long enough to need wrapping on a phone", "status": "open"}
+    body = json.dumps({"type": "issue.created", "data": {"team": world.slug, "issue": issue}}, separators=(",", ":"))
+    put_delivery(world.slug, endpoint.id, event_key(1), pending=False, payload=body)
     put_delivery(world.slug, endpoint.id, event_key(2), pending=True)
 
     page.get_by_role("link", name="Open the webhook").click()
@@ -64,6 +67,8 @@ def test_an_owner_registers_a_webhook_reads_its_log_disables_and_deletes_it(
     expect(rows.nth(0)).to_contain_text("Sending")
     expect(rows.nth(1)).to_contain_text("Delivered")
     expect(rows.nth(1)).to_contain_text("204 in 12 ms")
+    rows.nth(1).get_by_text("Body sent").click()
+    expect(rows.nth(1).locator("pre")).to_contain_text('"key":"WEB-1"')
     _fits(page, width)
     _shot(page, f"webhooks-03-detail-{width}")
     rows.nth(1).get_by_role("button", name="Redeliver").click()
