@@ -50,11 +50,13 @@ def _restore(rows: list[dict[str, Any]]) -> list[EndpointItem]:
 
 
 def team_endpoints(tenant: str) -> list[EndpointItem]:
-    """The team's live endpoints, oldest first, without their secrets: Redis, or one Query (0.5 RCU) on a miss."""
+    """The team's live endpoints, oldest first, without their secrets: Redis, or one consistent Query (1 RCU) on a
+    miss — the refill after a registration or a change must see it, or the list cached would miss it for minutes
+    (and every change meanwhile its delivery)."""
     return cached(
         webhooks_cache_key(tenant),
         settings.PROJECT_CACHE_SECONDS,
-        lambda: ddb_webhooks.endpoints_of(tenant),
+        lambda: ddb_webhooks.endpoints_of(tenant, consistent=True),
         dump=_dump,
         restore=_restore,
     )

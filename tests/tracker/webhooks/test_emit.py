@@ -59,3 +59,18 @@ def test_a_body_too_large_leaves_the_changes_out_then_shortens_the_title(world: 
     assert body["timestamp"] == key.partition("#")[0]
     small = payload_text(issue, type=CREATED, actor="ann", data={"title": "x", "diff": "-a +b"}, event_key=key)
     assert json.loads(small)["data"]["changes"] == {"title": "x"}  # the history's word diff is never sent
+
+
+def test_the_cached_endpoints_are_refilled_by_a_consistent_read(world: World) -> None:
+    """Right after a registration (its invalidation) the next change refills the list: an eventually consistent
+    Query could miss the new endpoint and keep it out of the cache for minutes."""
+    from django.core.cache import cache
+
+    from ddbmodels.core import capacity
+    from tracker.selectors.webhooks import team_endpoints, webhooks_cache_key
+
+    register(world, "http://127.0.0.1:9/hook")
+    cache.delete(webhooks_cache_key(world.slug))
+    with capacity.measure() as meter:
+        assert len(team_endpoints(world.slug)) == 1
+    assert meter.rcu == 1.0  # consistent: 1 RCU (eventually consistent would be 0.5)
