@@ -169,7 +169,12 @@ def test_redeliver_refuses_a_disabled_endpoint_and_a_pending_delivery_and_queues
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     queued: list[tuple[str, str, str]] = []
-    monkeypatch.setattr(service, "send_later", lambda *args: bool(queued.append(args)))
+
+    def send_later(tenant: str, endpoint_id: str, delivery_id: str) -> bool:
+        queued.append((tenant, endpoint_id, delivery_id))
+        return True
+
+    monkeypatch.setattr(service, "send_later", send_later)
     endpoint = register(world)
     put_delivery(world.slug, endpoint.id, event_key(1), pending=True)
     put_delivery(world.slug, endpoint.id, event_key(2), pending=False)
