@@ -80,7 +80,7 @@ def webhook_create(
     KeyReused when another request comes with its key; AlreadyExists when that endpoint was deleted since).
 
     A team has at most ``ENDPOINTS_MAX`` live endpoints (counted on the cached list: only registrations racing
-    each other pass it). Cost: the list (Redis, or a Query 0.5 RCU), the URL's name resolved, PutItem 1 WCU
+    each other pass it). Cost: the list (Redis, or a consistent Query 1 RCU), the URL's name resolved, PutItem 1 WCU
     (a request sent again: + a consistent GetItem, 1 RCU).
     """
     require_role(membership, Role.OWNER)
