@@ -198,7 +198,9 @@ def _owner(request: HttpRequest, team: str) -> Membership:
     HOOKS,
     response=list[WebhookOut],
     summary="The team's webhooks",
-    openapi_extra=cost(requests="0 (cached) or 1", rcu="0 or 0.5", note="One Query of the team's endpoints, cached."),
+    openapi_extra=cost(
+        requests="0 (cached) or 1", rcu="0 or 1", note="One consistent Query of the team's endpoints, cached."
+    ),
 )
 def webhooks_list(request: HttpRequest, team: str) -> list[dict[str, Any]]:
     """The team's registered endpoints, oldest first (at most 10), without their secrets."""
