@@ -1,7 +1,7 @@
 """Emitting a recorded change to the team's webhook endpoints: exactly once per endpoint and event (PLAN22 D5).
 
 ``activity.record`` calls ``emit_later`` for every change, with the change's one key. The team's endpoints come
-from the cache (``selectors.webhooks.team_endpoints``: a miss is one Query, 0.5 RCU); for each active endpoint
+from the cache (``selectors.webhooks.team_endpoints``: a miss is one consistent Query, 1 RCU); for each active endpoint
 subscribed to the change's type, the delivery is put in the request (PutItem ``attribute_not_exists``: the same
 change emitted twice is one delivery) and its sending queued. A broker that does not answer loses nothing: the
 delivery is due now, and the sweep (``delivery.sweep``, every minute) sends it. No endpoint: no write, no task.
