@@ -214,7 +214,7 @@ def webhooks_list(request: HttpRequest, team: str) -> list[dict[str, Any]]:
     summary="Register a webhook",
     openapi_extra=cost(
         requests="1–2 (the cached list on a miss, the PutItem); a replay + 1",
-        rcu="0 or 0.5 (the list); a replay + 1 (the endpoint, consistent)",
+        rcu="0 or 1 (the list, consistent on a miss); a replay + 1 (the endpoint, consistent)",
         wcu="1 (PutItem attribute_not_exists: the key is the endpoint's id)",
         note="Exactly once per Idempotency-Key; the URL's name is resolved and must lead to public addresses only.",
     ),
