@@ -28,7 +28,8 @@ by ``manage.py create_api_token`` (its last line). Then only HTTP (``api_parts/c
 Reported: each check (ok, what failed), requests and RCU per list page, p50/p99 of each operation, the answers
 lost and the retries, the deliveries and their attempts; ``bench/out/api_check.json`` (``--out``) and one JSON
 line last. Exit 0 when every check held, 1 when not, 2 when refused (an endpoint off this machine).
-``--quick``: 250 issues at 50 a page, 4 × 5 creates under loss (what tests/bench/test_api_check.py runs).
+``--quick``: 120 issues at 25 a page, 2 × 4 creates under loss (``make bench-quick`` and
+tests/bench/test_api_check.py run it; ≈ 40–60 s, most of it starting the web server and the worker).
 
     .venv/bin/python bench/api_check.py
     .venv/bin/python bench/api_check.py --quick
@@ -83,11 +84,11 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     made.add_argument("--keys", type=int, default=10, help="creates per writer under loss (default: 10)")
     made.add_argument("--out", type=Path, default=OUT, help="where api_check.json goes (default: bench/out)")
     made.add_argument("--json", action="store_true", help="only the JSON line on stdout (the report on stderr)")
-    made.add_argument("--quick", action="store_true", help="small sizes (≈ 1–2 min); options given still win")
+    made.add_argument("--quick", action="store_true", help="small sizes (≈ 1 min); options given still win")
     args = made.parse_args(argv)
     from devtools.bench import quick_sizes
 
-    quick_sizes(made, args, issues=250, limit=50, threads=4, keys=5)
+    quick_sizes(made, args, issues=120, limit=25, threads=2, keys=4)
     if not 1 <= args.limit <= 100 or args.issues < 1 or args.threads < 1 or args.keys < 1:
         made.error("need 1 ≤ --limit ≤ 100 and --issues, --threads, --keys ≥ 1")
     return args
@@ -150,16 +151,32 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
     began = time.monotonic()
     say = sys.stderr if args.json else sys.stdout
     try:
+        phases: dict[str, float] = {}
+        figures["ready_phases"] = phases
+        mark = time.monotonic()
+
+        def phase(name: str) -> None:
+            nonlocal mark
+            now = time.monotonic()
+            phases[name] = round(now - mark, 1)
+            mark = now
+
         stack.start_services(dynamodb_url)
         env = configure_django(stack, prefix)
         configured = True
-        setup.prepare(issues=args.issues, password=PASSWORD)
+        setup.migrate()
+        phase("services and migrate")
         proxy = LossyProxy(stack.dynamodb_url)
-        stack.start_worker(env, 2)
+        # The worker and the web server start (≈ 10–20 s of imports) while the tables and teams are made.
+        stack.start_worker(env, 1)
         stack.start_web({**env, "DYNAMODB_ENDPOINT_URL": proxy.url}, wait=False)
+        setup.prepare(issues=args.issues, password=PASSWORD)
+        phase("tables, teams, issues")
         tokens = setup.tokens(env)
+        phase("tokens (the command)")
         stack.wait_web()
         wait_for_worker(120)
+        phase("web and worker up")
         receiver = Receiver(fail_first=2)
         figures["ready_seconds"] = round(time.monotonic() - began, 1)
         print(f"api_check: {stack.web_url}, tables {prefix}*, ready in {figures['ready_seconds']} s", file=say)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -35,6 +36,13 @@ class Tokens:
     other_team: str  # dave, globex, write
 
 
+def migrate() -> None:
+    """Django's tables in the run's database (before the web server and the worker start)."""
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+
+
 def prepare(*, issues: int, password: str) -> None:
     """Tables, people, teams, projects; ``issues`` open issues in acme/WEB (numbers 1..issues, newest last)."""
     from django.contrib.auth import get_user_model
@@ -47,7 +55,6 @@ def prepare(*, issues: int, password: str) -> None:
     from tracker.models import Membership, Tenant
     from tracker.services.projects import project_counts_refresh
 
-    call_command("migrate", interactive=False, verbosity=0)
     tables.create_all()
     quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
     call_command("rotate_event_tables", verbosity=0, **quiet)  # this period's events table (histories, webhooks)
@@ -88,9 +95,13 @@ def token(env: dict[str, str], username: str, team: str, scope: str) -> str:
 
 
 def tokens(env: dict[str, str]) -> Tokens:
-    return Tokens(
-        owner=token(env, "alice", "acme", "admin"),
-        member=token(env, "bob", "acme", "write"),
-        viewer=token(env, "carol", "acme", "read"),
-        other_team=token(env, "dave", "globex", "write"),
-    )
+    """The four tokens, their commands run at once (each starts Django: seconds apiece on a busy machine)."""
+    wanted = {
+        "owner": ("alice", "acme", "admin"),
+        "member": ("bob", "acme", "write"),
+        "viewer": ("carol", "acme", "read"),
+        "other_team": ("dave", "globex", "write"),
+    }
+    with ThreadPoolExecutor(max_workers=len(wanted)) as pool:
+        made = {role: pool.submit(token, env, *args) for role, args in wanted.items()}
+        return Tokens(**{role: future.result() for role, future in made.items()})

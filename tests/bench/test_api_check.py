@@ -117,7 +117,7 @@ def test_the_quick_run_holds_every_check_and_reports_its_figures(
     assert [name for name, found in checks.items() if not found["ok"]] == []
     assert len(checks) == 8  # a check that did not run proves nothing
     pages = checks["list pages at one request"]
-    assert (pages["pages"], pages["requests_per_page"]) == (5, [1])  # 250 issues at 50 a page, one request each
+    assert (pages["pages"], pages["requests_per_page"]) == (5, [1])  # 120 issues at 25 a page, one request each
     assert checks["creates under 30% lost answers"]["answers_lost"] > 0  # the loss happened
     hooks = checks["webhooks signed, retried, logged"]
     assert (hooks["deliveries"], hooks["attempts"], hooks["retries"]) == (1, 3, 2)
