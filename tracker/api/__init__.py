@@ -8,11 +8,10 @@ a problem document (``tracker.api.problems``). Routers per area are added here a
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Swagger
 
 from tracker.api import problems
 from tracker.api.auth import TokenAuth
-from tracker.api.openapi import TrackerAPI
+from tracker.api.openapi import TrackerAPI, TrackerSwagger
 
 api = TrackerAPI(  # NinjaAPI whose document states problems, headers and DynamoDB costs
     title="Tracker API",
@@ -20,7 +19,7 @@ api = TrackerAPI(  # NinjaAPI whose document states problems, headers and Dynamo
     description="Tracker's REST API: projects, issues, comments and the team's resources, as the pages show them.",
     urls_namespace="api-v1",
     openapi_url="/openapi.json",
-    docs=Swagger(settings={"showExtensions": True}),  # each operation's x-dynamodb-cost shown on the docs page
+    docs=TrackerSwagger(settings={"showExtensions": True}),  # each operation's x-dynamodb-cost on the docs page
     docs_url="/docs",
     auth=TokenAuth(),  # every operation needs a Bearer token unless it says auth=None
 )

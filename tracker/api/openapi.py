@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from ninja import NinjaAPI
+from django.shortcuts import render
+from ninja import NinjaAPI, Swagger
 from ninja.openapi.schema import REF_TEMPLATE, OpenAPISchema
 from ninja.schema import NinjaGenerateJsonSchema
 
@@ -142,6 +143,18 @@ def operations_without_cost(document: Mapping[str, Any]) -> list[str]:
         for method, operation in operations.items()
         if isinstance(operation, Mapping) and COST_KEY not in operation
     ]
+
+
+class TrackerSwagger(Swagger):
+    """ninja's Swagger UI (its bundled files: no CDN, no inline script) with a viewport, the site's rules for a
+    phone's width (static/tracker/api-docs.css) and its settings as a ``json_script`` data block
+    (templates/tracker/api_docs.html). No CSRF token: the API takes Bearer tokens only, never the session."""
+
+    template = "tracker/api_docs.html"
+
+    def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
+        self.settings["url"] = self.get_openapi_url(api, kwargs)
+        return render(request, self.template, {"swagger_settings": self.settings, "api": api})
 
 
 class TrackerAPI(NinjaAPI):

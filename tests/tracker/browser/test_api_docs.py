@@ -43,6 +43,8 @@ def test_an_operation_shows_its_dynamodb_cost_and_its_problems(page: Page, viola
     operation.locator(".opblock-summary").first.click()
     expect(operation.locator(".opblock-body")).to_contain_text("x-dynamodb-cost")
     expect(operation.locator(".opblock-body")).to_contain_text("application/problem+json")
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"the expanded operation is {wide} px wide at {width} px"  # no sideways scrolling
     out = Path("/tmp/shots/B")  # noqa: S108  (copies for the person reviewing the pages)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copy(shot(page, f"api-docs-cost-{width}"), out / f"api-docs-cost-{width}.png")
