@@ -129,7 +129,8 @@ def test_the_registry_is_whole_however_the_package_was_imported() -> None:
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.splitlines() == [
         "False False",
-        "attachments comments counters idempotency_keys inbox issues jobs labels milestones orders preferences scores webhooks",
+        "attachments comments counters idempotency_keys inbox issues jobs labels milestones orders preferences scores"
+        " webhooks",
         "IssueItem NotFound ddbmodels.issues",
     ]
 
