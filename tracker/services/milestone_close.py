@@ -55,7 +55,7 @@ from tracker.services import activity
 from tracker.services.issues import schedule_counts
 from tracker.services.milestone_close_end import BUSY, busy, finish, kept_outcome
 from tracker.services.milestone_close_end import REFUSED_KEPT as REFUSED_KEPT  # the close's figure, named here
-from tracker.services.milestone_close_end import changed as _changed
+from tracker.services.milestone_close_end import changed as milestone_changed
 from tracker.services.permissions import require_role
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ def milestone_close(
         closed = ddb_milestones.milestone_set_state(
             milestone, state="closed", expected_version=expected_version, outcome=said
         )
-        _changed(closed)
+        milestone_changed(closed)
         return Closed(milestone=closed)
     target = target_of(milestone, to) if issues == "move" else None
     closing = ddb_milestones.milestone_set_state(
@@ -139,7 +139,7 @@ def milestone_close(
         to=target.milestone_id if target else None,
         token=token,
     )
-    _changed(closing)
+    milestone_changed(closing)
     outcome = Closed(milestone=closing)
     try:
         more = _request_walks(outcome, project, target, token, actor)
