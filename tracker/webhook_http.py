@@ -34,6 +34,13 @@ SNIPPET_BYTES = 512  # of the receiver's answer, kept in the delivery log
 MAX_ADDRESSES_TRIED = 3  # a name with many addresses: the attempt's time stays bounded (connect 5 s each)
 MAX_RETRY_AFTER_SECONDS = 86_400
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Not public, though Python 3.11's is_global says so: IETF protocol assignments (192.0.0.0/24, RFC 6890) but for
+# the two anycast services reachable everywhere, .9 (PCP, RFC 7723) and .10 (TURN, RFC 8155); documentation
+# (2001:db8::/32, RFC 3849; 3fff::/20, RFC 9637); site-local fec0::/10 (deprecated, still routed in some networks).
+NOT_PUBLIC = tuple(
+    ipaddress.ip_network(network) for network in ("192.0.0.0/24", "2001:db8::/32", "3fff::/20", "fec0::/10")
+)
+PUBLIC_EXCEPTIONS = (ipaddress.ip_address("192.0.0.9"), ipaddress.ip_address("192.0.0.10"))
 DEFAULT_PORTS = {"http": 80, "https": 443}
 CA_CERTS: str | None = None  # a CA bundle file instead of the system's (tests of the TLS path); None: the system's
 
@@ -55,7 +62,10 @@ class Answer:
 
 
 def allowed(ip: IPAddress) -> bool:
-    """A public address: not private, loopback, link-local, multicast, reserved or shared (RESEARCH22 §6)."""
+    """A public address: not private, loopback, link-local, site-local, multicast, reserved, shared, documentation
+    or an IETF protocol assignment (``NOT_PUBLIC``, but for ``PUBLIC_EXCEPTIONS``) (RESEARCH22 §6)."""
+    if ip not in PUBLIC_EXCEPTIONS and any(ip in network for network in NOT_PUBLIC):
+        return False
     if ip.version == 6:
         assert isinstance(ip, ipaddress.IPv6Address)
         teredo = ip.teredo

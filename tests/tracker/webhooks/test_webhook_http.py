@@ -34,8 +34,26 @@ REFUSED = [
     "2002:7f00:1::",  # 6to4 of 127.0.0.1: is_global says True
     "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo
     "ff02::1",
+    "fec0::1",  # IPv6 site-local (deprecated, still routed inside some networks): is_global says True
+    "feff::1",  # the end of site-local fec0::/10
+    "192.0.0.8",  # IETF protocol assignments 192.0.0.0/24: is_global says True
+    "192.0.0.255",
+    "3fff::1",  # documentation, RFC 9637: is_global says True
+    "3fff:fff:ffff::1",  # the end of 3fff::/20
+    "2001:db8::1",  # documentation, RFC 3849
+    "::ffff:192.0.0.8",  # mapped: the IPv4 rules apply inside
 ]
-ALLOWED = ["8.8.8.8", "1.1.1.1", "2606:4700::1111", "64:ff9b::808:808"]
+ALLOWED = [
+    "8.8.8.8",
+    "1.1.1.1",
+    "2606:4700::1111",
+    "64:ff9b::808:808",
+    "192.0.0.9",  # Port Control Protocol anycast: globally reachable (RFC 7723)
+    "192.0.0.10",  # TURN anycast: globally reachable (RFC 8155)
+    "192.0.1.1",  # just past 192.0.0.0/24
+    "3fff:1000::1",  # just past 3fff::/20
+    "2001:4860:4860::8888",
+]
 
 
 @pytest.mark.parametrize("address", REFUSED)
