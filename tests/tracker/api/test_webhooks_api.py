@@ -13,6 +13,8 @@ from ddbmodels import webhooks as ddb_webhooks
 from tests.ddbmodels.webhooks.helpers import event_key, put_delivery
 from tests.tracker.api.conftest import ApiClient, ApiClientFactory
 from tests.tracker.conftest import World
+from tracker.api.routers.webhooks import OWNERS_ONLY
+from tracker.models import Membership, Role
 
 pytestmark = pytest.mark.django_db
 
@@ -73,14 +75,40 @@ def test_the_same_key_with_another_body_is_a_422_and_registers_nothing(
     assert len(ddb_webhooks.endpoints_of(world.slug, consistent=True)) == 1
 
 
-@pytest.mark.parametrize(("role", "scope"), [("owner", "write"), ("owner", "read"), ("member", "write")])
-def test_only_an_owners_admin_token_reaches_webhooks(
-    world: World, api_client: ApiClientFactory, role: str, scope: str
+@pytest.mark.parametrize(
+    ("role", "scope", "status"),
+    [("owner", "write", 403), ("owner", "read", 403), ("member", "write", 404), ("viewer", "read", 404)],
+)
+def test_only_an_owners_admin_token_reaches_webhooks_and_non_owners_get_the_pages_404(
+    world: World, api_client: ApiClientFactory, role: str, scope: str, status: int
 ) -> None:
+    """As on the pages, anybody but an owner finds no webhooks (404); an owner's token without `admin` is a 403."""
+    theirs = body(register(owner(world, api_client), world, key="owners"))
     client = api_client(world, role=role, scope=scope)
 
-    assert client.get(hooks(world)).status_code == 403
-    assert register(client, world).status_code == 403
+    answers = [
+        client.get(hooks(world)),
+        register(client, world),
+        client.get(hooks(world, f"/{theirs['id']}")),
+        client.patch_json(hooks(world, f"/{theirs['id']}"), {"active": False}),
+        client.delete(hooks(world, f"/{theirs['id']}")),
+        client.get(hooks(world, f"/{theirs['id']}/deliveries")),
+    ]
+
+    assert [a.status_code for a in answers] == [status] * len(answers)
+    assert {body(a)["code"] for a in answers} == {"not_found" if status == 404 else "forbidden"}
+    assert [e.id for e in ddb_webhooks.endpoints_of(world.slug, consistent=True)] == [theirs["id"]]
+    assert ddb_webhooks.endpoints_of(world.slug, consistent=True)[0].version == 1
+
+
+def test_an_owner_lowered_to_member_finds_no_webhooks_with_the_admin_token_made_as_owner(
+    world: World, api_client: ApiClientFactory
+) -> None:
+    client = owner(world, api_client)
+    Membership.objects.filter(user=world.owner, tenant=world.tenant).update(role=Role.MEMBER)
+
+    assert client.get(hooks(world)).status_code == 404
+    assert register(client, world).status_code == 404
     assert ddb_webhooks.endpoints_of(world.slug, consistent=True) == []
 
 
@@ -184,3 +212,18 @@ def test_the_delivery_log_pages_newest_first_and_redeliver_is_409_while_pending(
     assert busy.status_code == 409
     assert nothing.status_code == 404
     assert client.get(hooks(world, f"/{hook_id}/deliveries?cursor=junk")).status_code == 400
+
+
+def test_every_webhook_operation_says_who_may_call_it_in_the_openapi_document(client: Any) -> None:
+    document = json.loads(client.get("/api/v1/openapi.json").content)
+    operations = [
+        operation
+        for path, item in document["paths"].items()
+        if "/webhooks" in path
+        for method, operation in item.items()
+        if method in {"get", "post", "patch", "delete"}
+    ]
+
+    assert len(operations) == 7
+    for operation in operations:
+        assert operation["description"].endswith(OWNERS_ONLY), operation["operationId"]

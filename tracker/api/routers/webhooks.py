@@ -1,5 +1,6 @@
 """A team's webhooks by API: its owners register, read, edit, disable and delete endpoints, read each one's delivery
-log and send a delivery again. Every operation needs an ``admin`` token of an owner (403 otherwise).
+log and send a delivery again. Every operation needs an owner's ``admin`` token: anybody but an owner finds no webhooks
+(404, as on the owners' page and for another team's), an owner's token without ``admin`` is a 403 (``OWNERS_ONLY``).
 
 The same services and selectors as the owners' page (``/t/<team>/settings/webhooks/``): registration is once per
 ``Idempotency-Key`` (the key is the endpoint's id; the secret is in the 201 and its replays only), edits and deletes
@@ -8,12 +9,13 @@ go on the endpoint's version (``If-Match``: a stale one is a 412 with the endpoi
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Callable
 from datetime import datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from ninja import Query, Router, Schema
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,21 +25,25 @@ from tracker.api.etag import etag_of, if_match, not_modified, not_modified_respo
 from tracker.api.idempotency import answer_once, key_header, run_once
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
-from tracker.api.schemas import Page
+from tracker.api.webhook_log import DeliveryPage, EventName, LogQuery, RedeliveryOut, delivery_out
 from tracker.selectors import webhooks as selectors
 from tracker.services.webhooks import endpoints as services
 
 if TYPE_CHECKING:
-    from ddbmodels.webhooks import DeliveryItem, EndpointItem
+    from ddbmodels.webhooks import EndpointItem
     from tracker.models import Membership
 
 router = Router(tags=["webhooks"])
+View = Callable[..., Any]
 
 HOOKS = "/teams/{team}/webhooks"
 HOOK = f"{HOOKS}/{{webhook_id}}"
 URL_MAX = 2000  # ddbmodels.webhooks.URL_MAX
 DESCRIPTION_MAX = 200  # ddbmodels.webhooks.DESCRIPTION_MAX
-EventName = StrEnum("EventName", {name.replace(".", "_"): name for name in services.EVENT_NAMES})  # type: ignore[misc]
+OWNERS_ONLY = (
+    "Owners only: an owner's `admin` token (an owner's `read` or `write` token: 403); anybody else finds no webhooks"
+    " (404), as on the team's Webhooks page."
+)
 
 
 class WebhookOut(Schema):
@@ -85,49 +91,6 @@ class WebhookPatch(BaseModel):
     active: bool | None = Field(None, description="true: send to it again (its failures forgotten); false: stop.")
 
 
-class AttemptOut(Schema):
-    at: datetime
-    code: int = Field(description="The answer's HTTP status; 0 when none came (refused, timed out).")
-    ms: int = Field(description="How long the attempt took, in milliseconds.")
-
-
-class DeliveryOut(Schema):
-    """One event's delivery to the endpoint."""
-
-    id: str = Field(description="Its id in URLs.")
-    webhook_id: str = Field(description="The `webhook-id` header: the same on every attempt (deduplicate on it).")
-    type: EventName  # type: ignore[valid-type]
-    status: str = Field(description="`pending` (being sent or waiting for its next try), `delivered` or `failed`.")
-    attempts: int
-    created_at: datetime
-    next_attempt: datetime | None = Field(description="When it is tried next, while pending.")
-    delivered_at: datetime | None
-    last_code: int | None = Field(description="The last answer's status (0: none came); null before any attempt.")
-    last_ms: int | None = Field(description="The last attempt's duration in milliseconds.")
-    last_answer: str = Field(description="The last answer's first 512 bytes, or why none came.")
-    recent: list[AttemptOut] = Field(description="The last 10 attempts, oldest first.")
-    payload: dict[str, Any] = Field(description="The JSON body sent (signed as sent).")
-
-
-class DeliveryPage(Page[DeliveryOut]):
-    """A page of the endpoint's deliveries, newest first (`next_cursor`: older ones)."""
-
-
-class RedeliveryOut(Schema):
-    """The delivery, put back to be sent: the sender tries it within a minute, with the same `webhook-id`."""
-
-    id: str
-    webhook_id: str
-    status: str
-    attempts: int
-    next_attempt: datetime | None
-
-
-class LogQuery(Schema):
-    cursor: str | None = Field(None, description="A cursor from a page of this log (`next_cursor`).")
-    limit: int = Field(25, ge=1, le=100, description="Deliveries a page (1–100).")
-
-
 def webhook_out(endpoint: EndpointItem) -> dict[str, Any]:
     """One endpoint, JSON-ready, without its secret; reads nothing."""
     return WebhookOut(
@@ -165,31 +128,18 @@ def first_webhook(endpoint: EndpointItem, payload: WebhookIn) -> dict[str, Any]:
     ).model_dump(mode="json")
 
 
-def delivery_out(delivery: DeliveryItem) -> dict[str, Any]:
-    try:
-        payload = json.loads(delivery.payload) if delivery.payload else {}
-    except ValueError:
-        payload = {}
-    return DeliveryOut(
-        id=delivery.id,
-        webhook_id=delivery.message_id,
-        type=EventName(delivery.type),
-        status=delivery.status,
-        attempts=delivery.attempts,
-        created_at=delivery.created_at,
-        next_attempt=delivery.next_attempt if delivery.status == "pending" else None,
-        delivered_at=delivery.delivered_at,
-        last_code=delivery.last_code,
-        last_ms=delivery.last_ms,
-        last_answer=delivery.last_answer,
-        recent=[AttemptOut(at=a.at, code=a.code, ms=a.ms) for a in delivery.recent],
-        payload=payload if isinstance(payload, dict) else {},
-    ).model_dump(mode="json")
+def owners_only(view: View) -> View:
+    """``view``, its description (its docstring, read by the route's decorator above) ending with ``OWNERS_ONLY``."""
+    view.__doc__ = f"{inspect.cleandoc(view.__doc__ or '')}\n\n{OWNERS_ONLY}"
+    return view
 
 
 def _owner(request: HttpRequest, team: str) -> Membership:
-    """The caller's membership (404 for another team) with an ``admin`` token of an owner (403 otherwise)."""
+    """The caller's membership with an ``admin`` token of an owner: Http404 for another team and, as on the pages,
+    for anybody but an owner (the person's role now); PermissionDenied (403) for an owner's token of another scope."""
     membership = team_access(request, team)
+    if not membership.allows("owner"):
+        raise Http404("No such page.")
     require_scope(request, "admin")
     return membership
 
@@ -202,6 +152,7 @@ def _owner(request: HttpRequest, team: str) -> Membership:
         requests="0 (cached) or 1", rcu="0 or 1", note="One consistent Query of the team's endpoints, cached."
     ),
 )
+@owners_only
 def webhooks_list(request: HttpRequest, team: str) -> list[dict[str, Any]]:
     """The team's registered endpoints, oldest first (at most 10), without their secrets."""
     _owner(request, team)
@@ -219,6 +170,7 @@ def webhooks_list(request: HttpRequest, team: str) -> list[dict[str, Any]]:
         note="Exactly once per Idempotency-Key; the URL's name is resolved and must lead to public addresses only.",
     ),
 )
+@owners_only
 def webhook_create(
     request: HttpRequest, team: str, payload: WebhookIn, idempotency_key: str | None = key_header()
 ) -> HttpResponse:
@@ -262,6 +214,7 @@ def webhook_create(
     summary="One webhook",
     openapi_extra=cost(requests=1, rcu=1, note="GetItem, consistent. A 304 costs the same read."),
 )
+@owners_only
 def webhook_get(request: HttpRequest, team: str, webhook_id: str, response: HttpResponse) -> Any:
     """One endpoint as stored now, with its `ETag` (for `If-Match` on an edit or delete)."""
     endpoint = selectors.endpoint_access(_owner(request, team), webhook_id, consistent=True)
@@ -293,6 +246,7 @@ def _stale(membership: Membership, endpoint: EndpointItem, wanted: int | None) -
         note="A stale If-Match is a 412 with the endpoint as it is now: nothing written.",
     ),
 )
+@owners_only
 def webhook_update(
     request: HttpRequest, team: str, webhook_id: str, payload: WebhookPatch, response: HttpResponse
 ) -> Any:
@@ -328,6 +282,7 @@ def webhook_update(
         note="Its deliveries expire as they would have; nothing more is sent to it.",
     ),
 )
+@owners_only
 def webhook_delete(request: HttpRequest, team: str, webhook_id: str) -> HttpResponse:
     """Delete an endpoint: nothing more is sent to it. With `If-Match: "<version>"` only that version (else 412)."""
     membership = _owner(request, team)
@@ -354,6 +309,7 @@ def webhook_delete(request: HttpRequest, team: str, webhook_id: str) -> HttpResp
         note="The endpoint's GetItem, then one Query of its deliveries, newest first.",
     ),
 )
+@owners_only
 def webhook_deliveries(
     request: HttpRequest, team: str, webhook_id: str, response: HttpResponse, query: Query[LogQuery]
 ) -> dict[str, Any]:
@@ -375,6 +331,7 @@ def webhook_deliveries(
         note="Exactly once per Idempotency-Key; 409 while the delivery is pending or the webhook disabled.",
     ),
 )
+@owners_only
 def webhook_redeliver(
     request: HttpRequest, team: str, webhook_id: str, delivery_id: str, idempotency_key: str | None = key_header()
 ) -> HttpResponse:
