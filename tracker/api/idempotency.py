@@ -106,22 +106,26 @@ def in_flight(membership: Membership, key: str) -> Iterator[bool]:
     """Hold the person's key while the block runs: False when another request holds it (answer 409).
 
     One SET NX PX and one compare-and-delete on Redis; Redis down or paused: True without a lock (logged).
+    A SET whose reply was lost (a timeout) may have taken the lock all the same: the compare-and-delete runs after
+    every SET that was sent, answered or not (it deletes only this request's token), so the lock never outlives
+    the request that took it and the client's retry is its replay, not 30 s of 409s (R22-10). Redis down: that is
+    one more timeout, on this one request only (the others skip Redis while it is paused).
     """
     name = f"api-key:{membership.user_id}:{digest(key)}"  # a person's, 30 s at most: no team data to offboard
     token = uuid.uuid4().hex
-    held = False
+    sent = False
     if not optional_redis.paused():
+        sent = True
         try:
             if not optional_redis.client().set(name, token, nx=True, px=LOCK_MS):
                 yield False
                 return
-            held = True
         except redis.exceptions.RedisError as error:
             optional_redis.failed("idempotency lock", error)
     try:
         yield True
     finally:
-        if held:
+        if sent:
             try:
                 optional_redis.client().eval(_RELEASE, 1, name, token)
             except redis.exceptions.RedisError as error:  # it expires after LOCK_MS

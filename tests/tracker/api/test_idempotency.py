@@ -172,6 +172,9 @@ def test_with_redis_down_the_transaction_still_creates_once(world: World, monkey
         def set(self, *args: Any, **kwargs: Any) -> None:
             raise redis.exceptions.ConnectionError("down")
 
+        def eval(self, *args: Any) -> None:  # the release after a SET that failed: down too
+            raise redis.exceptions.ConnectionError("down")
+
     monkeypatch.setattr(optional_redis, "client", lambda url=None: Down())
     try:
         first = create_issue(post({"title": "A"}), who, world)
@@ -182,6 +185,36 @@ def test_with_redis_down_the_transaction_still_creates_once(world: World, monkey
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.content == first.content
     assert len(stored(world)) == 1
+
+
+def test_a_lock_whose_set_reply_was_lost_is_let_go_after_the_request(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R22-10: Redis took the SET NX but its reply was lost (a timeout): the request ran unlocked, and it still lets
+    its own lock go (a compare-and-delete on its token), so the client's retry is its replay, not 30 s of 409s."""
+    who = membership(world)
+    real = optional_redis.client()
+
+    class LostReply:
+        def set(self, *args: Any, **kwargs: Any) -> None:
+            real.set(*args, **kwargs)  # Redis holds the lock now...
+            raise redis.exceptions.TimeoutError("Timeout reading from socket")  # ...and its answer never came
+
+        def eval(self, *args: Any) -> Any:
+            return real.eval(*args)
+
+    monkeypatch.setattr(optional_redis, "client", lambda url=None: LostReply())
+    try:
+        first = create_issue(post({"title": "A"}), who, world)
+    finally:
+        optional_redis.resume()  # the retry may reach a process that never saw Redis fail
+        monkeypatch.undo()
+    assert first.status_code == 201
+    lock = f"api-key:{who.user_id}:{idempotency.digest('k-1')}"
+    assert real.get(lock) is None
+    again = create_issue(post({"title": "A"}), who, world)
+    assert (again.status_code, again["Idempotent-Replayed"]) == (201, "true")
+    assert again.content == first.content
 
 
 def keep(who: Membership, body: Any, runs: list[int], answer: tuple[int, dict[str, Any]] = (200, {"marked": 3})) -> Any:
