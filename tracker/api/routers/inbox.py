@@ -125,7 +125,9 @@ class Marked(Schema):
 )
 def inbox_read_all(request: HttpRequest, team: str, idempotency_key: str | None = key_header()) -> HttpResponse:
     """Everything in the token's person's inbox up to now is read; the answer says how many were unread. Any token's
-    scope will do (it changes only the caller's own inbox, which every role may do on the inbox page)."""
+    scope will do, `read` too: marking read changes only the caller's own inbox, which every role may do on the inbox
+    page (as GitHub's `notifications` scope lets a token that reads notifications mark them read). A `read` token
+    changes nothing else."""
     membership = team_access(request, team)
 
     def run() -> tuple[int, dict[str, Any]]:
@@ -151,7 +153,7 @@ def inbox_read_one(
     request: HttpRequest, team: str, note_id: str, idempotency_key: str | None = key_header()
 ) -> HttpResponse:
     """The notification is read (404 if the token's person has none of this id); the answer is it, read. Any token's
-    scope will do, as for the whole inbox."""
+    scope will do, `read` too, as for the whole inbox: it changes only the caller's own inbox."""
     membership = team_access(request, team)
     event_key = event_key_of(note_id)
 
