@@ -13,14 +13,18 @@ inside IPv6 addresses that carry an IPv4 one (mapped, 6to4, Teredo, NAT64).
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 import urllib3
+import urllib3.connection
 from django.conf import settings
 
 from ddbmodels.core.errors import InvalidInput, Unavailable
@@ -158,7 +162,10 @@ def post(url: str, body: str, headers: dict[str, str]) -> Answer:
     """POST ``body`` (exactly the bytes signed) to the URL's checked address; never raises for the network's sake.
 
     Resolved and checked again now; tries up to MAX_ADDRESSES_TRIED addresses until one connects (5 s each), then
-    waits WEBHOOK_TIMEOUT_SECONDS for the answer (each read); keeps the first SNIPPET_BYTES of it."""
+    reads the answer's status, headers and first SNIPPET_BYTES. The whole attempt ends WEBHOOK_TIMEOUT_SECONDS after
+    it started (``Deadline``), however the receiver trickles its answer: no status by then is no answer; a status
+    that came is kept with what of the body came (R22-5). Looking the name up is the system resolver's (its own
+    timeouts); the task's time limit (``deliver_webhook``) is the bound over that."""
     started = time.monotonic()
     try:
         parts = split(url)
@@ -169,47 +176,141 @@ def post(url: str, body: str, headers: dict[str, str]) -> Answer:
         return Answer(status=0, ms=elapsed_ms(started), error=str(error))
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     sent = {**headers, "Host": parts.netloc, "User-Agent": "Tracker-Webhooks/1"}
-    timeout = urllib3.Timeout(connect=CONNECT_TIMEOUT_SECONDS, read=settings.WEBHOOK_TIMEOUT_SECONDS)
     error_text = ""
-    for address in addresses[:MAX_ADDRESSES_TRIED]:
-        pool = connection_pool(parts.scheme, address, port, host, timeout)
-        try:
-            response = pool.urlopen(
-                "POST",
-                target,
-                body=body.encode(),
-                headers=sent,
-                redirect=False,
-                retries=False,
-                preload_content=False,
-                assert_same_host=False,
-            )
+    with Deadline(started, settings.WEBHOOK_TIMEOUT_SECONDS) as deadline:
+        for address in addresses[:MAX_ADDRESSES_TRIED]:
+            left = deadline.left()
+            if left <= 0:
+                break
+            timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, left), read=left)
+            pool = connection_pool(parts.scheme, address, port, host, timeout, deadline)
             try:
-                first = response.read(SNIPPET_BYTES, decode_content=False)
-            except (urllib3.exceptions.HTTPError, OSError):
-                first = b""  # the status came; an answer cut short while read is still that status
-            response.close()
-            return Answer(
-                status=response.status,
-                ms=elapsed_ms(started),
-                snippet=first[:SNIPPET_BYTES].decode("utf-8", "ignore"),
-                retry_after=retry_after_seconds(response.headers.get("Retry-After")),
-            )
-        except (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError) as error:
-            error_text = describe(error)  # this address does not take connections: the next one may
-        except (urllib3.exceptions.HTTPError, OSError) as error:
-            return Answer(status=0, ms=elapsed_ms(started), error=describe(error))
-        finally:
-            pool.close()
+                response = pool.urlopen(
+                    "POST",
+                    target,
+                    body=body.encode(),
+                    headers=sent,
+                    redirect=False,
+                    retries=False,
+                    preload_content=False,
+                    assert_same_host=False,
+                )
+                first = b""
+                try:  # what of the body comes before the deadline: read in pieces, as a trickle stops at the cut
+                    while len(first) < SNIPPET_BYTES:
+                        piece = response.read(SNIPPET_BYTES - len(first), decode_content=False)
+                        if not piece:
+                            break
+                        first += piece
+                except (urllib3.exceptions.HTTPError, OSError):
+                    pass  # the status came; an answer cut short while read is still that status
+                response.close()
+                return Answer(
+                    status=response.status,
+                    ms=elapsed_ms(started),
+                    snippet=first[:SNIPPET_BYTES].decode("utf-8", "ignore"),
+                    retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+                )
+            except (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError) as error:
+                error_text = describe(error)  # this address does not take connections: the next one may
+            except (urllib3.exceptions.HTTPError, OSError) as error:
+                if deadline.passed:
+                    return Answer(status=0, ms=elapsed_ms(started), error=deadline.reason())
+                return Answer(status=0, ms=elapsed_ms(started), error=describe(error))
+            finally:
+                pool.close()
+        if deadline.passed or deadline.left() <= 0:
+            return Answer(status=0, ms=elapsed_ms(started), error=error_text or deadline.reason())
     return Answer(status=0, ms=elapsed_ms(started), error=error_text or "could not connect")
 
 
+class Deadline:
+    """An attempt's wall-clock end: when it passes, the attempt's connections are shut down (``cut``), so a read
+    that waits returns at once. A per-read timeout alone never ends an answer sent a byte a second.
+
+    Each connection is followed by a twin of its socket (``socket.dup``: the same connection, a descriptor of
+    ours), taken when it connects; shutting the twin down ends the connection under TLS too, and a descriptor
+    number closed and reused meanwhile is never touched. One timer thread an attempt, stopped when it ends."""
+
+    def __init__(self, started: float, seconds: int) -> None:
+        self.seconds = seconds
+        self.end = started + seconds
+        self.passed = False
+        self._twins: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, self.left()), self.cut)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        with self._lock:
+            for twin in self._twins:
+                twin.close()
+            self._twins.clear()
+
+    def left(self) -> float:
+        return self.end - time.monotonic()
+
+    def reason(self) -> str:
+        return f"no answer within {self.seconds} s"
+
+    def follow(self, sock: socket.socket) -> None:
+        """Watch a connection just made (cut at once if the deadline passed while it connected)."""
+        with self._lock:
+            twin = sock.dup()
+            self._twins.append(twin)
+            if self.passed:
+                shut(twin)
+
+    def cut(self) -> None:
+        with self._lock:
+            self.passed = True
+            for twin in self._twins:
+                shut(twin)
+
+
+def shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed by the other side: nothing to end
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class WatchedHTTPConnection(urllib3.connection.HTTPConnection):
+    """urllib3's connection, followed by the attempt's ``Deadline`` once connected (``deadline`` from the pool)."""
+
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        self.deadline.follow(sock)
+        return sock
+
+
+class WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    """The same for https: followed before the TLS handshake, so a trickled handshake is cut too."""
+
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        self.deadline.follow(sock)
+        return sock
+
+
 def connection_pool(
-    scheme: str, address: str, port: int, host: str, timeout: urllib3.Timeout
+    scheme: str, address: str, port: int, host: str, timeout: urllib3.Timeout, deadline: Deadline
 ) -> urllib3.HTTPConnectionPool:
-    """A one-connection pool to the checked address; for https, SNI and the certificate checked against the name."""
+    """A one-connection pool to the checked address; for https, SNI and the certificate checked against the name.
+    Its connection is followed by the attempt's ``deadline``."""
     if scheme == "https":
-        return urllib3.HTTPSConnectionPool(
+        pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
             address,
             port,
             server_hostname=host,
@@ -219,8 +320,13 @@ def connection_pool(
             timeout=timeout,
             retries=False,
             maxsize=1,
+            deadline=deadline,
         )
-    return urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1)
+        pool.ConnectionCls = WatchedHTTPSConnection
+        return pool
+    pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1, deadline=deadline)
+    pool.ConnectionCls = WatchedHTTPConnection
+    return pool
 
 
 def describe(error: BaseException) -> str:

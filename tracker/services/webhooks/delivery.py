@@ -4,7 +4,8 @@
 (consistent GetItem, 1 RCU: one registered or disabled a moment ago is seen as it is), claims the attempt
 (``delivery_claim``: ``at`` + 1 where it was what was read, and a lease of ``LEASE``), signs the payload with the
 attempt's time, POSTs it to the checked address (``tracker.webhook_http``) and writes the attempt's end
-(``delivery_finish``, fenced on ``at``):
+(``delivery_finish``, fenced on ``at``; the POST ends within ``WEBHOOK_TIMEOUT_SECONDS``, and the task's time limit
+reached mid-POST is a failed attempt too):
 
 - a 2xx delivers it (and an endpoint that was failing is no longer);
 - a 410 fails it for good and disables the endpoint (the receiver said it is gone), its owners e-mailed;
@@ -24,8 +25,10 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import datetime, timedelta
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from ddbmodels.core.keys import utcnow
@@ -92,7 +95,15 @@ def send(endpoint: EndpointItem, claimed: DeliveryItem) -> str:
     """Sign, POST and record attempt ``claimed.attempts``; then the endpoint's state and the next try."""
     at = utcnow()
     headers = signing.headers(endpoint.secret, claimed.message_id, claimed.payload, at)
-    answer = webhook_http.post(endpoint.url, claimed.payload, headers)
+    started = time.monotonic()
+    try:
+        answer = webhook_http.post(endpoint.url, claimed.payload, headers)
+    except SoftTimeLimitExceeded:
+        # The task's time limit came mid-POST (``post`` ends by its own deadline, well before: a name the resolver
+        # took long to look up). Still an attempt that failed, logged, on the schedule (R22-5): left unfinished,
+        # the sweep would resend it when its lease ends, every few minutes, never backing off or disabling.
+        took = webhook_http.elapsed_ms(started)
+        answer = webhook_http.Answer(status=0, ms=took, error=f"no answer within {max(1, round(took / 1000))} s")
     attempt_ = Attempt(at=at, code=answer.status, ms=answer.ms)
     text = answer.error or answer.snippet
     n = claimed.attempts

@@ -41,7 +41,8 @@ except ValueError as error:
 WEBHOOK_RETRY_SCHEDULE = env.list(
     "WEBHOOK_RETRY_SCHEDULE", cast=int, default=[5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]
 )
-# Seconds an attempt waits for the receiver's answer (connecting: at most 5).
+# Seconds a whole attempt may take: connecting (at most 5 an address), sending and the receiver's answer, however
+# slowly it comes. At most 20: the delivery task's time limit is 30 s, and the attempt's end is written after it.
 WEBHOOK_TIMEOUT_SECONDS = env.int("WEBHOOK_TIMEOUT_SECONDS", default=15)
 # An endpoint whose deliveries have all failed for this many days is disabled and its owners are e-mailed.
 WEBHOOK_DISABLE_AFTER_DAYS = env.int("WEBHOOK_DISABLE_AFTER_DAYS", default=3)
@@ -50,11 +51,11 @@ WEBHOOK_DELIVERY_DAYS = env.int("WEBHOOK_DELIVERY_DAYS", default=30)
 if (
     not WEBHOOK_RETRY_SCHEDULE
     or min(WEBHOOK_RETRY_SCHEDULE) < 1
-    or WEBHOOK_TIMEOUT_SECONDS < 1
+    or not 1 <= WEBHOOK_TIMEOUT_SECONDS <= 20
     or WEBHOOK_DISABLE_AFTER_DAYS < 1
     or WEBHOOK_DELIVERY_DAYS < 1
 ):
     raise ImproperlyConfigured(
-        "WEBHOOK_RETRY_SCHEDULE needs at least one wait of 1 s or more; WEBHOOK_TIMEOUT_SECONDS, "
+        "WEBHOOK_RETRY_SCHEDULE needs at least one wait of 1 s or more; WEBHOOK_TIMEOUT_SECONDS 1 to 20, "
         "WEBHOOK_DISABLE_AFTER_DAYS and WEBHOOK_DELIVERY_DAYS at least 1"
     )
