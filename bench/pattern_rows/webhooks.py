@@ -80,8 +80,8 @@ WEBHOOK_ROWS: dict[str, Row] = {
         one_query,
     ),
     "webhooks.redeliver": Row(
-        "UpdateItem SET st, na, dk where st <> pending: 1 WCU per started KB of the larger of the item before and "
-        "after, + 1 for its due entry (KEYS_ONLY + at)",
+        "UpdateItem SET st, na, dk, rk where st <> pending and rk <> the request's fence: 1 WCU per started KB of "
+        "the larger of the item before and after, + 1 for its due entry (KEYS_ONLY + at)",
         redelivered,
     ),
     "tenants.webhooks (offboarding read)": Row(
@@ -187,6 +187,7 @@ def run_webhooks(run: Workload) -> None:
         kept.id,
         keys[0],
         now=utcnow(),
+        fence="api.1.bench",
         basis=_delivery_bytes(TENANT, kept.id, keys[0]),
     )
     bench.check(sent.status == webhooks.PENDING, f"the delivery sent again is {sent.status}")

@@ -74,25 +74,29 @@ def delivery_get(tenant: str, endpoint_id: str, event_key: str, *, consistent: b
 
 
 @capacity.access_pattern("webhooks.redeliver")
-def delivery_redeliver(tenant: str, endpoint_id: str, event_key: str, *, now: datetime) -> DeliveryItem:
-    """UpdateItem ``SET st = pending, na = now, dk`` where it exists and st <> pending, ``ALL_NEW`` — 1 WCU per KB
-    (≤ 3) + 1 due entry: the delivery, due now (the sender's next sweep or task sends it, same webhook-id).
+def delivery_redeliver(tenant: str, endpoint_id: str, event_key: str, *, now: datetime, fence: str) -> DeliveryItem:
+    """UpdateItem ``SET st = pending, na = now, dk, rk = fence`` where it exists, st <> pending and rk <> fence,
+    ``ALL_NEW`` — 1 WCU per KB (≤ 3) + 1 due entry: the delivery, due now (the sender's next sweep or task sends it,
+    same webhook-id).
 
-    Its attempts go on counting (the sender fences each attempt on ``at``). InvalidTransition when it is
-    pending already (being sent or waiting for its next try: nothing written), NotFound when there is none
-    (a consistent GetItem, 1 RCU, tells which).
+    ``fence`` names the request (an API request's scoped idempotency key, or a fresh token): a request whose
+    answer was lost, resent by botocore or by its client, finds its own fence (a consistent GetItem, 1 RCU) and gets
+    the delivery as it is now, its own success, never put back a second time. Its attempts go on counting (the
+    sender fences each attempt on ``at``). InvalidTransition when another request finds it pending (being sent or
+    waiting for its next try: nothing written), NotFound when there is none (the same GetItem tells which).
     """
     key = _key(tenant, endpoint_id, event_key)
     try:
         answer = connection.client().update_item(
             TableName=_table(),
             Key=key,
-            UpdateExpression="SET st = :pending, na = :now, dk = :dk",
-            ConditionExpression="attribute_exists(s) AND st <> :pending",
+            UpdateExpression="SET st = :pending, na = :now, dk = :dk, rk = :rk",
+            ConditionExpression="attribute_exists(s) AND st <> :pending AND (attribute_not_exists(rk) OR rk <> :rk)",
             ExpressionAttributeValues={
                 ":pending": {"S": PENDING},
                 ":now": {"S": time_key(now)},
                 ":dk": {"S": due_key(key["pk"]["S"], key["s"]["S"])},
+                ":rk": {"S": fence},
             },
             ReturnValues="ALL_NEW",
             ReturnConsumedCapacity="TOTAL",
@@ -100,7 +104,14 @@ def delivery_redeliver(tenant: str, endpoint_id: str, event_key: str, *, now: da
     except ClientError as error:
         if error_code(error) != "ConditionalCheckFailedException":
             raise
-        if delivery_get(tenant, endpoint_id, event_key, consistent=True) is None:
+        found = (
+            connection.client()
+            .get_item(TableName=_table(), Key=key, ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
+            .get("Item")
+        )
+        if found is None:
             raise NotFound("No such delivery.") from error
+        if found.get("rk", {}).get("S") == fence:  # this request put it back already: its answer was lost
+            return delivery_of(tenant, found)
         raise InvalidTransition("This delivery is being sent already: wait for its outcome.") from error
     return delivery_of(tenant, answer["Attributes"])

@@ -21,7 +21,8 @@ Two kinds of partition, both named from the team:
                                                         le the last answer's first 512 bytes (or why none came),
                                                         da delivered at, na next attempt (time key), dk due
                                                         shard (only while pending), ca created at, x expiry
-                                                        (TTL: created + the delivery days)
+                                                        (TTL: created + the delivery days), rk the fence of
+                                                        the request that last sent it again (``log.py``)
 
     GSI due (sparse, KEYS_ONLY + at): PK dk = "due#<crc32(pk + s) % 8>", SK na — the pending deliveries, by
         when they are due; a delivery leaves it when it is delivered or failed for good (REMOVE dk).
@@ -50,7 +51,8 @@ Writes:
     edit, enable, disable   PutItem / UpdateItem conditioned on ``v`` — 1 WCU
     delete                  UpdateItem to the tombstone, conditioned on ``v`` — 1 WCU
     a delivery              PutItem ``attribute_not_exists(s)`` — 1 WCU per KB (≤ 3) + 1 due entry
-    redeliver               UpdateItem ``SET st = pending, na, dk`` where st <> pending — 1–3 WCU + 1 due entry
+    redeliver               UpdateItem ``SET st = pending, na, dk, rk`` where st <> pending and rk <> this request's
+                            fence — 1–3 WCU + 1 due entry (refused: + a consistent GetItem, 1 RCU)
 
 No hot key: an endpoint partition takes one write per event and attempt, the team partition only its
 owners' clicks and a delivery's "failing since" marks; the due index is spread over 8 keys.

@@ -149,7 +149,7 @@ def test_redeliver_puts_a_finished_delivery_back_due_now_and_refuses_a_pending_o
     now = utcnow()
 
     with capacity.measure() as meter:
-        again = webhooks.delivery_redeliver(tenant, endpoint.id, event_key(1), now=now)
+        again = webhooks.delivery_redeliver(tenant, endpoint.id, event_key(1), now=now, fence="r1")
 
     assert (again.status, again.attempts, again.next_attempt) == (
         webhooks.PENDING,
@@ -158,9 +158,24 @@ def test_redeliver_puts_a_finished_delivery_back_due_now_and_refuses_a_pending_o
     )
     assert meter.wcu == 2  # the item and its due entry
     with pytest.raises(InvalidTransition):
-        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(1), now=now)
+        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(1), now=now, fence="r2")
     with pytest.raises(InvalidTransition):
-        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(2), now=now)
+        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(2), now=now, fence="r2")
     with pytest.raises(NotFound):
-        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(3), now=now)
+        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(3), now=now, fence="r2")
     assert webhooks.delivery_get(tenant, endpoint.id, event_key(3)) is None
+
+
+def test_redeliver_by_the_same_request_again_is_its_own_success_and_puts_nothing_back(tenant: str) -> None:
+    """The answer lost (botocore or the client sends the same request again): the delivery as it is now, once."""
+    endpoint = register(tenant)
+    put_delivery(tenant, endpoint.id, event_key(1), pending=False)
+    first = webhooks.delivery_redeliver(tenant, endpoint.id, event_key(1), now=utcnow(), fence="r1")
+
+    again = webhooks.delivery_redeliver(
+        tenant, endpoint.id, event_key(1), now=utcnow() + timedelta(minutes=5), fence="r1"
+    )
+
+    assert again == first  # nothing written: the same next attempt
+    with pytest.raises(InvalidTransition):
+        webhooks.delivery_redeliver(tenant, endpoint.id, event_key(1), now=utcnow(), fence="r2")

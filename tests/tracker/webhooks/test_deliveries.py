@@ -309,7 +309,7 @@ def test_a_delivery_sent_again_is_sent_with_the_same_webhook_id(world: World, qu
         tenant, endpoint_id, delivery_id, _ = queued[0]
         assert delivery.attempt(tenant, endpoint_id, delivery_id) == "delivered"
         first = the_delivery(endpoint)
-        ddb_webhooks.delivery_redeliver(world.slug, endpoint.id, first.event_key, now=datetime.now(UTC))
+        ddb_webhooks.delivery_redeliver(world.slug, endpoint.id, first.event_key, now=datetime.now(UTC), fence="r1")
         assert delivery.attempt(tenant, endpoint_id, delivery_id) == "delivered"
     again = the_delivery(endpoint)
     assert again.attempts == 2

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ddbmodels.core.errors import ChangedSinceRead
 from tracker.api.access import require_scope, team_access
 from tracker.api.etag import etag_of, if_match, not_modified, not_modified_response, precondition_failed
-from tracker.api.idempotency import answer_once, key_header, run_once
+from tracker.api.idempotency import answer_once, client_key, key_header, run_once, scoped_key
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
 from tracker.api.webhook_log import DeliveryPage, EventName, LogQuery, RedeliveryOut, delivery_out
@@ -326,9 +326,10 @@ def webhook_deliveries(
     summary="Send a delivery again",
     openapi_extra=cost(
         requests="3–4 (the kept answer, the endpoint, the update; a first run + the answer kept)",
-        rcu="1 (kept answer) + 0.5 (the endpoint); 409/404: + 1 (the delivery, consistent)",
+        rcu="1 (kept answer) + 0.5 (the endpoint); 409/404 or this key's update again: + 1 (the delivery, consistent)",
         wcu="1–3 (UpdateItem back to pending) + 1 (its due entry) + 1 (the answer kept, + 1 index entry)",
-        note="Exactly once per Idempotency-Key; 409 while the delivery is pending or the webhook disabled.",
+        note="Exactly once per Idempotency-Key, even when its answer was lost (the update is fenced on the key); "
+        "409 while the delivery is pending for another request or the webhook disabled.",
     ),
 )
 @owners_only
@@ -341,7 +342,13 @@ def webhook_redeliver(
     endpoint = selectors.endpoint_access(membership, webhook_id)
 
     def run() -> tuple[int, dict[str, Any]]:
-        again = services.webhook_redeliver(membership=membership, endpoint=endpoint, delivery_id=delivery_id)
+        key = client_key(request)  # a str: answer_once runs this only once the key is valid
+        again = services.webhook_redeliver(
+            membership=membership,
+            endpoint=endpoint,
+            delivery_id=delivery_id,
+            request_key=scoped_key(membership, key) if isinstance(key, str) else None,
+        )
         return 202, RedeliveryOut(
             id=again.id,
             webhook_id=again.message_id,

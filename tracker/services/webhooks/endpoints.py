@@ -2,15 +2,19 @@
 
 Every change is an owner's (PermissionDenied otherwise), checked as the pages and the API both call it, and
 invalidates the team's cached list (``selectors.webhooks.team_endpoints``) so the next change emits to what
-is registered now. Registration is once per request key: the key is the endpoint's id (``endpoint_id_for``),
-so a form or an API call sent again answers the endpoint it registered (its secret included), never a second.
+is registered now: on every outcome of its write (``_changing``), as a write whose answer was lost (an error, a
+"changed since" on botocore's resend, a create found) may have been done. Registration is once per request key:
+the key is the endpoint's id (``endpoint_id_for``), so a form or an API call sent again answers the endpoint it
+registered (its secret included), never a second.
 """
 
 from __future__ import annotations
 
 import base64
 import secrets
-from collections.abc import Iterable
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from django.conf import settings
@@ -62,8 +66,13 @@ def clean_url(url: str) -> str:
     return url
 
 
-def _changed(tenant: str) -> None:
-    invalidate(webhooks_cache_key(tenant))
+@contextmanager
+def _changing(tenant: str) -> Iterator[None]:
+    """Invalidate the team's cached endpoints after the write inside, whatever came of it (a Redis DEL)."""
+    try:
+        yield
+    finally:
+        invalidate(webhooks_cache_key(tenant))
 
 
 def webhook_create(
@@ -81,7 +90,8 @@ def webhook_create(
 
     A team has at most ``ENDPOINTS_MAX`` live endpoints (counted on the cached list: only registrations racing
     each other pass it). Cost: the list (Redis, or a consistent Query 1 RCU), the URL's name resolved, PutItem 1 WCU
-    (a request sent again: + a consistent GetItem, 1 RCU).
+    (a request sent again: + a consistent GetItem, 1 RCU), and the cached list invalidated on every outcome (a
+    Redis DEL: the next list read is a consistent Query, 1 RCU, a request sent again included).
     """
     require_role(membership, Role.OWNER)
     tenant = membership.tenant.slug
@@ -92,18 +102,18 @@ def webhook_create(
         raise InvalidInput(
             f"A team has at most {ddb_webhooks.ENDPOINTS_MAX} webhooks: delete one before adding another.", field="url"
         )
-    endpoint, created = ddb_webhooks.endpoint_put(
-        tenant,
-        endpoint_id,
-        url=url,
-        events=chosen,
-        secret=new_secret(),
-        description=description,
-        created_by=membership.user.get_username(),
-        fingerprint=fingerprint,
-    )
+    with _changing(tenant):  # a request sent again finds the endpoint its lost answer registered: invalidated too
+        endpoint, created = ddb_webhooks.endpoint_put(
+            tenant,
+            endpoint_id,
+            url=url,
+            events=chosen,
+            secret=new_secret(),
+            description=description,
+            created_by=membership.user.get_username(),
+            fingerprint=fingerprint,
+        )
     if created:
-        _changed(tenant)
         return endpoint, True
     if endpoint.status == ddb_webhooks.DELETED:
         raise AlreadyExists("This request registered a webhook that was deleted since: nothing was registered again.")
@@ -130,18 +140,20 @@ def webhook_update(
     """
     require_role(membership, Role.OWNER)
     tenant = membership.tenant.slug
-    endpoint = ddb_webhooks.endpoint_update(
-        tenant,
-        endpoint_id,
-        expected_version=expected_version,
-        url=None if url is None else clean_url(url),
-        events=None if events is None else clean_events(events),
-        description=None if description is None else clean_description(description),
-        active=active,
-        disabled_why="" if active is not False else f"Disabled by {membership.user.get_username()}.",
-    )
-    _changed(tenant)
-    return endpoint
+    url = None if url is None else clean_url(url)
+    chosen = None if events is None else clean_events(events)
+    description = None if description is None else clean_description(description)
+    with _changing(tenant):  # ChangedSinceRead on botocore's resend of a write whose answer was lost: done
+        return ddb_webhooks.endpoint_update(
+            tenant,
+            endpoint_id,
+            expected_version=expected_version,
+            url=url,
+            events=chosen,
+            description=description,
+            active=active,
+            disabled_why="" if active is not False else f"Disabled by {membership.user.get_username()}.",
+        )
 
 
 def webhook_delete(*, membership: Membership, endpoint_id: str, expected_version: int) -> EndpointItem:
@@ -150,24 +162,31 @@ def webhook_delete(*, membership: Membership, endpoint_id: str, expected_version
     require_role(membership, Role.OWNER)
     tenant = membership.tenant.slug
     days = settings.WEBHOOK_DELIVERY_DAYS + ddb_webhooks.TOMBSTONE_EXTRA_DAYS
-    gone = ddb_webhooks.endpoint_tombstone(
-        tenant, endpoint_id, expected_version=expected_version, expires=utcnow() + timedelta(days=days)
-    )
-    _changed(tenant)
-    return gone
+    with _changing(tenant):
+        return ddb_webhooks.endpoint_tombstone(
+            tenant, endpoint_id, expected_version=expected_version, expires=utcnow() + timedelta(days=days)
+        )
 
 
-def webhook_redeliver(*, membership: Membership, endpoint: EndpointItem, delivery_id: str) -> DeliveryItem:
+def webhook_redeliver(
+    *, membership: Membership, endpoint: EndpointItem, delivery_id: str, request_key: str | None = None
+) -> DeliveryItem:
     """Send a delivery again (an owner's): back to pending and due now, with the same webhook-id, and its sending
     queued (a broker that does not answer: the sender's sweep, every minute, sends it). InvalidTransition (409)
-    while it is pending or the endpoint is disabled; NotFound (404) for a delivery it does not have. Cost:
-    UpdateItem 1–3 WCU + 1 due entry."""
+    while it is pending or the endpoint is disabled; NotFound (404) for a delivery it does not have.
+
+    Once per request: ``request_key`` (an API request's scoped idempotency key; None: a fresh token, the page's
+    click) fences the write, so the same request again (its answer lost, resent by botocore or its client) gets the
+    delivery as it is now, sent again once, never a 409 (``ddbmodels.webhooks.delivery_redeliver``). Cost:
+    UpdateItem 1–3 WCU + 1 due entry; refused or sent again: + a consistent GetItem, 1 RCU."""
     require_role(membership, Role.OWNER)
     if not endpoint.active:
         raise InvalidTransition("This webhook is disabled: enable it before sending a delivery again.")
     event_key = ddb_webhooks.event_key_of(delivery_id)
     if event_key is None:
         raise NotFound("No such delivery.")
-    again = ddb_webhooks.delivery_redeliver(endpoint.tenant, endpoint.id, event_key, now=utcnow())
-    send_later(endpoint.tenant, endpoint.id, again.id)  # a broker that does not answer: the due sweep sends it
+    fence = request_key or f"page.{uuid.uuid4().hex}"
+    again = ddb_webhooks.delivery_redeliver(endpoint.tenant, endpoint.id, event_key, now=utcnow(), fence=fence)
+    if again.status == ddb_webhooks.PENDING:  # not sent since (a request sent again: queued again, harmless)
+        send_later(endpoint.tenant, endpoint.id, again.id)  # a broker that does not answer: the due sweep sends it
     return again
