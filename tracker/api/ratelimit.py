@@ -4,15 +4,18 @@
 every call that has no valid token (no ``Authorization`` header, or a 401). Both are read at each call.
 
 - A token's call is counted before its operation runs (``TokenThrottle``, after ``TokenAuth``); over the limit it
-  is a 429 and the operation does not run. A call with ``If-None-Match`` is only *tested* before and counted after,
-  unless it was answered 304: a 304 is not counted (it costs no more than checking its ETag).
+  is a 429 and the operation does not run. A call with ``If-None-Match`` is counted the same way, and its count is
+  given back when it is answered 304 (a 304 costs no more than checking its ETag). Counting is one atomic INCR,
+  so calls running at once never overshoot the limit (R22-11: tested first and counted after, they did); at the
+  limit a conditional call is refused even if it would have been a 304. A 304 whose window ended while it ran
+  gives its count to the next window: one call more in that window, at most one per such 304.
 - A call without a token is counted per address before anything runs (``ApiMiddleware``); one with a token that
   turns out not to be valid (401) is counted per address after, and over that limit it is answered 429.
 - Every answer says where its caller stands: ``RateLimit-Policy``/``RateLimit`` (the IETF draft) and
   ``X-RateLimit-Limit/-Remaining/-Reset``; a 429 adds ``Retry-After``, the seconds until the window resets.
 
-Redis round trips: a hit (one Lua call: INCR + EXPIRE) and the window's stats (GET + TTL): 3 a call (a call
-with ``If-None-Match``: a GET instead of the hit, and the hit after unless 304).
+Redis round trips: a hit (one Lua call: INCR + EXPIRE) and the window's stats (GET + TTL): 3 a call (a 304:
+4, the give-back being one more INCR of -1).
 When Redis fails (or ``tracker.optional_redis`` has paused it after a failure), the API keeps serving and the
 limits are kept by a per-process memory window: each web process then allows the limit on its own (with N
 processes, up to N times it), until Redis answers again.
@@ -55,8 +58,9 @@ class Window:
     allowed: bool = True
 
     def reset_in(self) -> int:
-        """Seconds until the window resets (at least 1: a client waiting that long finds room)."""
-        return max(1, math.ceil(self.reset_at - utcnow().timestamp()))
+        """Seconds until the window resets (at least 1: a client waiting that long finds room), at most the window's
+        length: ``reset_at`` is already rounded up, and rounding its distance up again said ``t=3601``."""
+        return max(1, min(self.seconds, math.ceil(self.reset_at - utcnow().timestamp())))
 
     def headers(self) -> dict[str, str]:
         """The draft's and the de-facto headers; Retry-After when the call was refused."""
@@ -124,28 +128,28 @@ def address_identity(request: HttpRequest) -> tuple[str, str]:
     return _identity("address", client_ip(request) or "unknown")
 
 
-def counted_after(request: HttpRequest) -> bool:
-    """True when this call is only tested before it runs and counted after (``If-None-Match``: a 304 is free)."""
+def conditional(request: HttpRequest) -> bool:
+    """True for a call whose count is given back if it is answered 304 (``If-None-Match``: a 304 is free)."""
     return "HTTP_IF_NONE_MATCH" in request.META
 
 
 def check(request: HttpRequest, token_id: int) -> Window:
-    """Count a token's call (or, with ``If-None-Match``, test it) and keep the window on the request."""
-    window = count(*token_identity(token_id), anonymous=False, hit=not counted_after(request))
+    """Count a token's call (one atomic step, conditional or not) and keep the window on the request."""
+    window = count(*token_identity(token_id), anonymous=False)
     request.api_rate_window = window  # type: ignore[attr-defined]
-    request.api_rate_pending = counted_after(request) and window.allowed  # type: ignore[attr-defined]
+    request.api_rate_refund = conditional(request) and window.allowed  # type: ignore[attr-defined]
     return window
 
 
 def after(request: HttpRequest, response: HttpResponse) -> None:
-    """Count a call that was only tested (unless answered 304), and put its headers on the answer."""
+    """Give a conditional call's count back if it was answered 304, and put the headers on the answer."""
     window: Window | None = getattr(request, "api_rate_window", None)
     token_id = getattr(getattr(request, "auth", None), "token_id", None)
-    pending = getattr(request, "api_rate_pending", False) and response.status_code != 304
-    if window is not None and pending and token_id is not None:
-        # counted now: one round trip; the window's stats as read before, less this call
-        _call("hit", lambda limiter: limiter.hit(_item(False), *token_identity(token_id)))
-        window = replace(window, remaining=max(0, window.remaining - 1))
+    refund = getattr(request, "api_rate_refund", False) and response.status_code == 304
+    if window is not None and refund and token_id is not None:
+        # one round trip (INCRBY -1); the window's stats as read before, plus this call
+        _call("give back", lambda limiter: limiter.hit(_item(False), *token_identity(token_id), cost=-1))
+        window = replace(window, remaining=min(window.limit, window.remaining + 1))
     if window is not None:
         for name, value in window.headers().items():
             response[name] = value

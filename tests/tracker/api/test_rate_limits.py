@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.test import Client
+from django.http import HttpResponse
+from django.test import Client, RequestFactory
 from django.test.utils import override_settings
 
 from ddbmodels.core.keys import utcnow
@@ -64,7 +66,9 @@ def test_a_token_over_its_limit_gets_a_429_with_every_header_and_nothing_runs(
     assert first["RateLimit-Policy"] == '"default";q=3;w=3600'
     assert first["X-RateLimit-Limit"] == "3"
     reset_at = int(first["X-RateLimit-Reset"])
-    assert 3500 <= reset_at - utcnow().timestamp() <= 3601
+    assert 3500 <= reset_at - utcnow().timestamp() <= 3601  # an epoch second: rounded up
+    assert first["RateLimit"].startswith('"default";r=2;t=')
+    assert 3590 <= int(first["RateLimit"].rsplit("=", 1)[1]) <= 3600  # never more than the window
     assert not first.has_header("Retry-After")
 
     refused = client.get(_project(world))
@@ -76,6 +80,7 @@ def test_a_token_over_its_limit_gets_a_429_with_every_header_and_nothing_runs(
     )
     assert refused["Content-Type"] == "application/problem+json"
     retry_after = int(refused["Retry-After"])
+    assert retry_after <= 3600
     assert retry_after >= reset_at - utcnow().timestamp() - 1  # at least until the window resets
     assert retry_after > 3500
     assert refused["X-RateLimit-Remaining"] == "0"
@@ -105,6 +110,52 @@ def test_a_304_is_not_counted(world: World, api_client: ApiClientFactory) -> Non
     changed = client.get(_project(world), headers={"If-None-Match": '"elsewhere"'})
     assert (changed.status_code, changed["X-RateLimit-Remaining"]) == (200, "0")
     assert client.get(_project(world), headers={"If-None-Match": etag}).status_code == 429
+
+
+@override_settings(API_RATE_LIMIT="3/hour")
+def test_the_seconds_to_the_reset_never_exceed_the_window() -> None:
+    """A window just begun said ``t=3601``: its reset (epoch seconds, rounded up) less now, rounded up again."""
+    for n in range(5):
+        window = ratelimit.count("token", f"new-{n}", anonymous=False)
+        assert window.reset_in() <= 3600
+        assert window.headers()["RateLimit"] == f'"default";r=2;t={window.reset_in()}'
+
+
+@override_settings(API_RATE_LIMIT="2/hour")
+def test_conditional_calls_at_the_limit_never_overshoot_it() -> None:
+    """R22-11: calls with If-None-Match were tested before and counted after, so calls running at once at
+    ``remaining=1`` all passed and were all counted. Each is now counted when it comes (one atomic INCR), and a 304
+    gives its count back: the second of two at once is refused, and the window holds its limit."""
+    factory = RequestFactory()
+    token_id = 424242
+
+    def call() -> Any:
+        request = factory.get("/api/v1/x", HTTP_IF_NONE_MATCH='"3"')
+        request.auth = SimpleNamespace(token_id=token_id)
+        return request
+
+    ratelimit.check(call(), token_id)  # one call (not a 304): remaining 1
+    first, second = call(), call()
+    allowed = [ratelimit.check(first, token_id).allowed, ratelimit.check(second, token_id).allowed]
+    assert allowed == [True, False]
+    answer = HttpResponse(status=200)
+    ratelimit.after(first, answer)
+    assert answer["X-RateLimit-Remaining"] == "0"
+    stands = ratelimit.count(*ratelimit.token_identity(token_id), anonymous=False, hit=False)
+    assert stands.remaining == 0
+    assert not stands.allowed
+
+
+@override_settings(API_RATE_LIMIT="2/hour")
+def test_a_304_gives_its_count_back() -> None:
+    factory = RequestFactory()
+    request = factory.get("/api/v1/x", HTTP_IF_NONE_MATCH='"3"')
+    request.auth = SimpleNamespace(token_id=434343)
+    assert ratelimit.check(request, 434343).remaining == 1
+    answer = HttpResponse(status=304)
+    ratelimit.after(request, answer)
+    assert answer["X-RateLimit-Remaining"] == "2"
+    assert ratelimit.count(*ratelimit.token_identity(434343), anonymous=False, hit=False).remaining == 2
 
 
 @override_settings(API_RATE_LIMIT_ANONYMOUS="2/hour")
