@@ -72,6 +72,8 @@ class TeamData:
     tables          (part name, physical table) that exist now; default: the registered table ``part``
     lists_issues    this part's ``find`` fills ``Team.issues`` (read before every other part)
     file_attribute  the attribute naming a stored file the item owns (exported and deleted with it)
+    redacted        what ``find`` leaves out of the items it gives (so out of the export), in words, for the
+                    archive's manifest (webhooks: the endpoints' signing secrets); empty: whole items
     """
 
     part: str
@@ -83,6 +85,7 @@ class TeamData:
     tables: Tables | None = None
     lists_issues: bool = False
     file_attribute: str | None = None
+    redacted: str = ""
 
     def __post_init__(self) -> None:
         if (self.probe is None) == (not self.found_through):

@@ -122,6 +122,8 @@ def export_tenant(
             if declaration.file_attribute is not None:
                 pages = _collect_files(pages, declaration.file_attribute, file_names)
             write(part, table, pages)
+            if declaration.redacted:
+                parts[-1]["redacted"] = declaration.redacted
     files = []
     for done, name in enumerate(sorted(set(file_names)), start=1):
         if not blobs.exists(name):

@@ -1,5 +1,5 @@
 """What the webhooks table stores for a team: its partition (every endpoint, tombstones included) and each
-endpoint's partition (its deliveries)."""
+endpoint's partition (its deliveries). Offboarding exports them without the endpoints' signing secrets (``_find``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from ddbmodels.core import capacity
 from ddbmodels.core.items import query_pages
 from ddbmodels.core.team_data import Page, Request, Shards, Team, TeamData, key_equals
 from ddbmodels.webhooks.model import ENDPOINT_PREFIX, endpoint_key, team_key
+
+SIGNING = "sc"  # the attribute of an endpoint's signing secret (model.py)
 
 
 @capacity.access_pattern("tenants.webhooks")
@@ -31,8 +33,16 @@ def webhook_pages(tenant: str, table: str) -> Iterator[Page]:
         yield own
 
 
+REDACTED = (
+    "sc, each endpoint's signing secret, is left out: the team's receivers may still trust it, and "
+    "whoever holds this export must not be able to sign webhooks they accept"
+)
+
+
 def _find(team: Team, table: str) -> Iterator[Page]:
-    return webhook_pages(team.tenant, table)
+    """The team's items as ``webhook_pages`` reads them, each endpoint without its secret (``REDACTED``)."""
+    for page in webhook_pages(team.tenant, table):
+        yield [{name: value for name, value in item.items() if name != SIGNING} for item in page]
 
 
 def _probe(tenant: str, shards: Shards, table: str) -> list[Request]:
@@ -46,5 +56,6 @@ TEAM_DATA = (
         probe=_probe,
         delete_order=66,
         index_entries="0 (an endpoint, a delivery done), 1 (due: a pending delivery)",
+        redacted=REDACTED,
     ),
 )

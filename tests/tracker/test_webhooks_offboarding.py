@@ -3,6 +3,7 @@ endpoint's deliveries, and no other team's."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from datetime import timedelta
@@ -71,3 +72,28 @@ def test_offboarding_deletes_the_teams_webhooks_and_deliveries_and_no_other_team
     assert stored(world.slug) == 0
     assert stored(other_world.slug) == others
     assert not tenant_reads.tenant_has_data(world.slug, score_shards=1, event_shards=1)
+
+
+def test_the_export_holds_no_signing_secret_and_its_manifest_says_so(world: World, archive_dir: Path) -> None:
+    """The team's receivers may still trust their secrets after offboarding: the export (kept 30 days) must not let
+    whoever holds it sign webhooks they accept. Review 22: R22-6."""
+    populate(world)
+
+    call_command("offboard_tenant", world.slug, "--yes", "--json", stdout=io.StringIO())
+
+    files = [path for path in archive_dir.rglob("*") if path.is_file()]
+    contents = {path.name: path.read_bytes() for path in files}
+    plain = {name: gzip.decompress(data) if name.endswith(".gz") else data for name, data in contents.items()}
+    assert "webhooks.jsonl.gz" in plain
+    assert [name for name, data in plain.items() if b"whsec_" in data] == []
+    endpoints = [
+        item
+        for line in plain["webhooks.jsonl.gz"].splitlines()
+        if (item := json.loads(line)["Item"])["s"]["S"].startswith("e#")
+    ]
+    assert len(endpoints) == 2
+    assert all("sc" not in item for item in endpoints)
+    assert {e["u"]["S"] for e in endpoints if "u" in e} == {"https://ci.example.com/hook"}  # the rest is kept
+    [manifest] = [json.loads(data) for name, data in plain.items() if name == "manifest.json"]
+    [part] = [p for p in manifest["parts"] if p["part"] == "webhooks"]
+    assert "signing secret" in part["redacted"]
