@@ -7,8 +7,11 @@ so only a wall-clock deadline over the whole attempt ends it.
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -168,3 +171,16 @@ def test_the_tasks_time_limit_mid_attempt_is_a_failed_attempt_on_the_schedule(
     failing = ddb_webhooks.endpoint_get(world.slug, endpoint.id, consistent=True)
     assert failing is not None
     assert failing.failing_since is not None
+
+
+@pytest.mark.parametrize(("seconds", "loads"), [("20", True), ("21", False), ("0", False)])
+def test_the_attempts_timeout_stays_well_under_the_tasks_time_limit(seconds: str, loads: bool) -> None:
+    """WEBHOOK_TIMEOUT_SECONDS is 1 to 20: the task stops at 30 s, and the attempt's end is written after the POST."""
+    env = {**os.environ, "WEBHOOK_TIMEOUT_SECONDS": seconds, "DJANGO_SETTINGS_MODULE": "tracker.settings.test"}
+    code = "import django; django.setup(); from django.conf import settings; print(settings.WEBHOOK_TIMEOUT_SECONDS)"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    if loads:
+        assert (result.returncode, result.stdout.strip()) == (0, seconds), result.stderr
+    else:
+        assert result.returncode != 0
+        assert "WEBHOOK_TIMEOUT_SECONDS 1 to 20" in result.stderr
