@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -130,12 +131,16 @@ def endpoints_of(tenant: str, *, consistent: bool = False) -> list[EndpointItem]
     return sorted((e for e in found if e.status != DELETED), key=lambda e: (e.created_at, e.id))
 
 
-def _changed(tenant: str, endpoint_id: str, error: ClientError) -> ChangedSinceRead:
+def _refused(tenant: str, endpoint_id: str, fence: str) -> EndpointItem:
+    """After a refused edit or delete (a consistent GetItem, 1 RCU): the endpoint when this call's own write did it
+    (its answer lost, botocore sent it again: the item holds this call's ``rk``); else ChangedSinceRead."""
     current = _get(tenant, endpoint_id, consistent=True)
+    if current is not None and current.get("rk", {}).get("S") == fence:
+        return endpoint_of(tenant, current)
     if current is None or endpoint_of(tenant, current).status == DELETED:
-        return ChangedSinceRead("This endpoint was deleted.", current=None)
+        raise ChangedSinceRead("This endpoint was deleted.", current=None)
     now = endpoint_of(tenant, current)
-    return ChangedSinceRead("This endpoint was changed since it was read.", current=str(now.version))
+    raise ChangedSinceRead("This endpoint was changed since it was read.", current=str(now.version))
 
 
 @capacity.access_pattern("webhooks.endpoint_update")
@@ -154,15 +159,19 @@ def endpoint_update(
 
     None leaves a field as it is; ``active`` True enables it (clearing why it was disabled and since when it
     fails), False disables it with ``disabled_why``. ChangedSinceRead (a consistent GetItem, 1 RCU, tells its
-    current version) when it moved on or was deleted: nothing written.
+    current version) when it moved on or was deleted: nothing written. The write is fenced (``rk``, a token of
+    this call): when its answer is lost and botocore's resend is refused, the same GetItem finds the call's own
+    change and returns it, a success, not a "changed since".
     """
-    sets = ["ua = :now", "v = v + :one"]
+    fence = uuid.uuid4().hex
+    sets = ["ua = :now", "v = v + :one", "rk = :rk"]
     removes: list[str] = []
     values: Raw = {
         ":now": {"S": time_key(utcnow())},
         ":one": {"N": "1"},
         ":v": {"N": str(expected_version)},
         ":deleted": {"S": DELETED},
+        ":rk": {"S": fence},
     }
     if url is not None:
         sets.append("u = :u")
@@ -200,7 +209,7 @@ def endpoint_update(
     except ClientError as error:
         if error_code(error) != "ConditionalCheckFailedException":
             raise
-        raise _changed(tenant, endpoint_id, error) from error
+        return _refused(tenant, endpoint_id, fence)
     return endpoint_of(tenant, answer["Attributes"])
 
 
@@ -210,13 +219,17 @@ def endpoint_tombstone(tenant: str, endpoint_id: str, *, expected_version: int, 
 
     The tombstone keeps the team partition naming the endpoint's partition until its deliveries have expired
     (``expires``: after the last of them; offboarding reads through it). No delivery is sent to it any more.
-    ChangedSinceRead when it moved on or was deleted already: nothing written.
+    ChangedSinceRead when it moved on or was deleted already: nothing written (fenced as ``endpoint_update``: its
+    own write whose answer was lost is its success).
     """
+    fence = uuid.uuid4().hex
     try:
         answer = connection.client().update_item(
             TableName=_table(),
             Key=_key(tenant, endpoint_id),
-            UpdateExpression="SET st = :deleted, ua = :now, v = v + :one, x = :x REMOVE sc, u, ev, dr, dw, fs, h",
+            UpdateExpression=(
+                "SET st = :deleted, ua = :now, v = v + :one, x = :x, rk = :rk REMOVE sc, u, ev, dr, dw, fs, h"
+            ),
             ConditionExpression="v = :v AND st <> :deleted",
             ExpressionAttributeValues={
                 ":deleted": {"S": DELETED},
@@ -224,6 +237,7 @@ def endpoint_tombstone(tenant: str, endpoint_id: str, *, expected_version: int, 
                 ":one": {"N": "1"},
                 ":v": {"N": str(expected_version)},
                 ":x": {"N": str(int(expires.timestamp()))},
+                ":rk": {"S": fence},
             },
             ReturnValues="ALL_NEW",
             ReturnConsumedCapacity="TOTAL",
@@ -231,5 +245,5 @@ def endpoint_tombstone(tenant: str, endpoint_id: str, *, expected_version: int, 
     except ClientError as error:
         if error_code(error) != "ConditionalCheckFailedException":
             raise
-        raise _changed(tenant, endpoint_id, error) from error
+        return _refused(tenant, endpoint_id, fence)
     return endpoint_of(tenant, answer["Attributes"])

@@ -8,7 +8,8 @@ Two kinds of partition, both named from the team:
                                                         was disabled, fs failing since (time key, while its
                                                         deliveries fail), cb created by, ca / ua created /
                                                         updated at, v version (1 on create, + 1 a change),
-                                                        h the registering API request's fingerprint;
+                                                        h the registering API request's fingerprint, rk the
+                                                        fence of the last edit (``endpoints.py``);
                                                         x expiry (TTL) on a deleted one only: the tombstone
                                                         outlives its deliveries (their days + 2)
     endpoint partition  PK pk = "<team>#hooks#<endpoint id>"

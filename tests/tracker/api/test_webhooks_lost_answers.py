@@ -119,6 +119,49 @@ def test_an_edit_or_delete_whose_answer_was_lost_leaves_no_stale_list(
     assert [e.description for e in stored] == ([] if method == "delete" else ["CI"])
 
 
+@pytest.mark.parametrize("if_match", [False, True])
+@pytest.mark.parametrize("method", ["patch", "delete"])
+def test_an_edit_or_delete_whose_answer_was_lost_answers_its_success_not_a_conflict(
+    world: World, api_client: ApiClientFactory, method: str, if_match: bool
+) -> None:
+    client = owner(world, api_client)
+    made = body(
+        client.post_json(hooks(world), {"url": URL, "events": ["issue.created"]}, headers={"Idempotency-Key": "h1"})
+    )
+    url, headers = hooks(world, f"/{made['id']}"), {"If-Match": '"1"'} if if_match else {}
+    lost = losing("UpdateItem")
+
+    if method == "patch":
+        answer = client.patch_json(url, {"description": "CI"}, headers=headers)
+    else:
+        answer = client.delete(url, headers=headers)
+    dynamodb_faults.disarm_all()
+
+    assert lost.lost == 1
+    if method == "patch":
+        assert answer.status_code == 200, answer.content
+        assert (body(answer)["description"], body(answer)["version"], answer["ETag"]) == ("CI", 2, '"2"')
+    else:
+        assert answer.status_code == 204, answer.content
+        assert client.get(url).status_code == 404
+
+
+def test_an_edit_on_a_version_another_request_moved_on_is_still_a_412(
+    world: World, api_client: ApiClientFactory
+) -> None:
+    client = owner(world, api_client)
+    made = body(
+        client.post_json(hooks(world), {"url": URL, "events": ["issue.created"]}, headers={"Idempotency-Key": "h1"})
+    )
+    url = hooks(world, f"/{made['id']}")
+    assert client.patch_json(url, {"description": "first"}, headers={"If-Match": '"1"'}).status_code == 200
+
+    stale = client.patch_json(url, {"description": "second"}, headers={"If-Match": '"1"'})
+
+    assert stale.status_code == 412
+    assert body(stale)["current"]["description"] == "first"
+
+
 def test_a_redeliver_whose_answer_was_lost_is_a_202_and_its_retry_answers_the_same(
     world: World, api_client: ApiClientFactory, sent: list[str]
 ) -> None:
