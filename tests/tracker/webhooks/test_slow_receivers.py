@@ -87,8 +87,8 @@ def test_an_answer_trickled_a_byte_a_second_ends_at_the_deadline(settings: Setti
         took = time.monotonic() - started
     assert answer.status == 0
     assert answer.error == "no answer within 2 s"
-    assert 1.9 <= took < 3.5
-    assert 1900 <= answer.ms < 3500
+    assert 1.9 <= took < 5  # bounded: the drip alone takes 38 s
+    assert 1900 <= answer.ms < 5000
 
 
 def test_a_trickled_body_keeps_its_status_and_ends_at_the_deadline(settings: SettingsWrapper) -> None:
@@ -102,7 +102,7 @@ def test_a_trickled_body_keeps_its_status_and_ends_at_the_deadline(settings: Set
     assert answer.status == 500
     assert 1 <= len(answer.snippet) <= 5
     assert set(answer.snippet) == {"x"}
-    assert took < 3.5
+    assert took < 5  # the drip alone takes 15 s
 
 
 def test_a_trickling_receiver_gets_a_failed_attempt_and_the_next_one_on_the_schedule(
@@ -117,7 +117,7 @@ def test_a_trickling_receiver_gets_a_failed_attempt_and_the_next_one_on_the_sche
         started = time.monotonic()
         outcome = delivery.attempt(tenant, endpoint_id, delivery_id)
         took = time.monotonic() - started
-    assert took < 4
+    assert took < 6  # the POST's 2 s and the delivery's reads and writes; the drip alone takes 38 s
     assert outcome.startswith("failed (no answer within 2 s); next in ")
     logged = the_delivery(endpoint)
     assert logged.status == PENDING
