@@ -43,6 +43,7 @@ CLOSE_MILESTONE = PREFIX + "close_milestone"
 CHANGE_LABEL = PREFIX + "change_label"
 HISTORY_UNQUOTE = PREFIX + "history_unquote"
 DELIVER_WEBHOOK = PREFIX + "deliver_webhook"
+EMIT_WEBHOOKS = PREFIX + "emit_webhooks"
 WEBHOOK_DUE = PREFIX + "webhook_due"
 
 NAMES = frozenset(
@@ -66,6 +67,7 @@ NAMES = frozenset(
         CHANGE_LABEL,
         HISTORY_UNQUOTE,
         DELIVER_WEBHOOK,
+        EMIT_WEBHOOKS,
         WEBHOOK_DUE,
     }
 )

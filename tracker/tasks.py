@@ -41,6 +41,7 @@ from tracker.services import (
 )
 from tracker.services.projects import project_counts_refresh
 from tracker.services.webhooks import delivery as webhook_delivery
+from tracker.services.webhooks import emit as webhook_emit
 
 TRANSIENT_CODES = errors.UNAVAILABLE_CODES  # DynamoDB's retryable answers: the one list is ddbmodels'
 JOB_OPTIONS: dict[str, Any] = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": 5}
@@ -225,6 +226,17 @@ def history_unquote(
 def deliver_webhook(self: Task, tenant: str, endpoint_id: str, delivery_id: str) -> str:
     """The next attempt of one webhook delivery (queued by ``webhooks.emit_later``, a retry or the due sweep)."""
     return _retrying(self, lambda: webhook_delivery.attempt(tenant, endpoint_id, delivery_id))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)
+def emit_webhooks(self: Task, tenant: str, endpoint_ids: list[str] | None, type: str, event_key: str, body: str) -> int:
+    """The webhook deliveries of one change DynamoDB refused in the request (``webhooks.emit_later``), put again."""
+    return _retrying(
+        self,
+        lambda: webhook_emit.emit_left(
+            tenant=tenant, endpoint_ids=endpoint_ids, type=type, event_key=event_key, body=body
+        ),
+    )
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -35,6 +35,7 @@ Cost: ``event_put`` is one PutItem: 1 WCU per started KB for the table plus the 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import secrets
 from collections.abc import Mapping
@@ -74,6 +75,17 @@ def new_sort_key(when: datetime) -> str:
     return f"{time_key(when)}#{secrets.token_hex(4)}"
 
 
+def creation_key(when: datetime, token: str) -> str:
+    """The one sort key of an item's creation event: its creation time, then 8 hex of sha256(``token``).
+
+    ``token`` is the created item's own (the writer's request token it carries, else its identity), so
+    every call that records the same creation (the first request, or a replay of its idempotency key
+    whose answer was lost) writes the same key: ``event_put(key=...)`` is then conditional and writes it
+    once, and the notifications and webhook deliveries keyed by it are not doubled either.
+    """
+    return f"{time_key(when)}#{hashlib.sha256(token.encode()).hexdigest()[:8]}"
+
+
 def sort_key_time(t: str) -> datetime:
     """The time in a sort key (millisecond precision, aware UTC)."""
     return parse_time_key(t)
@@ -109,9 +121,18 @@ class Event:
 
 
 def event_item(
-    *, stream: str, kind: str, actor: str, tenant: str, data: Mapping[str, Any] | None, when: datetime, shards: int
+    *,
+    stream: str,
+    kind: str,
+    actor: str,
+    tenant: str,
+    data: Mapping[str, Any] | None,
+    when: datetime,
+    shards: int,
+    key: str | None = None,
 ) -> dict[str, Any]:
-    """The item of an event in DynamoDB's wire format (what ``event_put`` writes)."""
+    """The item of an event in DynamoDB's wire format (what ``event_put`` writes); ``key``: its sort key
+    (``creation_key``), else a new one at ``when``."""
     for label, value in (("stream", stream), ("kind", kind), ("actor", actor), ("tenant", tenant)):
         if not isinstance(value, str) or not value:
             raise ValueError(f"event {label} must be a non-empty string")
@@ -122,7 +143,7 @@ def event_item(
     when = as_utc(when)
     return {
         "s": {"S": stream},
-        "t": {"S": new_sort_key(when)},
+        "t": {"S": key or new_sort_key(when)},
         "d": {"S": day_key(tenant, when.date(), shard_of(stream, shards))},
         "kind": {"S": kind},
         "actor": {"S": actor},

@@ -19,6 +19,7 @@ from ddbmodels.events.model import (
     PeriodClosed,
     event_from_item,
     event_item,
+    sort_key_time,
     to_attribute,
 )
 from ddbmodels.patterns.time_series import PeriodKind, period_id, period_shift, period_start
@@ -49,25 +50,36 @@ def event_put(
     shards: int = DEFAULT_SHARDS,
     billing_mode: str = PAY_PER_REQUEST,
     throughput: tuple[int, int] = DEFAULT_THROUGHPUT,
+    key: str | None = None,
 ) -> Event:
     """PutItem into the table of ``when``'s period — 1 WCU per started KB, plus as much for ``by_day``.
 
-    The sort key is unique (random suffix), so no condition is needed. When the table does not
+    Without ``key`` the sort key is new and unique (random suffix), so no condition is needed. With ``key``
+    (a creation's deterministic key, ``model.creation_key``) the event is at that key's time (``when`` is
+    ignored) and the put is ``attribute_not_exists(t)``: the same change recorded again (a replay whose first
+    answer was lost, or botocore retrying a put whose answer was lost) writes nothing and returns the event
+    as this call would have written it. Same cost when it writes; a refused put is charged 1 WCU (no index
+    write). When the table does not
     exist yet (``rotate`` normally creates it ahead of time) it is created here — idempotently,
     with ``billing_mode``/``throughput`` — and the write is retried. Only the current, next and
     previous periods (by the clock) are created on the fly: an older table may have been
     archived and dropped, and must not come back half empty (PeriodClosed).
     """
     now = utcnow()
-    when = now if when is None else as_utc(when)
-    item = event_item(stream=stream, kind=kind, actor=actor, tenant=tenant, data=data, when=when, shards=shards)
+    when = sort_key_time(key) if key else (now if when is None else as_utc(when))
+    item = event_item(
+        stream=stream, kind=kind, actor=actor, tenant=tenant, data=data, when=when, shards=shards, key=key
+    )
     name = EVENTS.table_name(period, when)
     client = connection.client()
+    once = {"ConditionExpression": "attribute_not_exists(t)"} if key else {}
     for attempt in (1, 2):
         try:
-            client.put_item(TableName=name, Item=item, ReturnConsumedCapacity="TOTAL")
+            client.put_item(TableName=name, Item=item, ReturnConsumedCapacity="TOTAL", **once)
             return event_from_item(item, name)
         except ClientError as error:
+            if key and error_code(error) == "ConditionalCheckFailedException":
+                return event_from_item(item, name)  # recorded already: by an earlier call, or this one's lost answer
             if error_code(error) != "ResourceNotFoundException" or attempt == 2:
                 raise
         if not period_shift(period, now, -1) <= period_start(period, when) <= period_shift(period, now, 1):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 
-from ddbmodels import comments, issues
+from ddbmodels import comments, events, issues
 from ddbmodels.comments import Added, CommentItem
 from ddbmodels.core.errors import ChangedSinceRead
 from ddbmodels.events import Kind
@@ -46,7 +46,8 @@ def comment_add(
     idempotency_key: str | None = None,
     fingerprint: str | None = None,
 ) -> Added:
-    """Add a comment (members and owners); the same ``idempotency_key`` again adds nothing (``replayed``).
+    """Add a comment (members and owners); the same ``idempotency_key`` again adds nothing (``replayed``) and records
+    it again under the comment's own event key, which doubles nothing (``activity.record``'s ``key``).
     With ``fingerprint`` (the API's), the key sent with another request raises KeyReused, nothing written.
 
     The comment is written only while the issue is not deleted, in the same transaction (a ConditionCheck
@@ -66,15 +67,26 @@ def comment_add(
             tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
         ),
     )
-    if not added.replayed:  # the first submission recorded it
-        who = mentioned(added.comment.body, team_mentions(tenant=membership.tenant))
-        activity.record(
-            issue,
-            kind=Kind.COMMENT_ADDED,
-            actor=author,
-            data=_event(added.comment, mentions=who, excerpt=added.comment.body),
-        )
+    record_added(membership, issue, added.comment)
     return added
+
+
+def record_added(membership: Membership, issue: IssueItem, comment: CommentItem) -> None:
+    """Record a new comment (its ``comment.added`` event and what follows it), as its add or a replay of it does
+    (``comment_add``, ``services.replays.comment_replay``).
+
+    A replay records it again: its first request may have written the comment and stopped before recording it (a
+    lost answer, then a 503: R22-1). The comment's own key (its time and request token) makes it one event, one
+    notification per person and one webhook delivery per endpoint however often it is recorded.
+    """
+    who = mentioned(comment.body, team_mentions(tenant=membership.tenant))
+    activity.record(
+        issue,
+        kind=Kind.COMMENT_ADDED,
+        actor=comment.author,
+        data=_event(comment, mentions=who, excerpt=comment.body),
+        key=events.creation_key(comment.created_at, comment.request or f"{comment.stream}#{comment.key}"),
+    )
 
 
 def comment_edit(

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from ddbmodels import issues
+from ddbmodels import events, issues
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition, NotFound
 from ddbmodels.events import Kind
 from ddbmodels.issues import UNSET, IssueItem, ProjectItem, Unset
@@ -81,11 +81,24 @@ def issue_create_claim(
         milestone=milestone or None,
         fingerprint=fingerprint,
     )
-    if claimed.replayed:
-        return claimed  # the first submission recorded it all
-    schedule_counts(project)
-    activity.record(claimed.item, kind=Kind.ISSUE_CREATED, actor=membership.user.get_username(), data={"title": title})
+    record_created(claimed.item)
     return claimed
+
+
+def record_created(issue: IssueItem) -> None:
+    """Record a new issue (its counts, its ``issue.created`` event and what follows it), as the create or its replay.
+
+    A replay records it again: its first request may have written the issue and stopped before recording it (a
+    lost answer, then a 503, R22-1). The event's key is the issue's own (``events.creation_key``: its creation time
+    and request token), so recording twice writes one event, one notification per person, one webhook delivery
+    per endpoint. A replay costs what recording costs, less the event's put (1 WCU refused instead of 2) and the
+    notifications and deliveries already there (refused). A deleted issue (a tombstone) is not recorded again.
+    """
+    if issue.is_tombstone:
+        return
+    schedule_counts(issue)
+    key = events.creation_key(issue.created_at, issue.request or issue.pk + f"#{int(issue.number)}")
+    activity.record(issue, kind=Kind.ISSUE_CREATED, actor=issue.reporter, data={"title": issue.title}, key=key)
 
 
 def _check_version(issue: IssueItem, expected_version: int, *, wanted: str | None = None) -> None:
