@@ -57,17 +57,14 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import random
 import re
 import secrets
-import signal
 import sys
 import threading
 import time
-import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: find ddbmodels, tracker, devtools
@@ -79,16 +76,9 @@ from load_parts.client import Browser, Failed, Recorder  # noqa: E402
 from load_parts.figures import check_spread, figures_of, queued_tasks, reset_figures  # noqa: E402
 from load_parts.ledger import Ledger, Load, guarded  # noqa: E402
 from load_parts.operator import operator  # noqa: E402
-from load_parts.stack import (  # noqa: E402
-    NotLoopback,
-    Stack,
-    environment,
-    loopback_endpoint,
-    make_workdir,
-    remove_workdir,
-    wait_for_worker,
-)
-from load_parts.teams import THROTTLED, Layout, migrate, prepare  # noqa: E402
+from load_parts.run import Run, main_of  # noqa: E402
+from load_parts.stack import Stack  # noqa: E402
+from load_parts.teams import THROTTLED, Layout, prepare  # noqa: E402
 from load_parts.users import Member, hot_writer  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
@@ -141,23 +131,6 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     if args.users < 1 or not 0 <= args.hot_writers < args.users or args.teams < 1 or args.seconds <= 0:
         made.error("need --users ≥ 1, 0 ≤ --hot-writers < --users, --teams ≥ 1 and --seconds > 0")
     return args
-
-
-def configure_django(stack: Stack, prefix: str) -> dict[str, str]:
-    """The run's variables into this process (``.env`` for the rest, like manage.py), Django set up; the env."""
-    os.environ.update(
-        environment(workdir=stack.workdir, dynamodb_url=stack.dynamodb_url, redis_url=stack.redis_url, prefix=prefix)
-    )
-    from tracker.env import load_dotenv
-
-    load_dotenv()
-    import django
-
-    django.setup()
-    from ddbmodels.core import hot_keys
-
-    hot_keys.configure(sample_rate=0.0)  # this process's own reads (setup, checks) are not the load
-    return dict(os.environ)
 
 
 def drive(args: argparse.Namespace, stack: Stack, layout: Layout) -> tuple[Load, float]:
@@ -228,42 +201,19 @@ def log_errors(found: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
     return made
 
 
-def drop_tables(prefix: str) -> None:
-    from devtools.bench import drop_tables as drop
-
-    drop(prefix)
-
-
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
-    try:
-        dynamodb_url = loopback_endpoint(os.environ.get("DYNAMODB_ENDPOINT_URL"))
-    except NotLoopback as refused:
-        raise SystemExit(f"refusing to run: {refused}") from None
-    base_prefix = os.environ.get("DYNAMODB_TABLE_PREFIX", "tracker-")
-    prefix = f"{base_prefix}bench-{secrets.token_hex(4)}-load-"
-    stack = Stack(make_workdir())
-    figures: dict[str, Any] = {"table_prefix": prefix}
-    error: str | None = None
-    configured = False
+    this = Run.begin("load")
+    stack, phases = this.stack, this.phases
+    this.keep_logs = args.out  # load-web.log, load-worker.log beside load.json
+    figures: dict[str, Any] = {"table_prefix": this.prefix, "phase_seconds": phases}
     say = sys.stderr if args.json else sys.stdout
-    began = time.monotonic()
-    phases: dict[str, float] = {}
-    figures["phase_seconds"] = phases
-
-    def phase(name: str, since: float) -> float:
-        now = time.monotonic()
-        phases[name] = round(now - since, 1)
-        return now
-
-    try:
-        stack.start_services(dynamodb_url)
-        env = configure_django(stack, prefix)
-        configured = True
-        migrate()
-        mark = phase("services and migrate", began)
+    with this:
+        this.start_services()
         # The worker and the web server start (≈ 10–20 s of imports) while the tables and teams are made.
-        stack.start_worker(env, args.worker_concurrency)
-        stack.start_web(env, throttle_marker=THROTTLED if args.throttle_share > 0 else None, wait=False)
+        this.start_processes(
+            worker_concurrency=args.worker_concurrency,
+            throttle_marker=THROTTLED if args.throttle_share > 0 else None,
+        )
         layout = prepare(
             teams=args.teams,
             users=args.users,
@@ -271,23 +221,21 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
             password=PASSWORD,
             rng=random.Random(args.seed),
         )
-        mark = phase("tables and teams", mark)
-        stack.wait_web()
-        wait_for_worker(120)
-        phase("web and worker up (after the teams)", mark)
-        phase("ready", began)
+        this.phase("tables and teams")
+        this.wait_ready("web and worker up (after the teams)")
+        phases["ready"] = round(time.monotonic() - this.began, 1)
         print(
-            f"load: {stack.web_url}, DynamoDB {stack.dynamodb_url}, tables {prefix}*, "
-            f"ready in {time.monotonic() - began:.1f} s",
+            f"load: {stack.web_url}, DynamoDB {stack.dynamodb_url}, tables {this.prefix}*, "
+            f"ready in {phases['ready']} s",
             file=say,
         )
         load, seconds = drive(args, stack, layout)
         phases["users and jobs"] = round(time.monotonic() - load.began, 1)
         stack.check_alive()
-        figures.update(figures_of(args, load, layout, seconds, prefix))
+        figures.update(figures_of(args, load, layout, seconds, this.prefix))
         figures["queued_tasks_at_end"] = queued_tasks()
         stored, results, waited = settle(
-            load, layout, lambda: stored_items.read(stack.dynamodb_url, prefix), args.settle_seconds
+            load, layout, lambda: stored_items.read(stack.dynamodb_url, this.prefix), args.settle_seconds
         )
         figures["settle_seconds"] = phases["settle and check"] = round(waited, 2)
         figures["throttled_writes"] = stack.throttle.throttled if stack.throttle else 0
@@ -301,57 +249,24 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
         }
         failed = [name for name, c in figures["invariants"].items() if c["failures"]]
         if failed:
-            error = f"invariant(s) failed: {', '.join(failed)}"
-    except KeyboardInterrupt:
-        error = "interrupted"
-    except Exception as failure:  # noqa: BLE001 (reported; everything started is stopped below)
-        traceback.print_exception(failure)
-        error = f"{type(failure).__name__}: {failure}"
-    finally:
-        mark = time.monotonic()
-        stack.stop_processes()
-        figures["log_errors"] = log_errors(stack.log_errors())
-        args.out.mkdir(parents=True, exist_ok=True)
-        stack.keep_logs(args.out)  # load-web.log, load-worker.log: what the server and the worker said
-        if error:
-            print(stack.tails(), file=sys.stderr)
-        if configured and not stack.own_dynamodb:
-            try:
-                drop_tables(prefix)
-            except Exception as failure:  # noqa: BLE001 (cleanup must not hide the figures)
-                print(f"warning: could not delete the tables {prefix}*: {failure}", file=sys.stderr)
-        stack.stop()
-        remove_workdir(stack.workdir)
-        phase("stop and clean up", mark)
-    phase("whole run", began)
-    return figures, error
+            this.error = f"invariant(s) failed: {', '.join(failed)}"
+    figures["log_errors"] = log_errors(this.log_lines)
+    phases["whole run"] = round(time.monotonic() - this.began, 1)
+    return figures, this.error
 
 
-def interrupted(*_: object) -> None:
-    """Ctrl-C or SIGTERM: stop the run; everything started is stopped on the way out."""
-    raise KeyboardInterrupt
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = arguments(argv)
-    for signum in (signal.SIGINT, signal.SIGTERM):  # also when started in the background (SIGINT ignored there)
-        signal.signal(signum, interrupted)
-    try:
-        figures, error = run(args)
-    except SystemExit as refused:
-        print(refused, file=sys.stderr)
-        return 2
-    say = sys.stderr if args.json else sys.stdout
+def written(args: argparse.Namespace, figures: dict[str, Any], say: TextIO) -> None:
+    """The tables to ``say``; load.json and load.md into ``--out`` (when the load ran to its checks)."""
     if "invariants" in figures:
         print(report.text(figures), file=say)
         (args.out / "load.json").write_text(json.dumps(figures, indent=1, default=str) + "\n")
         (args.out / "load.md").write_text(report.markdown_report(figures))
         print(f"written: {args.out / 'load.json'}, {args.out / 'load.md'}", file=say)
-    if error:
-        print(f"FAILED: {error}", file=sys.stderr)
-    summary = {"benchmark": "load", "ok": error is None, **figures, **({"error": error} if error else {})}
-    print(json.dumps(summary, separators=(",", ":"), default=str))
-    return 1 if error else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
+    return main_of("load", args, run, functools.partial(written, args))
 
 
 if __name__ == "__main__":

@@ -101,8 +101,12 @@ def other_team_and_viewer(ctx: Context) -> dict[str, Any]:
     """Another team's URLs are 404 (as the pages); a viewer's token reads but its write is a 403, nothing written."""
     member, viewer = ctx.api(ctx.tokens.member), ctx.api(ctx.tokens.viewer)
     failures: list[str] = []
-    for path in ("/teams/globex/projects", "/teams/globex/projects/APP/issues", "/teams/globex/projects/APP/issues/1"):
-        if found := is_problem(member.get(path, path), 404, "not_found"):
+    for path, operation in (
+        ("/teams/globex/projects", "/teams/{team}/projects"),
+        ("/teams/globex/projects/APP/issues", ISSUES),
+        ("/teams/globex/projects/APP/issues/1", ISSUE),
+    ):
+        if found := is_problem(member.get(path, operation), 404, "not_found"):
             failures.append(f"acme's token on {path}: {found}")
     theirs = ctx.api(ctx.tokens.other_team).get(issues_path("acme", "API"), ISSUES)
     if found := is_problem(theirs, 404, "not_found"):
@@ -122,7 +126,7 @@ def rate_limited(ctx: Context) -> dict[str, Any]:
     anonymous = ctx.api(None)
     n = 0
     for n in range(1, 1000):  # noqa: B007  # n: the calls it took
-        answer = anonymous.get("/teams/acme/projects", "/teams/{team}/projects (no token)")
+        answer = anonymous.get("/teams/acme/projects", "/teams/{team}/projects")
         if answer.status == 429:
             break
     else:
@@ -145,7 +149,8 @@ def webhooks(ctx: Context, team: str = "acme", key: str = "API") -> dict[str, An
 
     owner, member = ctx.api(ctx.tokens.owner), ctx.api(ctx.tokens.member)
     hooks = f"/teams/{team}/webhooks"
-    made = owner.post(hooks, hooks, {"url": ctx.receiver.url, "events": ["issue.created"], "description": "check"})
+    registration = {"url": ctx.receiver.url, "events": ["issue.created"], "description": "check"}
+    made = owner.post(hooks, "/teams/{team}/webhooks", registration)
     if made.status != 201:
         return result([f"registering answered {made.status} {made.body[:300]!r}"], 1)
     hook = made.json()
@@ -173,7 +178,7 @@ def webhooks(ctx: Context, team: str = "acme", key: str = "API") -> dict[str, An
         failures.append(f"{len(ids)} webhook-ids for one delivery: {sorted(str(i) for i in ids)}")
     if [r.answered for r in came][: ctx.receiver.fail_first + 1] != [500] * ctx.receiver.fail_first + [204]:
         failures.append(f"answers {[r.answered for r in came]}: not retried after the 500s")
-    logged = owner.get(f"{hooks}/{hook['id']}/deliveries", hooks + "/{id}/deliveries")
+    logged = owner.get(f"{hooks}/{hook['id']}/deliveries", "/teams/{team}/webhooks/{webhook_id}/deliveries")
     rows = logged.json().get("items", []) if logged.status == 200 else []
     if not rows or rows[0].get("status") != "delivered" or rows[0].get("attempts") != len(came):
         failures.append(f"the log says {logged.status} {str(rows[:1])[:300]}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from api_parts.receiver import Receiver
 
 ISSUES = "/teams/{team}/projects/{key}/issues"
 ISSUE = "/teams/{team}/projects/{key}/issues/{number}"
+CREATED = "created the issue"  # the history's line for an issue's creation
 TRIES = 12  # a create retried with its key after a 503 or a dropped connection, at most this many times
 
 
@@ -36,6 +38,7 @@ class Context:
     limit: int
     threads: int
     keys: int
+    rounds: int = 3  # calls of each operation in the tour (api_parts/tour.py)
     figures: dict[str, Any] = field(default_factory=dict)
 
     def api(self, token: str | None) -> Api:
@@ -141,7 +144,8 @@ def create_until_answered(api: Api, path: str, body: dict[str, Any], key: str, t
 
 
 def creates_under_loss(ctx: Context, team: str = "acme", key: str = "API") -> dict[str, Any]:
-    """Creates with Idempotency-Keys while 30 % of DynamoDB's write answers are lost: each key's issue exactly once."""
+    """Creates with Idempotency-Keys while 30 % of DynamoDB's write answers are lost: each key's issue exactly once,
+    its history telling its creation once (read through the API)."""
     api = ctx.api(ctx.tokens.member)
     path = issues_path(team, key)
     run = uuid.uuid4().hex[:6]
@@ -182,6 +186,7 @@ def creates_under_loss(ctx: Context, team: str = "acme", key: str = "API") -> di
     failures += [
         f"{t}: answered #{n}, stored as #{by_title.get(t)}" for t, n in numbers.items() if by_title.get(t) != n
     ]
+    failures += created_once(api, path, numbers.values())
     replays = 0
     for title, first in list(answers.items())[:3]:  # the same key again: the first answer, byte for byte
         if first is None or first.status != 201:
@@ -201,6 +206,21 @@ def creates_under_loss(ctx: Context, team: str = "acme", key: str = "API") -> di
         retried=dict(tally),
         replays_byte_identical=replays,
     )
+
+
+def created_once(api: Api, path: str, numbers: Iterable[int]) -> list[str]:
+    """Each issue's history (its first page: an issue just made has a line or two) tells its creation once: a create
+    whose answer was lost and then sent again must be recorded, and recorded once (its event, hence its webhook)."""
+    failures = []
+    for number in numbers:
+        answer = api.get(f"{path}/{number}/history", ISSUE + "/history", params={"limit": 100})
+        if answer.status != 200:
+            failures.append(f"#{number}: its history answered {answer.status}")
+            continue
+        lines = [line["text"] for line in answer.json()["items"]]
+        if lines.count(CREATED) != 1:
+            failures.append(f"#{number}: {lines.count(CREATED)} '{CREATED}' lines in its history, not 1: {lines[:5]}")
+    return failures
 
 
 def all_rows(api: Api, path: str, params: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -13,8 +13,10 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from load_parts.passthrough import LocalServer
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,7 @@ class Received:
     answered: int
 
 
-class Receiver:
+class Receiver(LocalServer):
     """``url`` takes webhooks; ``received`` lists them in order of arrival."""
 
     def __init__(self, *, fail_first: int = 2) -> None:
@@ -33,15 +35,7 @@ class Receiver:
         self.received: list[Received] = []
         self.attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/tracker"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.url = self.serve(self._handler()) + "/hooks/tracker"
 
     def take(self, headers: dict[str, str], body: bytes) -> int:
         """Keep one POST; the status to answer it with."""

@@ -36,15 +36,9 @@ class Tokens:
     other_team: str  # dave, globex, write
 
 
-def migrate() -> None:
-    """Django's tables in the run's database (before the web server and the worker start)."""
-    from django.core.management import call_command
-
-    call_command("migrate", interactive=False, verbosity=0)
-
-
 def prepare(*, issues: int, password: str) -> None:
-    """Tables, people, teams, projects; ``issues`` open issues in acme/WEB (numbers 1..issues, newest last)."""
+    """Tables, people, teams, projects; ``issues`` open issues in acme/WEB (numbers 1..issues, newest last); a
+    milestone in acme/API."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
@@ -52,6 +46,7 @@ def prepare(*, issues: int, password: str) -> None:
     from ddbmodels.core import tables
     from ddbmodels.core.keys import utcnow
     from ddbmodels.issues import IssueItem, collection_key
+    from ddbmodels.milestones import milestone_create
     from tracker.models import Membership, Tenant
     from tracker.services.projects import project_counts_refresh
 
@@ -65,6 +60,7 @@ def prepare(*, issues: int, password: str) -> None:
         Membership.objects.create(user=user, tenant=teams[slug], role=role)
     for (slug, key), name in PROJECTS.items():
         ddb_issues.project_create(tenant=slug, key=key, name=name, created_by="alice" if slug == "acme" else "dave")
+    milestone_create(tenant="acme", project_key="API", name="1.0", due=None, created_by="alice")  # one to read
     now = utcnow()
     ddb_issues.issues_put_many(
         IssueItem(

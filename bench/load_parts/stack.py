@@ -12,7 +12,6 @@ called on success, failure and Ctrl-C alike.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import os
 import re
@@ -22,14 +21,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 from urllib.parse import urlsplit
 
 from devtools import services
+from load_parts.passthrough import WRITES, PassThrough, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 STOP_SECONDS = 15  # a warm shutdown of the worker finishes its task; then it is killed
@@ -78,11 +76,10 @@ def environment(*, workdir: Path, dynamodb_url: str, redis_url: str, prefix: str
     return made
 
 
-WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
 THROTTLE_ERROR = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"
 
 
-class Throttle:
+class Throttle(PassThrough):
     """A pass-through to DynamoDB that answers "throttled" for every write whose request carries ``marker``.
 
     The web server talks to DynamoDB through it (the worker and the checker do not), so a create
@@ -91,87 +88,18 @@ class Throttle:
     written nothing; everything else passes through unchanged (one more local hop a call).
     """
 
-    # A kept-alive connection idle this long is closed, ending its handler thread (else each connection the
-    # web server's pool opened would hold a thread until the run stops); above botocore's 60 s read timeout.
-    IDLE_SECONDS = 70.0
-
-    def __init__(self, upstream: str, marker: str, *, idle_seconds: float = IDLE_SECONDS) -> None:
-        self.idle_seconds = idle_seconds
-        parts = urlsplit(upstream)
-        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+    def __init__(self, upstream: str, marker: str, *, idle_seconds: float = PassThrough.IDLE_SECONDS) -> None:
         self.marker = marker.encode()
         self.throttled = 0
-        self._lock = threading.Lock()
-        self._local = threading.local()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
+        super().__init__(upstream, idle_seconds=idle_seconds)
 
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _forward(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
-        for attempt in range(2):  # a kept-alive connection the upstream closed: open a new one once
-            conn = getattr(self._local, "conn", None)
-            if conn is None:
-                conn = self._local.conn = http.client.HTTPConnection(*self.upstream, timeout=60)
-            try:
-                conn.request("POST", path, body, headers)
-                answer = conn.getresponse()
-                return answer.status, answer.getheaders(), answer.read()
-            except (http.client.HTTPException, OSError):
-                conn.close()
-                self._local.conn = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        throttle = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            timeout = throttle.idle_seconds  # on the connection's socket: waiting for the next request ends then
-
-            def handle(self) -> None:
-                # botocore gave up waiting (its read timeout) and closed the connection, or a request stalled
-                # past the idle timeout half-sent: nobody to answer.
-                with contextlib.suppress(ConnectionError, TimeoutError):
-                    super().handle()
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                operation = self.headers.get("X-Amz-Target", "").rpartition(".")[2]
-                if operation in WRITES and throttle.marker in body:
-                    with throttle._lock:
-                        throttle.throttled += 1
-                    reply = json.dumps({"__type": THROTTLE_ERROR, "message": "throttled by bench/load.py"}).encode()
-                    self._answer(400, [("Content-Type", "application/x-amz-json-1.0")], reply)
-                    return
-                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
-                status, answer_headers, reply = throttle._forward(self.path, body, headers)
-                kept = [
-                    (k, v)
-                    for k, v in answer_headers
-                    if k.lower() not in ("content-length", "connection", "transfer-encoding")
-                ]
-                self._answer(status, kept, reply)
-
-            def _answer(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-                self.send_response(status)
-                for name, value in headers:
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
+    def refuse(self, operation: str, body: bytes) -> Reply | None:
+        if operation not in WRITES or self.marker not in body:
+            return None
+        with self._lock:
+            self.throttled += 1
+        reply = json.dumps({"__type": THROTTLE_ERROR, "message": "throttled by bench/load.py"}).encode()
+        return 400, [("Content-Type", "application/x-amz-json-1.0")], reply
 
 
 @dataclass

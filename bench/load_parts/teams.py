@@ -55,13 +55,6 @@ def labels_of(rng: random.Random) -> str:
     return ", ".join(rng.sample(LABELS, rng.choice((1, 1, 2))))
 
 
-def migrate() -> None:
-    """Django's tables in the run's database (before the web server and the worker start)."""
-    from django.core.management import call_command
-
-    call_command("migrate", interactive=False, verbosity=0)
-
-
 def prepare(*, teams: int, users: int, seed_issues: int, password: str, rng: random.Random) -> Layout:
     """Create the tables, the teams, people and projects; bulk-write each project's first issues (after ``migrate``)."""
     from django.contrib.auth import get_user_model

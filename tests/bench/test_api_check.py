@@ -115,13 +115,18 @@ def test_the_quick_run_holds_every_check_and_reports_its_figures(
     assert summary["ok"] is True
     checks = summary["checks"]
     assert [name for name, found in checks.items() if not found["ok"]] == []
-    assert len(checks) == 8  # a check that did not run proves nothing
+    assert len(checks) == 9  # a check that did not run proves nothing
     pages = checks["list pages at one request"]
     assert (pages["pages"], pages["requests_per_page"]) == (5, [1])  # 120 issues at 25 a page, one request each
     assert checks["creates under 30% lost answers"]["answers_lost"] > 0  # the loss happened
     hooks = checks["webhooks signed, retried, logged"]
     assert (hooks["deliveries"], hooks["attempts"], hooks["retries"]) == (1, 3, 2)
-    assert {row["operation"] for row in summary["latency"]} >= {
-        "GET /teams/{team}/projects/{key}/issues",
-        "POST /teams/{team}/projects/{key}/issues",
-    }
+    every = checks["every operation answered"]
+    assert every["operations"] >= 32  # the API's operations, from its OpenAPI document
+    assert (every["measured"], every["rounds"]) == (every["operations"], 3)  # each called, 3 times in the tour
+    rows = {row["operation"]: row for row in summary["latency"]}  # one row per operation: requests, p50, p99
+    assert len(rows) == every["operations"] + 1  # and GET /openapi.json
+    rows.pop("GET /openapi.json")
+    thin = [name for name, row in rows.items() if row["requests"] < 3 or not row["p99_ms"] >= row["p50_ms"] > 0]
+    assert thin == []
+    assert rows["POST /teams/{team}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver"]["statuses"] == {"202": 3}
