@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pytest_django.fixtures import SettingsWrapper
 
 from ddbmodels import comments as ddb_comments
 from ddbmodels import events
@@ -26,7 +27,9 @@ from tests.tracker.conftest import World
 from tests.tracker.helpers import hidden_value, new_issue
 from tests.tracker.inbox_helpers import queued_fixture, run_queued_fixture  # noqa: F401  (fixtures: queued, run_queued)
 from tests.tracker.webhooks.test_deliveries import register
+from tracker import tasks
 from tracker.models import Membership
+from tracker.search.models import SearchDocument
 from tracker.services import comments, issues
 
 pytestmark = pytest.mark.django_db
@@ -99,9 +102,19 @@ def test_a_new_issue_form_resent_after_a_503_records_the_issue_once(
 
 
 def test_a_form_sent_twice_records_once_though_both_record(
-    world: World, sends: list[str], run_queued: Callable[[], Any]
+    world: World,
+    sends: list[str],
+    run_queued: Callable[[], Any],
+    monkeypatch: pytest.MonkeyPatch,
+    settings: SettingsWrapper,
 ) -> None:
-    """The first send recorded everything; the second records again under the same key: nothing doubled."""
+    """The first send recorded everything; the second records again under the same key: nothing doubled (the
+    event, the delivery, the notification; the search document and the counts are brought up to DynamoDB's)."""
+    settings.SEARCH_INDEX_QUEUE = True
+    indexed: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.search_index_change, "apply_async", lambda *a, kwargs, **o: indexed.append(kwargs))
+    counted: list[tuple[str, str]] = []
+    monkeypatch.setattr(tasks.refresh_project_counts, "apply_async", lambda args, **o: counted.append(tuple(args)))
     endpoint = register(world, "http://127.0.0.1:9/hook")
     client = world.client_for(world.member)
     key = hidden_value(client.get(world.project_url("new/")), "idempotency_key")
@@ -115,6 +128,16 @@ def test_a_form_sent_twice_records_once_though_both_record(
     assert len(deliveries(endpoint)) == 1
     assert len(sends) == 1  # the second put was refused: nothing queued twice
     assert told(world, world.owner.username) == [created.t]
+    assert len(indexed) == 2  # each send queued the document's update: run both, one document
+    for change in indexed:
+        tasks.search_index_change.apply(kwargs=change, throw=True)
+    assert SearchDocument.objects.filter(tenant=world.slug, number=1).count() == 1
+    for tenant, key in counted:  # the debounce may have kept the second out: each one queued, run
+        tasks.refresh_project_counts.apply(args=(tenant, key), throw=True)
+    assert counted
+    project = ddb_issues.project_get(tenant=world.slug, key=world.project_key, consistent=True)
+    assert project is not None
+    assert project.live_count() == 1  # one issue counted, not two
 
 
 def test_a_replay_of_a_deleted_issue_records_nothing(world: World, sends: list[str]) -> None:
