@@ -14,11 +14,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 
-from ddbmodels.comments.model import BODY_MAX, CommentItem, issue_stream, new_sort_key
+from ddbmodels.comments.model import BODY_MAX, CommentItem, comment_id, issue_stream, new_sort_key, sort_key_time
 from ddbmodels.comments.reads import comment_get
 from ddbmodels.core import batch, capacity
 from ddbmodels.core.errors import (
@@ -129,6 +130,43 @@ def comment_add(
             raise AlreadyExists("comment key taken", stream=item.stream, key=item.key) from error
         raise
     return Added(comment=item)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a key already added: the comment's sort key (its id and creation time), and the comment as it is now
+    (None when its author deleted it since)."""
+
+    key: str
+    comment: CommentItem | None
+
+    @property
+    def comment_id(self) -> str:
+        return comment_id(self.key)
+
+    @property
+    def added_at(self) -> datetime:
+        """When it was added, to the millisecond (its sort key's time)."""
+        return sort_key_time(self.key)
+
+
+@capacity.access_pattern("comments.replay")
+def comment_replay(
+    *, tenant: str, project_key: str, number: int, idempotency_key: str, fingerprint: str | None = None
+) -> Recorded | None:
+    """GetItem the key's record, consistent — 1 RCU; when there is one, GetItem the comment it names, consistent —
+    1 RCU per 4 KB. None (nothing more read) when the key added nothing: the caller may check and add.
+
+    Read before anything else, so a request sent again is answered what it added whatever changed since (the
+    API's creates, R22-3), even when the comment was deleted since. KeyReused when the key was used with another
+    ``fingerprint``.
+    """
+    record = record_get(tenant=tenant, kind=idempotency_kind(project_key, number), key=idempotency_key)
+    if record is None:
+        return None
+    check_fingerprint(record, fingerprint)
+    stream = issue_stream(tenant, project_key, number)
+    return Recorded(key=record.result, comment=comment_get(stream=stream, key=record.result, consistent=True))
 
 
 def _replayed(stream: str, record: CreationRecord | None, request: str, fingerprint: str | None) -> Added:

@@ -62,8 +62,10 @@ from ddbmodels.issues.reads import (
 )
 from ddbmodels.issues.team import TEAM_DATA
 from ddbmodels.issues.writes import (
+    Replayed,
     issue_change_status,
     issue_create,
+    issue_replay,
     issue_tombstone,
     issue_update,
     update_versioned,
@@ -97,6 +99,7 @@ __all__ = [
     "ProjectsIndex",
     "Reconciled",
     "Reindexed",
+    "Replayed",
     "Request",
     "Unset",
     "all_project_keys",
@@ -116,6 +119,7 @@ __all__ = [
     "issue_number_next",
     "issue_numbers",
     "issue_page",
+    "issue_replay",
     "issue_requests",
     "issue_row",
     "issue_tombstone",

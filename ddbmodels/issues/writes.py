@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Final, TypeVar, cast
 
 from pynamodb.exceptions import UpdateError
@@ -144,7 +144,7 @@ def issue_create(
             tenant=tenant,
             kind=kind,
             key=idempotency_key,
-            result=str(item.number),
+            result=created_result(int(item.number), milestone),
             request=request,
             fingerprint=fingerprint,
         )
@@ -178,6 +178,39 @@ def issue_create(
         return _replayed(pk, found, request, fingerprint)
 
 
+def created_result(number: int, milestone: str | None) -> str:
+    """A create's record's ``r``: the issue's number, and ``#<milestone id>`` when it was created in a milestone
+    (the replay's answer names the milestone the issue was created in, whatever it is in now)."""
+    return f"{number}#{milestone}" if milestone else str(number)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What a key already created: the issue as it is now (``replayed``), and the milestone it was created in."""
+
+    claimed: Claimed[IssueItem]
+    milestone: str | None
+
+
+@capacity.access_pattern("issues.replay")
+def issue_replay(
+    *, tenant: str, project_key: str, idempotency_key: str, fingerprint: str | None = None
+) -> Replayed | None:
+    """GetItem the key's record, consistent — 1 RCU; when there is one, GetItem the issue it names, consistent —
+    1 RCU per 4 KB. None (nothing more read) when the key created nothing: the caller may check and create.
+
+    Read before anything else, so a request sent again is answered what it created whatever changed since (the
+    API's creates, R22-3). KeyReused when the key was used with another ``fingerprint``. A deleted issue is
+    returned too (its tombstone keeps what never changes: number, reporter, creation time).
+    """
+    record = record_get(tenant=tenant, kind=f"issue#{project_key}", key=idempotency_key)
+    if record is None:
+        return None
+    claimed = _replayed(collection_key(tenant, project_key), record, "", fingerprint)
+    milestone = record.result.partition("#")[2]
+    return Replayed(claimed=claimed, milestone=milestone or None)
+
+
 def _replayed(pk: str, record: CreationRecord | None, request: str, fingerprint: str | None) -> Claimed[IssueItem]:
     """The issue an idempotency record names (GetItem, consistent: 1 RCU); ``replayed`` unless it was this call's.
 
@@ -186,7 +219,7 @@ def _replayed(pk: str, record: CreationRecord | None, request: str, fingerprint:
     if record is None:  # expired between the refused write and this read: vanishingly rare, never silent
         raise AlreadyExists("this form was already submitted", pk=pk)
     check_fingerprint(record, fingerprint)
-    number = int(record.result)
+    number = int(record.result.partition("#")[0])
     issue = CollectionItem.get(pk, number, consistent_read=True)
     assert isinstance(issue, IssueItem)
     return Claimed(item=issue, number=number, attempts=1, replayed=record.request != request)

@@ -35,6 +35,7 @@ from ddbmodels.orders.reads import (
 from ddbmodels.orders.team import TEAM_DATA
 from ddbmodels.orders.writes import (
     order_place,
+    order_replay,
     order_transition,
     validate_order,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "order_get",
     "order_key",
     "order_place",
+    "order_replay",
     "order_sort_key",
     "order_transition",
     "orders_in_range",

@@ -124,6 +124,19 @@ def order_place(
         return _replayed(customer, found, request, fingerprint)
 
 
+@capacity.access_pattern("orders.replay")
+def order_replay(*, customer: str, idempotency_key: str, fingerprint: str | None = None) -> Claimed[OrderItem] | None:
+    """GetItem the key's record, consistent — 1 RCU; when there is one, GetItem the order it names, consistent —
+    1 RCU. None (nothing more read) when the key placed nothing: the caller may place it.
+
+    Read before anything else, so a request sent again is answered what it placed whatever changed since (the
+    API's creates, R22-3), and draws no number (atomic numbering's replay through ``order_place`` leaves a gap).
+    KeyReused when the key was used with another ``fingerprint``.
+    """
+    record = record_get(tenant=customer, kind="order", key=idempotency_key)
+    return None if record is None else _replayed(customer, record, "", fingerprint)
+
+
 def _replayed(
     customer: str, record: CreationRecord | None, request: str, fingerprint: str | None
 ) -> Claimed[OrderItem]:

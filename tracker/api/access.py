@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 
 from tracker.api.auth import ApiPrincipal
-from tracker.services.api_tokens import call_refusal
+from tracker.services.api_tokens import call_refusal, scope_allows
 
 if TYPE_CHECKING:
     from tracker.models import Membership
@@ -42,3 +42,15 @@ def require_scope(request: HttpRequest, scope: Scope) -> None:
     refusal = call_refusal(membership=caller.membership, scope=caller.scope, needed=scope)
     if refusal:
         raise PermissionDenied(refusal)
+
+
+def require_token_scope(request: HttpRequest, scope: Scope) -> None:
+    """PermissionDenied (403) unless the token's scope covers ``scope``; the person's role now is not read here.
+
+    What a create checks before its key's replay (``idempotency.run_once``): a token that could never make the item
+    gets no replay, and a person whose role was lowered since still gets their own create's first answer (the
+    create itself, run only for a key that made nothing, calls ``require_scope``).
+    """
+    caller = principal(request)
+    if not scope_allows(caller.scope, scope):
+        raise PermissionDenied(f"This needs a token with the {scope} scope; this token has {caller.scope}.")

@@ -5,11 +5,12 @@ Every POST takes a key (missing: 400). The key is the client's, per person: its 
 never meets an API key. With it goes the request's *fingerprint*: sha256 of the method, the path (and query) and
 the body as canonical JSON (keys sorted), so the same JSON sent with other spacing or key order is the same request.
 
-- ``run_once`` (creates: an issue, a comment, an order): the key and fingerprint go into the create's own
+- ``run_once`` (creates: an issue, a comment, an order, a webhook): the key's record is read first (one
+  consistent GetItem); none: the request is checked and the key and fingerprint go into the create's own
   TransactWriteItems (``ddbmodels.idempotency``'s record). The same key again replays the first answer, status and
-  body byte for byte: the body is rendered by the same function both times (``first_answer``), from the request
-  (the same fingerprint means the same fields) and the item's parts that never change. The same key with another
-  request: 422 ``idempotency_key_reused``, nothing written (the record, read on the replay path anyway, says so).
+  body byte for byte, whatever changed since (no check runs again): the body is rendered by the same function both
+  times (``first_answer``), from the request (the same fingerprint means the same fields) and the item's parts that
+  never change. The same key with another request: 422 ``idempotency_key_reused``, nothing written.
 - ``answer_once`` (POSTs that create nothing keyed: the inbox marked read, a delivery sent again): the first
   answer is kept (``ddbmodels.idempotency.answer_put``, 1 WCU + 1 index entry, after the operation; read first with
   ``answer_get``, 1 RCU). Not atomic, and it needs not be: those operations are naturally idempotent.
@@ -167,31 +168,39 @@ def run_once(
     *,
     membership: Membership,
     kind: str,
+    replay: Callable[[str, str], Any | None],
     create: Callable[[str, str], Any],
     first_answer: Callable[[Any], dict[str, Any]],
     status: int = 201,
 ) -> HttpResponse:
-    """Create exactly once under the request's key: ``create(key, fingerprint)`` passes both to the service
-    (``idempotency_key=``, ``fingerprint=``) and returns what it returns (a claim with ``replayed``);
-    ``first_answer(result)`` renders the body — the same function for the first answer and every replay, from the
-    request and the item's unchanging parts, so a replay is byte-identical even after the item changed.
+    """Create exactly once under the request's key. ``replay(key, fingerprint)`` runs first: what the key already
+    made (the service's ``replays``: the key's record, one consistent GetItem, 1 RCU, then the item), or None. Only
+    then does ``create(key, fingerprint)`` check the request (a label, an assignee, the caller's role now) and pass
+    both to the service (``idempotency_key=``, ``fingerprint=``). So a request sent again is answered its first
+    answer whatever changed since (R22-3): those checks apply to a new create only.
 
-    ``kind`` names the operation for its reader (the record's kind is the writer's own: ``issue#WEB``, …). No
-    DynamoDB cost of its own: the record is in the create's transaction (+2 WCU, +1 index entry), the replay's
-    read in the writer's replay path. Checks made before ``create`` (a label, an assignee) apply to a replay too:
-    one that fails now (the label being renamed since) answers its problem, not the first answer.
+    ``first_answer(result)`` renders the body — the same function for the first answer and every replay, from the
+    request and the item's parts that never change, so a replay is byte-identical even after the item changed.
+    ``kind`` names the operation for its reader (the record's kind is the writer's own: ``issue#WEB``, …). Cost: the
+    record's GetItem (1 RCU) before every create; the record itself is in the create's transaction (+2 WCU, +1 index
+    entry). A create that finds the key used meanwhile (a race without the in-flight lock) is a replay too.
     """
     key = client_key(request)
     if isinstance(key, HttpResponse):
         return key
+    scoped, signed = scoped_key(membership, key), fingerprint(request)
     with in_flight(membership, key) as free:
         if not free:
             return _in_flight()
         try:
-            result = create(scoped_key(membership, key), fingerprint(request))
+            result = replay(scoped, signed)
+            replayed = result is not None
+            if result is None:
+                result = create(scoped, signed)
+                replayed = bool(getattr(result, "replayed", False))
         except KeyReused:
             return _reused()
-    return answer(status, json_text(first_answer(result)), replayed=bool(getattr(result, "replayed", False)))
+    return answer(status, json_text(first_answer(result)), replayed=replayed)
 
 
 def answer_once(

@@ -7,20 +7,23 @@ reporter, created, updated, version. ``IssueOut`` adds what only the item holds 
 milestone, where an import brought it from): the answer of one issue, of a create and of an edit.
 
 ``issue_summary``/``issue_out`` return JSON-ready dicts (strings, numbers, lists) in the schema's field
-order: validating one against its schema and dumping it again gives the same dict, so an operation
-may answer it through ninja (``response=IssueOut``) or as a JSON body of its own (a replayed create
-answers byte for byte what the first one did: same item, same function, same bytes). Times are UTC,
-ISO 8601 with ``Z``. ETags come from ``version`` (``tracker.api.etag``).
+order, as the API sends them (``as_sent``): validating one against its schema and rendering it again as
+ninja does gives the same JSON, so an operation may answer it through ninja (``response=IssueOut``) or
+as a JSON body of its own (a create and its replays, a 412's ``current``, a webhook's payload), and one
+resource reads the same in every answer. Times are UTC, ISO 8601 with ``Z``, to the millisecond (as
+ninja's encoder renders a ``datetime``). ETags come from ``version`` (``tracker.api.etag``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from ninja import Schema
-from pydantic import Field
+from ninja.responses import NinjaJSONEncoder
+from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from ddbmodels.issues import IssueItem
@@ -29,6 +32,24 @@ if TYPE_CHECKING:
 # fails if they part).
 Status = Literal["open", "in_progress", "resolved", "closed"]
 Priority = Literal["low", "medium", "high", "urgent"]
+
+
+def _to_the_millisecond(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.replace(microsecond=value.microsecond // 1000 * 1000)
+    if isinstance(value, dict):
+        return {name: _to_the_millisecond(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_to_the_millisecond(item) for item in value]
+    return value
+
+
+def as_sent(model: BaseModel) -> dict[str, Any]:
+    """``model`` as the API sends it, JSON-ready: its fields rendered by ninja's encoder (the one every answer goes
+    through), times cut to the millisecond first. Validating the result against the schema and rendering it again
+    gives the same JSON (a fixed point), so an answer rendered here and one rendered by ninja agree to the byte."""
+    rendered: dict[str, Any] = json.loads(json.dumps(_to_the_millisecond(model.model_dump()), cls=NinjaJSONEncoder))
+    return rendered
 
 
 class IssueSummary(Schema):
@@ -87,7 +108,7 @@ def issue_summary(item: IssueItem) -> dict[str, Any]:
         updated_at=item.updated_at,
         version=int(item.version or 0),
     )
-    return summary.model_dump(mode="json")
+    return as_sent(summary)
 
 
 def issue_out(item: IssueItem, names: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -103,4 +124,4 @@ def issue_out(item: IssueItem, names: Mapping[str, str] | None = None) -> dict[s
         else None,
         imported_from=ImportedFrom(source=origin.source, ref=origin.ref, url=origin.url) if origin else None,
     )
-    return whole.model_dump(mode="json")
+    return as_sent(whole)

@@ -23,6 +23,7 @@ from tracker import optional_redis
 from tracker.api import idempotency
 from tracker.models import Membership
 from tracker.services import issues as issue_services
+from tracker.services import replays
 
 PATH = "/api/v1/teams/t/projects/WEB/issues"
 
@@ -54,11 +55,22 @@ def create_issue(request: HttpRequest, who: Membership, world: World) -> Any:
             membership=who, project=project, title=fields["title"], idempotency_key=key, fingerprint=fingerprint
         )
 
+    def replay(key: str, fingerprint: str) -> Claimed[IssueItem] | None:
+        found = replays.issue_replay(
+            membership=who, project_key=world.project_key, idempotency_key=key, fingerprint=fingerprint
+        )
+        return None if found is None else found.claimed
+
     def first_answer(claimed: Claimed[IssueItem]) -> dict[str, Any]:
         return {"number": claimed.number, "title": fields["title"], "created_at": claimed.item.created_at}
 
     return idempotency.run_once(
-        request, membership=who, kind=f"issue#{world.project_key}", create=create, first_answer=first_answer
+        request,
+        membership=who,
+        kind=f"issue#{world.project_key}",
+        replay=replay,
+        create=create,
+        first_answer=first_answer,
     )
 
 
@@ -134,15 +146,18 @@ def test_a_key_in_flight_is_a_409_with_retry_after_and_is_let_go_after(world: Wo
     who = membership(world)
     seen: list[int] = []
 
+    def nothing(key: str, fingerprint: str) -> None:
+        return None  # the key made nothing yet
+
     def create(key: str, fingerprint: str) -> dict[str, int]:
         inner = idempotency.run_once(
-            post({"title": "A"}), membership=who, kind="issue#WEB", create=create, first_answer=dict
+            post({"title": "A"}), membership=who, kind="issue#WEB", replay=nothing, create=create, first_answer=dict
         )
         seen.append(inner.status_code)
         return {"n": 1}
 
     outer = idempotency.run_once(
-        post({"title": "A"}), membership=who, kind="issue#WEB", create=create, first_answer=dict
+        post({"title": "A"}), membership=who, kind="issue#WEB", replay=nothing, create=create, first_answer=dict
     )
     assert outer.status_code == 201
     assert seen == [409]  # the same key while the first request runs

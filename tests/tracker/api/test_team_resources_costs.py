@@ -62,12 +62,14 @@ def test_replays_write_nothing(world: World, api_client: ApiClientFactory) -> No
     comment = {"body": "Once"}
     client.post_json(f"{base}/projects/WEB/issues/1/comments", comment, headers={"Idempotency-Key": "c"})
     replay = client.post_json(f"{base}/projects/WEB/issues/1/comments", comment, headers={"Idempotency-Key": "c"})
-    assert spent(replay) == (4, 2.5, 0.0)  # the issue, the refused transaction, the key's record, the comment
+    # The key's record and the comment (consistent), the issue; then its recording again, which doubles nothing:
+    # the event's conditional put refused (1 WCU), its notifications and deliveries keyed by it.
+    assert spent(replay) == (5, 2.5, 1.0)
     client.post(f"{base}/inbox/read", headers={"Idempotency-Key": "r"})
     assert spent(client.post(f"{base}/inbox/read", headers={"Idempotency-Key": "r"})) == (1, 1.0, 0.0)
     order = {"product": "seats", "quantity": 1}
     first = client.post_json(f"{base}/orders", order, headers={"Idempotency-Key": "o"})
-    assert spent(first)[0] == 2  # atomic numbering: the counter, then one transaction
+    assert spent(first)[0] == 3  # the key's record, then atomic numbering: the counter, then one transaction
     again = client.post_json(f"{base}/orders", order, headers={"Idempotency-Key": "o"})
     assert json.loads(again.content) == json.loads(first.content)
-    assert spent(again)[1:] == (2.0, 1.0)  # the key's record and the order; the counter's draw (a gap)
+    assert spent(again) == (2, 2.0, 0.0)  # the key's record and the order: no number drawn (no gap), nothing written

@@ -9,6 +9,7 @@ the comment's version (``If-Match``: a stale one is a 412 with the comment as it
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,18 +19,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ddbmodels.comments import check_body
 from ddbmodels.core.errors import ChangedSinceRead
-from tracker.api.access import require_scope, team_access
+from tracker.api.access import require_scope, require_token_scope, team_access
 from tracker.api.etag import etag_of, if_match, not_modified, not_modified_response, precondition_failed
 from tracker.api.idempotency import key_header, run_once
+from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
 from tracker.api.schemas import Page
 from tracker.selectors.comments import comment_access, comment_current, comment_list_page
 from tracker.selectors.issues import project_issue_access
 from tracker.services import comments as comment_services
+from tracker.services import replays
 
 if TYPE_CHECKING:
-    from ddbmodels.comments import Added, CommentItem
+    from ddbmodels.comments import CommentItem
     from ddbmodels.issues import IssueItem
     from tracker.models import Membership
 
@@ -79,16 +82,19 @@ class PageQuery(Schema):
 
 
 def comment_out(comment: CommentItem) -> dict[str, Any]:
-    """One comment, JSON-ready; reads nothing. The one renderer of every answer holding a comment."""
-    return CommentOut(
-        id=comment.comment_id,
-        author=comment.author,
-        body=comment.body,
-        created_at=comment.created_at,
-        updated_at=comment.updated_at,
-        edited=comment.edited,
-        version=int(comment.version or 0),
-    ).model_dump(mode="json")
+    """One comment, JSON-ready as every answer sends it (``as_sent``); reads nothing. The one renderer of every answer
+    holding a stored comment (``first_comment``: a create's and its replays')."""
+    return as_sent(
+        CommentOut(
+            id=comment.comment_id,
+            author=comment.author,
+            body=comment.body,
+            created_at=comment.created_at,
+            updated_at=comment.updated_at,
+            edited=comment.edited,
+            version=int(comment.version or 0),
+        )
+    )
 
 
 def _issue(request: HttpRequest, team: str, key: str, number: int) -> tuple[Membership, IssueItem]:
@@ -128,19 +134,31 @@ def comments_list(
     }
 
 
-def first_comment(comment: CommentItem, body: str) -> dict[str, Any]:
-    """The answer of the POST that added ``comment`` from ``body``, and of every replay of it byte for byte: from the
-    request's text (stored as ``check_body`` stores it) and the comment's parts that never change, as it was added
-    (version 1, not edited), whatever happened to it since."""
-    return CommentOut(
-        id=comment.comment_id,
-        author=comment.author,
-        body=check_body(body),
-        created_at=comment.created_at,
-        updated_at=comment.created_at,
-        edited=False,
-        version=1,
-    ).model_dump(mode="json")
+@dataclass(frozen=True)
+class Made:
+    """A comment a create added (or its key had added: ``replayed``): its id and the time it was added."""
+
+    id: str
+    added_at: datetime
+    replayed: bool
+
+
+def first_comment(made: Made, author: str, body: str) -> dict[str, Any]:
+    """The answer of the POST that added the comment ``made`` from ``body``, and of every replay of it byte for byte,
+    even after the comment was edited or deleted: from the request's text (stored as ``check_body`` stores it), its
+    author (the caller: keys are per person), its id and the time it was added (to the millisecond, as every answer
+    gives times), as it was added (version 1, not edited). Reads nothing."""
+    return as_sent(
+        CommentOut(
+            id=made.id,
+            author=author,
+            body=check_body(body),
+            created_at=made.added_at,
+            updated_at=made.added_at,
+            edited=False,
+            version=1,
+        )
+    )
 
 
 @router.post(
@@ -148,12 +166,16 @@ def first_comment(comment: CommentItem, body: str) -> dict[str, Any]:
     response={201: CommentOut},
     summary="Add a comment",
     openapi_extra=cost(
-        requests="4: the issue, the comment's transaction, its event, the commenter's watch (+ cold caches: the "
-        "project, the team's webhooks); a replay 4: the issue, the refused transaction, the key's record, the comment",
-        rcu="0.5 (the issue); a replay 2.5",
+        requests="5: the key's record, the issue, the comment's transaction, its event, the commenter's watch (+ cold "
+        "caches: the project, the team's webhooks); a replay 3: the key's record, the comment, the issue, + its "
+        "recording again",
+        rcu="1 (the key's record, consistent) + 0.5 (the issue); a replay 2.5 (the key's record and the comment, "
+        "consistent, and the issue)",
         wcu="≈ 11 for a short comment (measured): 8 (issue check, comment and key record in one transaction) + 2 "
-        "(its event) + 1 (watching); a replay 0",
-        note="Exactly once per Idempotency-Key: the key's record is written in the comment's own transaction.",
+        "(its event) + 1 (watching); a replay only its recording again, which doubles nothing (the event's put "
+        "refused: ≈ 1)",
+        note="Exactly once per Idempotency-Key: the key's record is read first (a replay answers the first answer, "
+        "even after the comment was edited or deleted), and written in the comment's own transaction.",
     ),
 )
 def comment_create(
@@ -167,18 +189,28 @@ def comment_create(
     """Add a comment to the issue (members and owners: a `write` token). The answer is the comment (201) and its URL
     (`Location`); the same `Idempotency-Key` again answers the same, adding nothing."""
     membership = team_access(request, team)
-    require_scope(request, "write")
-    _, issue = project_issue_access(tenant=membership.tenant, project_key=key, number=number)
+    require_token_scope(request, "write")
 
-    def create(scoped: str, fingerprint: str) -> Added:
-        return comment_services.comment_add(
+    def replay(scoped: str, fingerprint: str) -> Made | None:
+        found = replays.comment_replay(
+            membership=membership, project_key=key, number=number, idempotency_key=scoped, fingerprint=fingerprint
+        )
+        return None if found is None else Made(found.comment_id, found.added_at, replayed=True)
+
+    def create(scoped: str, fingerprint: str) -> Made:
+        require_scope(request, "write")  # the role as it is now: a new comment's check, not a replay's
+        _, issue = project_issue_access(tenant=membership.tenant, project_key=key, number=number)
+        added = comment_services.comment_add(
             membership=membership, issue=issue, body=payload.body, idempotency_key=scoped, fingerprint=fingerprint
         )
+        return Made(added.comment.comment_id, added.comment.created_at, replayed=added.replayed)
 
-    def first_answer(added: Added) -> dict[str, Any]:
-        return first_comment(added.comment, payload.body)
+    def first_answer(made: Made) -> dict[str, Any]:
+        return first_comment(made, membership.user.get_username(), payload.body)
 
-    answer = run_once(request, membership=membership, kind="comment", create=create, first_answer=first_answer)
+    answer = run_once(
+        request, membership=membership, kind="comment", replay=replay, create=create, first_answer=first_answer
+    )
     if answer.status_code == 201:
         comment_id = json.loads(answer.content)["id"]
         answer["Location"] = request.build_absolute_uri(f"{request.path.rstrip('/')}/{comment_id}")

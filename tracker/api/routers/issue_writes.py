@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest, HttpResponse
@@ -22,10 +23,10 @@ from ninja.errors import ValidationError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
-from tracker.api.access import require_scope, team_access
+from tracker.api.access import require_scope, require_token_scope, team_access
 from tracker.api.etag import etag_of, matches, precondition_failed
 from tracker.api.idempotency import key_header, run_once
-from tracker.api.issue_out import IssueOut, Priority, Status, issue_out
+from tracker.api.issue_out import IssueOut, Priority, Status, as_sent, issue_out
 from tracker.api.openapi import cost
 from tracker.api.routers.issue_reads import router  # ninja answers a path from one router: the issues' (D's)
 from tracker.api.schemas import Problem
@@ -36,6 +37,7 @@ from tracker.selectors.labels import label_catalogue
 from tracker.selectors.milestones import milestone_by_name, milestone_names
 from tracker.selectors.projects import project_access
 from tracker.services import issues as issue_services
+from tracker.services import replays
 
 if TYPE_CHECKING:
     from ddbmodels.issues import IssueItem, ProjectItem
@@ -178,8 +180,19 @@ def first_issue(
         "milestone": {"id": milestone_id, "name": milestone_name} if milestone_id else None,
         "imported_from": None,
     }
-    # Through the schema, as ninja renders a GET of the issue (times to the millisecond, as DjangoJSONEncoder does).
-    return IssueOut.model_validate(whole).model_dump()
+    return as_sent(IssueOut.model_validate(whole))  # as a GET of it renders it
+
+
+@dataclass(frozen=True)
+class Made:
+    """The issue a create made (or its key had made meanwhile: ``replayed``) and its milestone then (id, name)."""
+
+    claimed: Claimed[IssueItem]
+    milestone: tuple[str | None, str | None]
+
+    @property
+    def replayed(self) -> bool:
+        return self.claimed.replayed
 
 
 @router.post(
@@ -187,12 +200,16 @@ def first_issue(
     response={201: IssueOut, 409: Problem},
     summary="Create an issue",
     openapi_extra=cost(
-        requests="5–7 (+1 with a project not cached); a replay 4–5",
-        rcu="1 (the project, consistent) + 1 (the largest number, consistent) [+ 0.5 the project; label catalogue "
-        "and milestones from Redis, else ≈ 0.5–1.5 each]; a replay + 2 (the key's record and the issue), 0 WCU",
+        requests="6–8: the key's record first (+1 with a project not cached); a replay 2 (the key's record and the "
+        "issue) + its recording again",
+        rcu="1 (the key's record, consistent) + 1 (the project, consistent) + 1 (the largest number, consistent) "
+        "[+ 0.5 the project; label catalogue and milestones from Redis, else ≈ 0.5–1.5 each]; a replay 2 (the key's "
+        "record and the issue, consistent)",
         wcu="≈ 2 per KB of the issue + 2 per list-index entry + 3 (the key's record and its index entry) + 2 per "
-        "label + 2 (a milestone's check), in one transaction; + ≈ 2 (its change event)",
-        note="Exactly once per Idempotency-Key: the key's record is written in the issue's own transaction.",
+        "label + 2 (a milestone's check), in one transaction; + ≈ 2 (its change event); a replay only its recording "
+        "again, which doubles nothing (the event's put refused: ≈ 1)",
+        note="Exactly once per Idempotency-Key: the key's record is read first (a replay answers the first answer, "
+        "whatever changed since: no check runs again), and written in the issue's own transaction.",
     ),
 )
 def issue_create(
@@ -207,15 +224,25 @@ def issue_create(
     (`Idempotent-Replayed: true`); with another body, 422 `idempotency_key_reused`. 409: the same key's first request
     is still running (`idempotency_key_in_flight`, `Retry-After`), or the milestone is closed or closing."""
     membership = team_access(request, team)
-    require_scope(request, "write")
+    require_token_scope(request, "write")
     project = project_access(tenant=membership.tenant, key=key)
-    if payload.assignee and not issue_services.assignable(membership, payload.assignee):
-        raise _invalid("assignee", f"“{payload.assignee}” is not a member or owner of the team.")
-    _check_new_labels(membership, payload.labels)
-    milestone = _milestone_id(project, payload.milestone)
 
-    def create(scoped: str, fingerprint: str) -> Claimed[IssueItem]:
-        return issue_services.issue_create_claim(
+    def replay(scoped: str, fingerprint: str) -> Made | None:
+        found = replays.issue_replay(
+            membership=membership, project_key=key, idempotency_key=scoped, fingerprint=fingerprint
+        )
+        if found is None:
+            return None
+        names = milestone_names(tenant=project.tenant, project_key=project.project_key) if found.milestone else {}
+        return Made(found.claimed, (found.milestone, names.get(found.milestone or "", found.milestone)))
+
+    def create(scoped: str, fingerprint: str) -> Made:
+        require_scope(request, "write")  # the role as it is now: a new create's check, not a replay's
+        if payload.assignee and not issue_services.assignable(membership, payload.assignee):
+            raise _invalid("assignee", f"“{payload.assignee}” is not a member or owner of the team.")
+        _check_new_labels(membership, payload.labels)
+        milestone = _milestone_id(project, payload.milestone)
+        claimed = issue_services.issue_create_claim(
             membership=membership,
             project=project,
             title=payload.title,
@@ -227,11 +254,19 @@ def issue_create(
             idempotency_key=scoped,
             fingerprint=fingerprint,
         )
+        return Made(claimed, milestone)
 
-    def first_answer(claimed: Claimed[IssueItem]) -> dict[str, Any]:
-        return first_issue(claimed, payload, milestone)
+    def first_answer(made: Made) -> dict[str, Any]:
+        return first_issue(made.claimed, payload, made.milestone)
 
-    answer = run_once(request, membership=membership, kind=f"issue#{key}", create=create, first_answer=first_answer)
+    answer = run_once(
+        request,
+        membership=membership,
+        kind=f"issue#{key}",
+        replay=replay,
+        create=create,
+        first_answer=first_answer,
+    )
     if answer.status_code == 201:
         answer["ETag"] = '"1"'  # as created: the replay's too
         number = json.loads(answer.content)["number"]

@@ -27,6 +27,7 @@ from tracker.api.openapi import cost
 from tracker.api.paging import set_links
 from tracker.api.webhook_log import DeliveryPage, EventName, LogQuery, RedeliveryOut, delivery_out
 from tracker.selectors import webhooks as selectors
+from tracker.services import replays
 from tracker.services.webhooks import endpoints as services
 
 if TYPE_CHECKING:
@@ -164,10 +165,11 @@ def webhooks_list(request: HttpRequest, team: str) -> list[dict[str, Any]]:
     response={201: WebhookCreated},
     summary="Register a webhook",
     openapi_extra=cost(
-        requests="1–2 (the cached list on a miss, the PutItem); a replay + 1",
-        rcu="0 or 1 (the list, consistent on a miss); a replay + 1 (the endpoint, consistent)",
-        wcu="1 (PutItem attribute_not_exists: the key is the endpoint's id)",
-        note="Exactly once per Idempotency-Key; the URL's name is resolved and must lead to public addresses only.",
+        requests="2–3 (the key's endpoint first, the cached list on a miss, the PutItem); a replay 1",
+        rcu="1 (the key's endpoint, consistent) + 0 or 1 (the list, consistent on a miss); a replay 1",
+        wcu="1 (PutItem attribute_not_exists: the key is the endpoint's id); a replay 0",
+        note="Exactly once per Idempotency-Key: the key's endpoint is read first (a replay answers the first answer, "
+        "whatever changed since: the URL is not resolved again); a new one's URL must lead to public addresses only.",
     ),
 )
 @owners_only
@@ -194,10 +196,15 @@ def webhook_create(
             )
         )
 
+    def replay(scoped: str, fingerprint: str) -> Registered | None:
+        found = replays.webhook_replay(membership=membership, idempotency_key=scoped, fingerprint=fingerprint)
+        return None if found is None else Registered(found, created=False)
+
     answer = run_once(
         request,
         membership=membership,
         kind="webhook",
+        replay=replay,
         create=create,
         first_answer=lambda registered: first_webhook(registered.endpoint, payload),
     )

@@ -21,8 +21,13 @@ TITLE_SHORT = 80  # a payload still too large (long titles and labels, many byte
 
 
 def iso(when: datetime) -> str:
-    """ISO 8601 in UTC with ``Z``, as the API writes times."""
-    return as_utc(when).isoformat().replace("+00:00", "Z")
+    """ISO 8601 in UTC with ``Z``, to the millisecond, as the API writes times (``tracker.api.issue_out.as_sent``:
+    ninja's encoder, no fraction when the milliseconds are 0), so a delivery's issue reads as the API's list row."""
+    when = as_utc(when).replace(microsecond=as_utc(when).microsecond // 1000 * 1000)
+    text = when.isoformat()
+    if when.microsecond:
+        text = text[:23] + text[26:]
+    return text.replace("+00:00", "Z")
 
 
 def issue_fields(issue: IssueItem) -> dict[str, Any]:
