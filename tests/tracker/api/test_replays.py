@@ -229,3 +229,25 @@ def test_a_webhook_replay_after_its_url_became_refused_is_the_first_201(
     assert_replayed(again, first)
     assert again["X-DynamoDB-WCU"] == "0"
     assert register(client, world, key="w-2").status_code == 400  # a new registration: checked (invalid_input)
+
+
+def spent(response: Any) -> tuple[int, float, float]:
+    return (
+        int(response["X-DynamoDB-Requests"]),
+        float(response["X-DynamoDB-RCU"]),
+        float(response["X-DynamoDB-WCU"]),
+    )
+
+
+def test_what_a_create_and_its_replay_cost(world: World, api_client: ApiClientFactory) -> None:
+    """The figures the operations state: the key's record first (1 RCU) on every create; a replay reads the record
+    and the item (consistent), writes nothing new (its recording again is refused: the event's put, 1 WCU)."""
+    client = api_client(world, role="member")
+    first = create(client, world, {"title": "A"})
+    again = create(client, world, {"title": "A"})
+    assert spent(first)[1] == 4.5  # 1 the key's record + 1 the project + 1 the largest number + the rest as before
+    assert spent(again) == (4, 2.0, 1.0)  # the record and the issue; the recording again: the event's put refused
+    owner = api_client(world, role="owner", scope="admin")
+    hook = register(owner, world)
+    assert spent(hook)[1:] == (1.0, 1.0)  # the key's endpoint first (the team's list cached), the PutItem
+    assert spent(register(owner, world)) == (1, 1.0, 0.0)  # the key's endpoint, consistent: nothing else
