@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ninja import Schema
 from pydantic import Field
 
+from tracker.api.issue_out import as_sent
 from tracker.api.schemas import Page
 from tracker.services.webhooks.endpoints import EVENT_NAMES
 
@@ -68,18 +69,20 @@ def delivery_out(delivery: DeliveryItem) -> dict[str, Any]:
         payload = json.loads(delivery.payload) if delivery.payload else {}
     except ValueError:
         payload = {}
-    return DeliveryOut(
-        id=delivery.id,
-        webhook_id=delivery.message_id,
-        type=EventName(delivery.type),
-        status=delivery.status,
-        attempts=delivery.attempts,
-        created_at=delivery.created_at,
-        next_attempt=delivery.next_attempt if delivery.status == "pending" else None,
-        delivered_at=delivery.delivered_at,
-        last_code=delivery.last_code,
-        last_ms=delivery.last_ms,
-        last_answer=delivery.last_answer,
-        recent=[AttemptOut(at=a.at, code=a.code, ms=a.ms) for a in delivery.recent],
-        payload=payload if isinstance(payload, dict) else {},
-    ).model_dump(mode="json")
+    return as_sent(
+        DeliveryOut(
+            id=delivery.id,
+            webhook_id=delivery.message_id,
+            type=EventName(delivery.type),
+            status=delivery.status,
+            attempts=delivery.attempts,
+            created_at=delivery.created_at,
+            next_attempt=delivery.next_attempt if delivery.status == "pending" else None,
+            delivered_at=delivery.delivered_at,
+            last_code=delivery.last_code,
+            last_ms=delivery.last_ms,
+            last_answer=delivery.last_answer,
+            recent=[AttemptOut(at=a.at, code=a.code, ms=a.ms) for a in delivery.recent],
+            payload=payload if isinstance(payload, dict) else {},
+        )
+    )

@@ -251,3 +251,10 @@ def test_what_a_create_and_its_replay_cost(world: World, api_client: ApiClientFa
     hook = register(owner, world)
     assert spent(hook)[1:] == (1.0, 1.0)  # the key's endpoint first (the team's list cached), the PutItem
     assert spent(register(owner, world)) == (1, 1.0, 0.0)  # the key's endpoint, consistent: nothing else
+
+
+def test_a_webhook_reads_the_same_in_its_post_and_its_get(world: World, api_client: ApiClientFactory) -> None:
+    client = api_client(world, role="owner", scope="admin")
+    made = body(register(client, world))
+    got = body(client.get(f"/api/v1/teams/{world.slug}/webhooks/{made['id']}"))
+    assert {k: v for k, v in made.items() if k != "secret"} == got

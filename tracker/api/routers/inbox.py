@@ -18,6 +18,7 @@ from pydantic import Field
 from ddbmodels.events import WEBHOOK_EVENTS
 from tracker.api.access import team_access
 from tracker.api.idempotency import answer_once, key_header
+from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
 from tracker.api.schemas import Page
@@ -72,17 +73,19 @@ def event_key_of(note_id: str) -> str:
 def notification_out(note: Notification) -> dict[str, Any]:
     """One notification, JSON-ready; reads nothing."""
     kinds: dict[str, str] = {str(kind): name for kind, name in WEBHOOK_EVENTS.items()}
-    return NotificationOut(
-        id=notification_id(note.event_key),
-        type=kinds.get(note.kind, note.kind),
-        issue=note.reference,
-        project=note.project_key,
-        number=int(note.number),
-        actor=note.actor,
-        text=note.text,
-        unread=note.unread,
-        at=note.at,
-    ).model_dump(mode="json")
+    return as_sent(
+        NotificationOut(
+            id=notification_id(note.event_key),
+            type=kinds.get(note.kind, note.kind),
+            issue=note.reference,
+            project=note.project_key,
+            number=int(note.number),
+            actor=note.actor,
+            text=note.text,
+            unread=note.unread,
+            at=note.at,
+        )
+    )
 
 
 @router.get(

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from tracker.api.access import team_access
 from tracker.api.etag import etag_of, not_modified, not_modified_response
+from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.selectors.projects import project_access, project_list
 
@@ -60,18 +61,20 @@ class ProjectList(Schema):
 def project_out(project: ProjectItem) -> dict[str, Any]:
     """One project, JSON-ready; reads nothing."""
     counts = project.issue_counts.as_dict() if project.issue_counts is not None else {}
-    return ProjectOut(
-        key=project.project_key,
-        name=project.name,
-        description=project.description or "",
-        created_by=project.created_by,
-        created_at=project.created_at,
-        updated_at=project.updated_at,
-        issues=IssueCounts(**{status: int(counts.get(status, 0)) for status in IssueCounts.model_fields}),
-        counted_at=project.counted_at,
-        importing=bool(project.importing),
-        version=int(project.version or 0),
-    ).model_dump(mode="json")
+    return as_sent(
+        ProjectOut(
+            key=project.project_key,
+            name=project.name,
+            description=project.description or "",
+            created_by=project.created_by,
+            created_at=project.created_at,
+            updated_at=project.updated_at,
+            issues=IssueCounts(**{status: int(counts.get(status, 0)) for status in IssueCounts.model_fields}),
+            counted_at=project.counted_at,
+            importing=bool(project.importing),
+            version=int(project.version or 0),
+        )
+    )
 
 
 @router.get(

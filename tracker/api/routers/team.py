@@ -17,6 +17,7 @@ from pydantic import Field, field_validator
 
 from tracker.api.access import team_access
 from tracker.api.etag import etag_of, not_modified, not_modified_response
+from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.selectors.labels import label_catalogue
 from tracker.selectors.leaderboard import TOP_CHOICES, leaderboard_standing, leaderboard_top
@@ -55,12 +56,14 @@ class MemberList(Schema):
 def member_out(membership: Membership) -> dict[str, Any]:
     """One member, JSON-ready; reads nothing."""
     user = membership.user
-    return MemberOut(
-        username=user.get_username(),
-        full_name=user.get_full_name() if hasattr(user, "get_full_name") else "",
-        role=membership.role,  # type: ignore[arg-type]  # one of Role's choices, as stored
-        since=membership.created_at,
-    ).model_dump(mode="json")
+    return as_sent(
+        MemberOut(
+            username=user.get_username(),
+            full_name=user.get_full_name() if hasattr(user, "get_full_name") else "",
+            role=membership.role,  # type: ignore[arg-type]  # one of Role's choices, as stored
+            since=membership.created_at,
+        )
+    )
 
 
 @router.get(
@@ -99,15 +102,17 @@ class LabelList(Schema):
 
 def label_out(label: Label) -> dict[str, Any]:
     """One label, JSON-ready; reads nothing."""
-    return LabelOut(
-        name=label.name,
-        colour=label.colour,
-        description=label.description,
-        state=label.state or "in_use",  # type: ignore[arg-type]  # "" is in use, as stored
-        renamed_to=label.renamed_to or None,
-        version=int(label.version),
-        updated_at=datetime.fromisoformat(label.updated_at) if label.updated_at else None,
-    ).model_dump(mode="json")
+    return as_sent(
+        LabelOut(
+            name=label.name,
+            colour=label.colour,
+            description=label.description,
+            state=label.state or "in_use",  # type: ignore[arg-type]  # "" is in use, as stored
+            renamed_to=label.renamed_to or None,
+            version=int(label.version),
+            updated_at=datetime.fromisoformat(label.updated_at) if label.updated_at else None,
+        )
+    )
 
 
 @router.get(
@@ -160,19 +165,21 @@ class MilestoneList(Schema):
 
 def milestone_out(milestone: MilestoneItem) -> dict[str, Any]:
     """One milestone, JSON-ready; reads nothing."""
-    return MilestoneOut(
-        id=milestone.milestone_id,
-        name=milestone.name,
-        state=milestone.state,  # type: ignore[arg-type]  # one of MilestoneState, as stored
-        due=milestone.due or None,
-        description=milestone.description or "",
-        issues=MilestoneCounts(**milestone.counts()),
-        created_by=milestone.created_by,
-        created_at=milestone.created_at,
-        updated_at=milestone.updated_at,
-        closed_at=milestone.closed_at,
-        version=int(milestone.version or 0),
-    ).model_dump(mode="json")
+    return as_sent(
+        MilestoneOut(
+            id=milestone.milestone_id,
+            name=milestone.name,
+            state=milestone.state,  # type: ignore[arg-type]  # one of MilestoneState, as stored
+            due=milestone.due or None,
+            description=milestone.description or "",
+            issues=MilestoneCounts(**milestone.counts()),
+            created_by=milestone.created_by,
+            created_at=milestone.created_at,
+            updated_at=milestone.updated_at,
+            closed_at=milestone.closed_at,
+            version=int(milestone.version or 0),
+        )
+    )
 
 
 @router.get(

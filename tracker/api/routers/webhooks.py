@@ -23,6 +23,7 @@ from ddbmodels.core.errors import ChangedSinceRead
 from tracker.api.access import require_scope, team_access
 from tracker.api.etag import etag_of, if_match, not_modified, not_modified_response, precondition_failed
 from tracker.api.idempotency import answer_once, client_key, key_header, run_once, scoped_key
+from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
 from tracker.api.webhook_log import DeliveryPage, EventName, LogQuery, RedeliveryOut, delivery_out
@@ -94,39 +95,43 @@ class WebhookPatch(BaseModel):
 
 def webhook_out(endpoint: EndpointItem) -> dict[str, Any]:
     """One endpoint, JSON-ready, without its secret; reads nothing."""
-    return WebhookOut(
-        id=endpoint.id,
-        url=endpoint.url,
-        events=[EventName(name) for name in endpoint.events],
-        description=endpoint.description,
-        status=endpoint.status,
-        disabled_why=endpoint.disabled_why,
-        failing_since=endpoint.failing_since,
-        created_by=endpoint.created_by,
-        created_at=endpoint.created_at,
-        updated_at=endpoint.updated_at,
-        version=endpoint.version,
-    ).model_dump(mode="json")
+    return as_sent(
+        WebhookOut(
+            id=endpoint.id,
+            url=endpoint.url,
+            events=[EventName(name) for name in endpoint.events],
+            description=endpoint.description,
+            status=endpoint.status,
+            disabled_why=endpoint.disabled_why,
+            failing_since=endpoint.failing_since,
+            created_by=endpoint.created_by,
+            created_at=endpoint.created_at,
+            updated_at=endpoint.updated_at,
+            version=endpoint.version,
+        )
+    )
 
 
 def first_webhook(endpoint: EndpointItem, payload: WebhookIn) -> dict[str, Any]:
     """The answer of the POST that registered ``endpoint`` from ``payload``, and of every replay byte for byte: from
     the request (cleaned as stored) and the endpoint's parts that never change (id, secret, creator, time), as it was
     registered (active, version 1), whatever happened to it since."""
-    return WebhookCreated(
-        id=endpoint.id,
-        url=payload.url.strip(),
-        events=[EventName(name) for name in services.clean_events(e.value for e in payload.events)],
-        description=services.clean_description(payload.description),
-        status="active",
-        disabled_why="",
-        failing_since=None,
-        created_by=endpoint.created_by,
-        created_at=endpoint.created_at,
-        updated_at=endpoint.created_at,
-        version=1,
-        secret=endpoint.secret,
-    ).model_dump(mode="json")
+    return as_sent(
+        WebhookCreated(
+            id=endpoint.id,
+            url=payload.url.strip(),
+            events=[EventName(name) for name in services.clean_events(e.value for e in payload.events)],
+            description=services.clean_description(payload.description),
+            status="active",
+            disabled_why="",
+            failing_since=None,
+            created_by=endpoint.created_by,
+            created_at=endpoint.created_at,
+            updated_at=endpoint.created_at,
+            version=1,
+            secret=endpoint.secret,
+        )
+    )
 
 
 def owners_only(view: View) -> View:
@@ -356,12 +361,14 @@ def webhook_redeliver(
             delivery_id=delivery_id,
             request_key=scoped_key(membership, key) if isinstance(key, str) else None,
         )
-        return 202, RedeliveryOut(
-            id=again.id,
-            webhook_id=again.message_id,
-            status=again.status,
-            attempts=again.attempts,
-            next_attempt=again.next_attempt,
-        ).model_dump(mode="json")
+        return 202, as_sent(
+            RedeliveryOut(
+                id=again.id,
+                webhook_id=again.message_id,
+                status=again.status,
+                attempts=again.attempts,
+                next_attempt=again.next_attempt,
+            )
+        )
 
     return answer_once(request, membership=membership, kind="webhook-redeliver", run=run)
