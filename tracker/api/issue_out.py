@@ -7,7 +7,7 @@ reporter, created, updated, version. ``IssueOut`` adds what only the item holds 
 milestone, where an import brought it from): the answer of one issue, of a create and of an edit.
 
 ``issue_summary``/``issue_out`` return JSON-ready dicts (strings, numbers, lists) in the schema's field
-order, as the API sends them (``as_sent``): validating one against its schema and rendering it again as
+order, as the API sends them (``schemas.as_sent``): validating one against its schema and rendering it again as
 ninja does gives the same JSON, so an operation may answer it through ninja (``response=IssueOut``) or
 as a JSON body of its own (a create and its replays, a 412's ``current``, a webhook's payload), and one
 resource reads the same in every answer. Times are UTC, ISO 8601 with ``Z``, to the millisecond (as
@@ -16,14 +16,14 @@ ninja's encoder renders a ``datetime``). ETags come from ``version`` (``tracker.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from ninja import Schema
-from ninja.responses import NinjaJSONEncoder
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from tracker.api.schemas import as_sent
 
 if TYPE_CHECKING:
     from ddbmodels.issues import IssueItem
@@ -32,24 +32,6 @@ if TYPE_CHECKING:
 # fails if they part).
 Status = Literal["open", "in_progress", "resolved", "closed"]
 Priority = Literal["low", "medium", "high", "urgent"]
-
-
-def _to_the_millisecond(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.replace(microsecond=value.microsecond // 1000 * 1000)
-    if isinstance(value, dict):
-        return {name: _to_the_millisecond(item) for name, item in value.items()}
-    if isinstance(value, list):
-        return [_to_the_millisecond(item) for item in value]
-    return value
-
-
-def as_sent(model: BaseModel) -> dict[str, Any]:
-    """``model`` as the API sends it, JSON-ready: its fields rendered by ninja's encoder (the one every answer goes
-    through), times cut to the millisecond first. Validating the result against the schema and rendering it again
-    gives the same JSON (a fixed point), so an answer rendered here and one rendered by ninja agree to the byte."""
-    rendered: dict[str, Any] = json.loads(json.dumps(_to_the_millisecond(model.model_dump()), cls=NinjaJSONEncoder))
-    return rendered
 
 
 class IssueSummary(Schema):

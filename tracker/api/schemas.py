@@ -1,4 +1,5 @@
-"""The shapes every area of the API shares: a problem document, one field's error, a page of a list.
+"""The shapes every area of the API shares: a problem document, one field's error, a page of a list; and how an
+answer's JSON is written (``as_sent``: one resource reads the same in every answer).
 
 Output shapes are ninja ``Schema``s (read from the items the selectors return); request bodies are plain pydantic
 models with ``extra="forbid"`` in each router (a ninja ``Schema`` input would take a JSON string: RESEARCH22 R§1).
@@ -6,10 +7,13 @@ models with ``extra="forbid"`` in each router (a ninja ``Schema`` input would ta
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from ninja import Schema
-from pydantic import Field
+from ninja.responses import NinjaJSONEncoder
+from pydantic import BaseModel, Field
 
 T = TypeVar("T")
 
@@ -47,3 +51,21 @@ class Page(Schema, Generic[T]):
     items: list[T]
     next_cursor: str | None = Field(default=None, description="The next page's cursor; null on the last page.")
     prev_cursor: str | None = Field(default=None, description="The previous page's cursor; null on the first page.")
+
+
+def _to_the_millisecond(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.replace(microsecond=value.microsecond // 1000 * 1000)
+    if isinstance(value, dict):
+        return {name: _to_the_millisecond(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_to_the_millisecond(item) for item in value]
+    return value
+
+
+def as_sent(model: BaseModel) -> dict[str, Any]:
+    """``model`` as the API sends it, JSON-ready: its fields rendered by ninja's encoder (the one every answer goes
+    through), times cut to the millisecond first. Validating the result against the schema and rendering it again
+    gives the same JSON (a fixed point), so an answer rendered here and one rendered by ninja agree to the byte."""
+    rendered: dict[str, Any] = json.loads(json.dumps(_to_the_millisecond(model.model_dump()), cls=NinjaJSONEncoder))
+    return rendered

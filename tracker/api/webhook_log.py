@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ninja import Schema
 from pydantic import Field
 
-from tracker.api.issue_out import as_sent
-from tracker.api.schemas import Page
+from tracker.api.schemas import Page, as_sent
 from tracker.services.webhooks.endpoints import EVENT_NAMES
 
 if TYPE_CHECKING:

@@ -22,10 +22,9 @@ from ddbmodels.core.errors import ChangedSinceRead
 from tracker.api.access import require_scope, require_token_scope, team_access
 from tracker.api.etag import etag_of, if_match, not_modified, not_modified_response, precondition_failed
 from tracker.api.idempotency import key_header, run_once
-from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
-from tracker.api.schemas import Page
+from tracker.api.schemas import Page, as_sent
 from tracker.selectors.comments import comment_access, comment_current, comment_list_page
 from tracker.selectors.issues import project_issue_access
 from tracker.services import comments as comment_services

@@ -18,10 +18,9 @@ from pydantic import Field
 from ddbmodels.events import WEBHOOK_EVENTS
 from tracker.api.access import team_access
 from tracker.api.idempotency import answer_once, key_header
-from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
-from tracker.api.schemas import Page
+from tracker.api.schemas import Page, as_sent
 from tracker.selectors.inbox import inbox_page
 from tracker.services import inbox as inbox_services
 

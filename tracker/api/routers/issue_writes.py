@@ -26,10 +26,10 @@ from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition
 from tracker.api.access import require_scope, require_token_scope, team_access
 from tracker.api.etag import etag_of, matches, precondition_failed
 from tracker.api.idempotency import key_header, run_once
-from tracker.api.issue_out import IssueOut, Priority, Status, as_sent, issue_out
+from tracker.api.issue_out import IssueOut, Priority, Status, issue_out
 from tracker.api.openapi import cost
 from tracker.api.routers.issue_reads import router  # ninja answers a path from one router: the issues' (D's)
-from tracker.api.schemas import Problem
+from tracker.api.schemas import Problem, as_sent
 from tracker.issue_terms import LABEL_RE, label_refusals
 from tracker.selectors.board import moves
 from tracker.selectors.issues import project_issue_access

@@ -20,11 +20,10 @@ from ddbmodels.orders import PRODUCTS, GapLeft
 from tracker.api.access import require_scope, require_token_scope, team_access
 from tracker.api.etag import etag_of, not_modified, not_modified_response
 from tracker.api.idempotency import key_header, run_once
-from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
 from tracker.api.problems import problem
-from tracker.api.schemas import Page
+from tracker.api.schemas import Page, as_sent
 from tracker.error_pages import RETRY_AFTER_SECONDS
 from tracker.selectors.orders import OrderWindow, order_access, order_list_page
 from tracker.services import orders as order_services

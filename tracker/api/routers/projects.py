@@ -16,8 +16,8 @@ from pydantic import Field
 
 from tracker.api.access import team_access
 from tracker.api.etag import etag_of, not_modified, not_modified_response
-from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
+from tracker.api.schemas import as_sent
 from tracker.selectors.projects import project_access, project_list
 
 if TYPE_CHECKING:

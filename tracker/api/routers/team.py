@@ -17,8 +17,8 @@ from pydantic import Field, field_validator
 
 from tracker.api.access import team_access
 from tracker.api.etag import etag_of, not_modified, not_modified_response
-from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
+from tracker.api.schemas import as_sent
 from tracker.selectors.labels import label_catalogue
 from tracker.selectors.leaderboard import TOP_CHOICES, leaderboard_standing, leaderboard_top
 from tracker.selectors.milestones import milestone_access, milestone_list

@@ -23,9 +23,9 @@ from ddbmodels.core.errors import ChangedSinceRead
 from tracker.api.access import require_scope, team_access
 from tracker.api.etag import etag_of, if_match, not_modified, not_modified_response, precondition_failed
 from tracker.api.idempotency import answer_once, client_key, key_header, run_once, scoped_key
-from tracker.api.issue_out import as_sent
 from tracker.api.openapi import cost
 from tracker.api.paging import set_links
+from tracker.api.schemas import as_sent
 from tracker.api.webhook_log import DeliveryPage, EventName, LogQuery, RedeliveryOut, delivery_out
 from tracker.selectors import webhooks as selectors
 from tracker.services import replays

@@ -21,7 +21,7 @@ TITLE_SHORT = 80  # a payload still too large (long titles and labels, many byte
 
 
 def iso(when: datetime) -> str:
-    """ISO 8601 in UTC with ``Z``, to the millisecond, as the API writes times (``tracker.api.issue_out.as_sent``:
+    """ISO 8601 in UTC with ``Z``, to the millisecond, as the API writes times (``tracker.api.schemas.as_sent``:
     ninja's encoder, no fraction when the milliseconds are 0), so a delivery's issue reads as the API's list row."""
     when = as_utc(when).replace(microsecond=as_utc(when).microsecond // 1000 * 1000)
     text = when.isoformat()
