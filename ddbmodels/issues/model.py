@@ -248,6 +248,9 @@ class IssueItem(CollectionItem, discriminator="issue"):
     # The last ``changes.issue_change`` form token applied to the issue (not projected): a resubmitted form that
     # finds its own token here was applied already and changes nothing twice.
     bulk_token = UnicodeAttribute(attr_name="bk", null=True)
+    # What that form changed, written with ``bk`` (not projected): when, the writing call, the fields before and after
+    # (compact JSON, ``changes.change_record``). Its lost answer and its replays record the change from it.
+    bulk_change = UnicodeAttribute(attr_name="bc", null=True)
     # The milestone's id (``ddbmodels.milestones``), in the project's milestones; gives the key of ``milestone_status``.
     milestone = UnicodeAttribute(attr_name="ms", null=True)
 

@@ -24,7 +24,9 @@ milestone, consistent, 1 RCU, when one is chosen: the whole refusal before any w
 its update (1 WCU per KB + list-index and label entries; a move into a milestone is a TransactWriteItems with
 the milestone's ConditionCheck: 2 WCU per KB of the issue + 2, so 4 WCU for a ≤ 1 KB issue) and its history
 event(s); a refused one 1 WCU + 1 RCU (2 + 2 WCU when it was a move). One counts refresh is scheduled for the
-project, whatever the number of rows.
+project, whatever the number of rows. A row this form changed before (sent twice, or answered 503 after its write)
+records its change again under the change's own key, which doubles nothing: its event puts refused (1 WCU each),
+its webhook deliveries refused (1 WCU an endpoint), its notifications refused by their keys.
 """
 
 from __future__ import annotations
@@ -156,7 +158,7 @@ def bulk_change(
                 no_reopen[refused.milestone] = str(refused)
                 outcome = RowOutcome(reference, REFUSED, str(refused))
         moves = change.status is not None or change.milestone is not UNSET  # the tabs' or a milestone's counts
-        counts_moved = counts_moved or (outcome.outcome == CHANGED and moves)
+        counts_moved = counts_moved or (outcome.outcome in (CHANGED, REPLAYED) and moves)  # a replay: as recorded
         outcomes.append(RowOutcome(reference, outcome.outcome, outcome.why))
     if counts_moved:
         schedule_counts(project)  # once for the project: the tabs' and the milestones' counts
@@ -257,11 +259,12 @@ def _change_one(issue: IssueItem, change: BulkChange, *, token: str, actor: str,
         return RowOutcome(issue.reference, REFUSED, _why_input(refused))
     except ChangedSinceRead:
         return RowOutcome(issue.reference, REFUSED, STALE)
+    if done.to_record:  # this send's change (its answer may have been lost), or a replay's, recorded again
+        _record(done, actor=actor, names=names)
     if done.replayed:
         return RowOutcome(issue.reference, REPLAYED)
     if not done.changed:
         return RowOutcome(issue.reference, UNCHANGED)
-    _record(done.issue, done.before, done.after, actor=actor, names=names)
     return RowOutcome(issue.reference, CHANGED)
 
 
@@ -271,15 +274,24 @@ def _why_input(refused: InvalidInput) -> str:
     return str(refused)
 
 
-def _record(
-    issue: IssueItem, before: dict[str, Any], after: dict[str, Any], *, actor: str, names: dict[str, str]
-) -> None:
-    """The history of one changed issue, as the single edits write it: a status event, an edit event, or both."""
+def _record(done: issues.Change, *, actor: str, names: dict[str, str]) -> None:
+    """The history of one changed issue, as the single edits write it: a status event, an edit event, or both.
+
+    Each under the change's own key (``Change.event_key``: its time and the form's token), so the same form's
+    replay records it again without doubling it: its first send may have stopped before recording (a lost answer,
+    then a 503). A replay costs the refused event puts (1 WCU each) and webhook deliveries (1 WCU an endpoint),
+    and a search update and counts refresh queued.
+    """
+    issue, before, after = done.issue, done.before, done.after
     if "status" in after:
         activity.record(
-            issue, kind=Kind.ISSUE_STATUS, actor=actor, data={"from": before["status"], "to": after["status"]}
+            issue,
+            kind=Kind.ISSUE_STATUS,
+            actor=actor,
+            data={"from": before["status"], "to": after["status"]},
+            key=done.event_key(Kind.ISSUE_STATUS),
         )
-        leaderboard.issue_status_changed(issue, before=before["status"])  # never raises
+        leaderboard.issue_status_changed(issue, before=before["status"])  # never raises; idempotent per issue
     data: dict[str, Any] = {}
     changed = {name: [before[name], after[name]] for name in ("priority", "assignee") if name in after}
     if "milestone" in after:  # by name, as they were when it moved (as the issue page's milestone form records)
@@ -295,4 +307,5 @@ def _record(
         }
     if data:
         data.setdefault("changed", {})
-        activity.record(issue, kind=Kind.ISSUE_EDITED, actor=actor, data=data)
+        key = done.event_key(Kind.ISSUE_EDITED, step=1)  # after the status event, as the issue page records them
+        activity.record(issue, kind=Kind.ISSUE_EDITED, actor=actor, data=data, key=key)

@@ -251,7 +251,8 @@ def move_issue(*, tenant: str, label: Label, entry: dict[str, Any], actor: str) 
     A version that moved meanwhile: the issue is read again (consistent GetItem, 1 RCU) and tried once
     more. An entry its issue does not back (deleted, or the label already gone from it) is repaired from
     the issue (``issue_labels_reconcile``), so the work list still empties; so is one whose issue holds this
-    change's token already (``replayed``: a run stopped after the issue's update, before its entries moved).
+    change's token already (``replayed``: a run stopped after the issue's update, before its entries moved),
+    whose move is recorded again (the move's own event key: once in the history, once to each endpoint).
     """
     issue = issues.issue_from_entry(tenant, entry)
     add = {label.renamed_to} if label.renamed_to else set()
@@ -268,8 +269,8 @@ def move_issue(*, tenant: str, label: Label, entry: dict[str, Any], actor: str) 
             continue
         except InvalidTransition:  # deleted meanwhile
             break
-        if change.changed:
-            activity.record(
+        if change.to_record:  # this run's move (its answer may have been lost), or an earlier run's, again:
+            activity.record(  # under the move's own key (its time and the run's token), so never doubled
                 change.issue,
                 kind=Kind.ISSUE_LABELS_RENAMED,
                 actor=actor,
@@ -278,10 +279,13 @@ def move_issue(*, tenant: str, label: Label, entry: dict[str, Any], actor: str) 
                     "to": label.renamed_to,
                     "labels": {"added": sorted(add), "removed": [label.name]},
                 },
+                key=change.event_key(Kind.ISSUE_LABELS_RENAMED),
             )
+        if change.changed:
             return True
         break  # nothing to change (the entry is stale), or replayed: this run's change is on the issue already
-        # (a run stopped between the issue's update and its entries' move): the entries are repaired below
+        # (a run stopped between the issue's update and its entries' move, or before recording it): the entries
+        # are repaired below
     issues.issue_labels_reconcile(
         tenant=tenant, project_key=issue.project_key, number=int(issue.number), labels_also=[label.name]
     )

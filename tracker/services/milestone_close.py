@@ -309,7 +309,7 @@ def move_issues(
             outcome.settled += 1  # done (a row read after its resolve): it stays where it was done
             continue
         try:
-            change = _change_one(issue, target, token)
+            done = _change_one(issue, target, token)
         except MilestoneNotOpen as error:
             name = error.name or (target.name if target else error.milestone)
             outcome.why = (
@@ -319,22 +319,25 @@ def move_issues(
         except (ChangedSinceRead, InvalidTransition) as error:
             outcome.refused[issue.reference] = "changed meanwhile" if isinstance(error, ChangedSinceRead) else "deleted"
             continue
-        if change is None:
+        if done is not None and done.to_record:  # this close's move (its answer may have been lost), or a replay:
+            data: dict[str, Any] = {  # recorded under the move's own key (its time, the close's token): once
+                "changed": {
+                    "milestone": [names.get(milestone.milestone_id, milestone.name), target.name if target else None]
+                }
+            }
+            key = done.event_key(Kind.ISSUE_EDITED)
+            activity.record(done.issue, kind=Kind.ISSUE_EDITED, actor=actor, data=data, key=key)
+        if done is None or not done.changed:
             outcome.settled += 1  # moved by this close before (a lagging index still lists it) or elsewhere meanwhile
             continue
         outcome.moved += 1
         if moved is not None:
             moved.moved += 1
-        data: dict[str, Any] = {
-            "changed": {
-                "milestone": [names.get(milestone.milestone_id, milestone.name), target.name if target else None]
-            }
-        }
-        activity.record(change, kind=Kind.ISSUE_EDITED, actor=actor, data=data)
     return outcome
 
 
-def _change_one(issue: IssueItem, target: MilestoneItem | None, token: str) -> IssueItem | None:
+def _change_one(issue: IssueItem, target: MilestoneItem | None, token: str) -> ddb_issues.Change | None:
+    """The issue's move (``Change``: this close's, or its replay), or None when it is not this milestone's to move."""
     to = target.milestone_id if target else None
     try:
         change = ddb_issues.issue_change(issue, token=token, milestone=to)
@@ -349,7 +352,7 @@ def _change_one(issue: IssueItem, target: MilestoneItem | None, token: str) -> I
         if fresh.status not in OPEN_STATUSES:
             return None  # resolved or closed since the row was read: it stays in the milestone it was done in
         change = ddb_issues.issue_change(fresh, token=token, milestone=to)
-    return change.issue if change.changed else None
+    return change
 
 
 def milestone_close_job(run: JobRun, *, tenant: str, project_key: str, milestone_id: str, actor: str) -> dict[str, Any]:

@@ -184,3 +184,58 @@ def test_a_label_list_row_of_a_new_issue_carries_its_version_so_a_change_from_it
     assert row.version == load(tenant, 1).version == 1  # the create's entries: the version the put gave the issue
     change = issues.issue_change(row, token="form-1", priority="high")
     assert change.changed
+
+
+def test_a_change_whose_answer_was_lost_is_this_calls_change_with_its_entries_moved(
+    tenant: str, web_issues: MakeIssues
+) -> None:
+    """DynamoDB did the update, its answer was lost, botocore's resend was refused by it: changed, not replayed."""
+    from tests import dynamodb_faults
+
+    web_issues(1, labels=["bug", "ui"])
+    issue = load(tenant, 1)
+    lost = dynamodb_faults.lose(dynamodb_faults.LostAnswers(frozenset({"UpdateItem"}), rate=1.0, limit=1))
+    try:
+        with capacity.measure() as meter:
+            change = issues.issue_change(issue, token="form-1", priority="high", labels_remove=["ui"])
+    finally:
+        dynamodb_faults.disarm_all()
+
+    assert lost.lost == 1
+    assert meter.conditional_failures == 1  # the resend, refused by the call's own update
+    assert (change.changed, change.replayed, change.to_record) == (True, False, True)
+    assert change.before == {"priority": "medium", "labels": {"bug", "ui"}}
+    assert change.after == {"priority": "high", "labels": {"bug"}}
+    assert (change.issue.priority, change.issue.version) == ("high", 2)
+    # the label entries the update moves next are moved all the same
+    assert refs(issues.label_list(tenant=tenant, label="ui", status="open")) == []
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="open")) == ["WEB-1"]
+    assert issues.label_list(tenant=tenant, label="bug", status="open").issues[0].priority == "high"
+
+
+def test_a_replay_carries_the_change_it_replays_with_the_same_event_key(tenant: str, web_issues: MakeIssues) -> None:
+    web_issues(1)
+    stale = load(tenant, 1)
+    first = issues.issue_change(load(tenant, 1), token="form-1", status="resolved", labels_add=["bug"])
+    again = issues.issue_change(stale, token="form-1", status="resolved", labels_add=["bug"])  # refused, read
+    read = issues.issue_change(load(tenant, 1), token="form-1", status="resolved", labels_add=["bug"])  # no request
+    other = issues.issue_change(load(tenant, 1), token="form-2", priority="low")
+
+    for replay in (again, read):
+        assert (replay.replayed, replay.changed, replay.to_record) == (True, False, True)
+        assert (replay.before, replay.after, replay.at) == (first.before, first.after, first.at)
+        assert replay.event_key("issue.status") == first.event_key("issue.status")
+    assert first.event_key("issue.status") != first.event_key("issue.edited")  # one key per event of the change
+    assert other.event_key("issue.edited") != first.event_key("issue.edited")
+    assert first.before == {"status": "open", "labels": None}
+
+
+def test_a_replay_of_a_change_stored_before_its_record_existed_is_a_bare_replay(
+    tenant: str, web_issues: MakeIssues
+) -> None:
+    web_issues(1)
+    issues.issue_change(load(tenant, 1), token="form-1", priority="high")
+    old = load(tenant, 1)
+    old.bulk_change = None  # as an issue changed before ``bc`` was written reads
+    replay = issues.issue_change(old, token="form-1", priority="high")
+    assert (replay.replayed, replay.to_record, replay.event_key("x")) == (True, False, None)
