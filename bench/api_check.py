@@ -39,6 +39,11 @@ and tests/bench/test_api_check.py run it; ≈ 45–75 s, most of it starting the
 
     .venv/bin/python bench/api_check.py
     .venv/bin/python bench/api_check.py --quick
+    .venv/bin/python bench/api_check.py --quick --threads 4 --keys 20 --lose-reads --dynamodb-attempts 1
+
+The last: harsher loss (reads' answers lost too, botocore's retries off: ≈ 40–50 of 80 creates answered 503 and
+sent again with their key), so the replays' recording is exercised, each issue's history still telling its
+creation once.
 """
 
 from __future__ import annotations
@@ -81,6 +86,15 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     made.add_argument("--keys", type=int, default=10, help="creates per writer under loss (default: 10)")
     made.add_argument(
         "--rounds", type=int, default=10, help="calls of each API operation in the tour of them all (default: 10)"
+    )
+    made.add_argument(
+        "--lose-reads", action="store_true", help="the creates under loss lose reads' answers too (default: writes')"
+    )
+    made.add_argument(
+        "--dynamodb-attempts",
+        type=int,
+        default=None,
+        help="botocore's attempts for each DynamoDB call of the site (default: the application's, 3)",
     )
     made.add_argument("--out", type=Path, default=OUT, help="where api_check.json goes (default: bench/out)")
     made.add_argument("--json", action="store_true", help="only the JSON line on stdout (the report on stderr)")
@@ -137,7 +151,8 @@ STEPS: dict[str, Callable[[checks.Context], dict[str, Any]]] = {
 
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
-    this = Run.begin("api", RUN_SETTINGS)
+    attempts = {"DYNAMODB_MAX_ATTEMPTS": str(args.dynamodb_attempts)} if args.dynamodb_attempts else {}
+    this = Run.begin("api", {**RUN_SETTINGS, **attempts})
     stack, calls = this.stack, Calls()
     figures: dict[str, Any] = {"table_prefix": this.prefix, "checks": {}, "ready_phases": this.phases}
     proxy: LossyProxy | None = None
@@ -169,6 +184,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
             threads=args.threads,
             keys=args.keys,
             rounds=args.rounds,
+            lose_reads=args.lose_reads,
         )
         for name, step in STEPS.items():
             mark = time.monotonic()

@@ -39,6 +39,7 @@ class Context:
     threads: int
     keys: int
     rounds: int = 3  # calls of each operation in the tour (api_parts/tour.py)
+    lose_reads: bool = False  # the creates under loss lose reads' answers too
     figures: dict[str, Any] = field(default_factory=dict)
 
     def api(self, token: str | None) -> Api:
@@ -161,7 +162,7 @@ def creates_under_loss(ctx: Context, team: str = "acme", key: str = "API") -> di
                 answers[title] = got
 
     lost_before = ctx.proxy.lost
-    ctx.proxy.loss = 0.3
+    ctx.proxy.loss, ctx.proxy.reads = 0.3, ctx.lose_reads
     try:
         workers = [threading.Thread(target=writer, args=(t,)) for t in range(ctx.threads)]
         for worker in workers:
@@ -169,7 +170,7 @@ def creates_under_loss(ctx: Context, team: str = "acme", key: str = "API") -> di
         for worker in workers:
             worker.join()
     finally:
-        ctx.proxy.loss = 0.0
+        ctx.proxy.loss, ctx.proxy.reads = 0.0, False
     failures = [
         f"{title}: {'no answer but 503/409' if a is None else a.status} after {TRIES} tries"
         for title, a in answers.items()

@@ -75,6 +75,10 @@ def test_the_lossy_proxy_does_the_write_and_loses_its_answer_reads_always_answer
         proxy.loss = 0.0
         assert send(proxy.url, "UpdateItem") == 200
         assert (proxy.writes, proxy.lost) == (2, 1)
+        proxy.loss, proxy.reads = 1.0, True  # --lose-reads: a read's answer lost too (a quarter as often)
+        lost_reads = [send(proxy.url, "GetItem") != 200 for _ in range(40)]
+        assert 0 < sum(lost_reads) < 40
+        assert (proxy.writes, proxy.lost) == (2, 1 + sum(lost_reads))  # reads are not counted as writes
     finally:
         proxy.stop()
         upstream.shutdown()
