@@ -24,7 +24,7 @@ from ddbmodels.events import WEBHOOK_EVENTS, Kind
 from ddbmodels.inbox import notification_page
 from tests import dynamodb_faults
 from tests.tracker.conftest import World
-from tests.tracker.helpers import load, new_issue
+from tests.tracker.helpers import flash, load, new_issue
 from tests.tracker.inbox_helpers import queued_fixture, run_queued_fixture  # noqa: F401  (fixtures: queued, run_queued)
 from tests.tracker.test_milestones_pages import _milestone
 from tests.tracker.test_replays_recorded import history
@@ -258,3 +258,20 @@ def test_a_milestone_close_whose_move_answer_was_lost_counts_and_records_the_mov
     [edited] = history(world, 1, Kind.ISSUE_EDITED)
     assert edited.data["changed"] == {"milestone": ["v1.2", None]}
     assert len(deliveries(endpoint)) == 1
+
+
+def test_the_bulk_page_says_changed_when_the_answer_was_lost(
+    world: World, monkeypatch: pytest.MonkeyPatch, lost: list[dynamodb_faults.LostAnswers]
+) -> None:
+    """As the person sees it: "Changed WEB-1", not "Already done by this form", and the issue's history says so."""
+    from tests.tracker.test_bulk_pages import _list_form, _post
+
+    new_issue(world, "Slow page")
+    member = world.client_for(world.member)
+    key, rows = _list_form(member, world)
+    lose_inside_first(monkeypatch, bulk.issues, lost)
+    response = _post(member, world, key, rows, priority="high")
+    assert lost[0].lost == 1
+    assert flash(response) == ["Changed WEB-1: priority High."]
+    [edited] = history(world, 1, Kind.ISSUE_EDITED)
+    assert edited.data["changed"] == {"priority": ["medium", "high"]}
