@@ -47,8 +47,8 @@ BULK_ROWS: dict[str, Row] = {
         got_many,
     ),
     "issues.change (status, 2 labels)": changed(
-        "conditional UpdateItem of the fields that change + `bk`: the issue (1 WCU per KB of the larger image) + each "
-        "list-index entry moved by the new status (a delete and a put: 2 WCU) or rewritten (1 WCU); then each "
+        "conditional UpdateItem of the fields that change + `bk`, `bc`: the issue (1 WCU per KB of the larger image) "
+        "+ each list-index entry moved by the new status (a delete and a put: 2 WCU) or rewritten (1 WCU); then each "
         "`labels` entry moved, put or deleted on its own (1 WCU)"
     ),
     "issues.change (labels add)": changed(
