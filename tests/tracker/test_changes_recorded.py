@@ -275,3 +275,41 @@ def test_the_bulk_page_says_changed_when_the_answer_was_lost(
     assert flash(response) == ["Changed WEB-1: priority High."]
     [edited] = history(world, 1, Kind.ISSUE_EDITED)
     assert edited.data["changed"] == {"priority": ["medium", "high"]}
+
+
+def test_a_label_rename_resumed_after_a_503_records_the_issue_its_first_run_moved(
+    world: World, monkeypatch: pytest.MonkeyPatch, sends: list[str]
+) -> None:
+    """The first run's issue update committed, then it stopped (a 503) before the issue's label entries moved and
+    before recording: the work list still holds the entry, and the run resumed finds the issue moved by its token
+    (a replay) and records the move, once."""
+    from ddbmodels.issues import writes
+
+    endpoint = register(world, "http://127.0.0.1:9/hook", events=(LABELS_RENAMED,))
+    new_issue(world, "Labelled", labels=["bug"])
+    label = ddb_labels.label_get(world.slug, "bug")
+    assert label is not None
+    real, calls = writes.entries_move, []
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise Unavailable("DynamoDB did not answer")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(writes, "entries_move", stops)
+    with pytest.raises(Unavailable):
+        labels.label_rename(membership=membership(world), name="bug", to="defect", expected_version=label.version)
+    assert history(world, 1, Kind.ISSUE_LABELS_RENAMED) == []
+    busy = ddb_labels.label_get(world.slug, "bug")
+    assert busy is not None
+    assert busy.busy
+
+    labels.label_move(tenant=world.slug, label=busy, actor=world.member.username)  # the labels page's Resume
+
+    [renamed] = history(world, 1, Kind.ISSUE_LABELS_RENAMED)
+    assert (renamed.data["from"], renamed.data["to"]) == ("bug", "defect")
+    assert len(deliveries(endpoint)) == 1
+    gone = ddb_labels.label_get(world.slug, "bug")
+    assert gone is not None
+    assert gone.state == ddb_labels.GONE
