@@ -30,7 +30,9 @@ open, Update issue], 2 WCU per started KB of each; out of any milestone: the iss
 event; per walk (the job: per page of ``MOVE_IN_REQUEST``) the target's GetItem (consistent, 1 RCU) and the index
 Query; "closing" and the end (with the outcome kept) one UpdateItem each (``milestones.close``); the count so far
 (``milestones.close_moved``), one UpdateItem (1 WCU) at a hand-over after moves and per page of the job that moved
-some.
+some. A row moved by this close before (the lagging index still lists it, or a Resume after a 503) records its move
+again under the move's own event key, which doubles nothing: its event put refused (1 WCU), a delivery put refused
+per endpoint (1 WCU).
 """
 
 from __future__ import annotations
