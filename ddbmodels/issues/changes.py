@@ -37,7 +37,7 @@ from pynamodb.expressions.update import Action
 from ddbmodels.core import capacity
 from ddbmodels.core.errors import ChangedSinceRead, InvalidInput, InvalidTransition
 from ddbmodels.core.keys import parse_time_key, time_key, utcnow
-from ddbmodels.events.model import creation_key
+from ddbmodels.events import creation_key
 from ddbmodels.issues.bulk import issue_labels_reconcile
 from ddbmodels.issues.model import LABELS_MAX, PRIORITIES, TRANSITIONS, CollectionItem, IssueItem, collection_key
 from ddbmodels.issues.writes import UNSET, Unset, update_with_entries  # UNSET: the edit form's too
