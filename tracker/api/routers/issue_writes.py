@@ -233,8 +233,13 @@ def issue_create(
         )
         if found is None:
             return None
-        names = milestone_names(tenant=project.tenant, project_key=project.project_key) if found.milestone else {}
-        return Made(found.claimed, (found.milestone, names.get(found.milestone or "", found.milestone)))
+        if not found.milestone:
+            return Made(found.claimed, (None, None))
+        # The first answer named the milestone as it was then, which matched this same request's name (the same
+        # fingerprint) case-insensitively: its name now when that still matches, else the name the request gave.
+        now = milestone_names(tenant=project.tenant, project_key=project.project_key).get(found.milestone)
+        asked = (payload.milestone or "").strip()
+        return Made(found.claimed, (found.milestone, now if now and now.casefold() == asked.casefold() else asked))
 
     def create(scoped: str, fingerprint: str) -> Made:
         require_scope(request, "write")  # the role as it is now: a new create's check, not a replay's
