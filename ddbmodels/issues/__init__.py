@@ -14,6 +14,7 @@ from ddbmodels.issues.bulk import (
     team_labels_check,
 )
 from ddbmodels.issues.changes import UNSET, Change, Unset, issue_change, issues_for_change
+from ddbmodels.issues.creates import Replayed, issue_create, issue_replay
 from ddbmodels.issues.indexes import SELF_FILLING_INDEXES, ProjectsIndex
 from ddbmodels.issues.lists import SORTS, IssuePage, label_list, status_list
 from ddbmodels.issues.load import Loaded, Request, import_load, import_order, import_requests
@@ -62,10 +63,7 @@ from ddbmodels.issues.reads import (
 )
 from ddbmodels.issues.team import TEAM_DATA
 from ddbmodels.issues.writes import (
-    Replayed,
     issue_change_status,
-    issue_create,
-    issue_replay,
     issue_tombstone,
     issue_update,
     update_versioned,

@@ -3,7 +3,7 @@ repairing an issue's label entries.
 
 For loads whose numbers are already decided (benchmarks, demo data, imports): the puts are
 unconditional, so a rerun of the same load overwrites what it wrote and adds nothing. Issues
-users create go through ``writes.issue_create`` (the sort-key sequence), never through here.
+users create go through ``creates.issue_create`` (the sort-key sequence), never through here.
 """
 
 from __future__ import annotations

@@ -40,7 +40,12 @@ from ddbmodels.core.keys import parse_time_key, time_key, utcnow
 from ddbmodels.events import creation_key
 from ddbmodels.issues.bulk import issue_labels_reconcile
 from ddbmodels.issues.model import LABELS_MAX, PRIORITIES, TRANSITIONS, CollectionItem, IssueItem, collection_key
-from ddbmodels.issues.writes import UNSET, Unset, update_with_entries  # UNSET: the edit form's too
+from ddbmodels.issues.writes import (  # UNSET: the edit form's too
+    UNSET,
+    IssueChangedSinceRead,
+    Unset,
+    update_with_entries,
+)
 
 BATCH_MAX = 100  # BatchGetItem's limit
 
@@ -197,8 +202,8 @@ def issue_change(
         condition &= IssueItem.status == issue.status
     try:
         updated = update_with_entries(issue, actions, condition, local)
-    except ChangedSinceRead:
-        stored = _stored(issue)
+    except ChangedSinceRead as refused:
+        stored = refused.stored if isinstance(refused, IssueChangedSinceRead) else _stored(issue)  # read once
         if stored is None or stored.bulk_token != token:
             raise
         if stored.bulk_change != record:

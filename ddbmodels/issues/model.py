@@ -251,6 +251,9 @@ class IssueItem(CollectionItem, discriminator="issue"):
     # What that form changed, written with ``bk`` (not projected): when, the writing call, the fields before and after
     # (compact JSON, ``changes.change_record``). Its lost answer and its replays record the change from it.
     bulk_change = UnicodeAttribute(attr_name="bc", null=True)
+    # The token of the call that last edited the issue (``writes.update_with_entries``, not projected): a refused
+    # resend of that call's own update (its answer lost) that finds it here was that call's success.
+    write_fence = UnicodeAttribute(attr_name="wf", null=True)
     # The milestone's id (``ddbmodels.milestones``), in the project's milestones; gives the key of ``milestone_status``.
     milestone = UnicodeAttribute(attr_name="ms", null=True)
 
