@@ -247,7 +247,8 @@ ROWS: dict[str, Row] = {
         "conditional UpdateItem: the issue (1 WCU per KB of the larger image) + each list-index entry rewritten "
         "(1 WCU) or moved by the new status or update time (a delete and a put: 2 WCU); then each `labels` entry "
         "that changes (its row copy: every edit) put or deleted on its own, 1 WCU — no transaction, no word entry "
-        "(a status change of an issue with 2 labels: 1 + 8 + 4 = 13 WCU)",
+        "(a status change of an issue with 2 labels: 1 + 8 + 4 = 13 WCU); refused: + a consistent GetItem (1 RCU), "
+        "which finds the call's token `wf` when the refusal was botocore's resend of its own write (its success)",
         Cost(0, 0, 1),
     ),
     "issues.tombstone": issue_write(
