@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ddbmodels import comments as ddb_comments
 from ddbmodels import issues as ddb_issues
 from ddbmodels import webhooks as ddb_webhooks
 from ddbmodels.events import WEBHOOK_EVENTS, Kind
@@ -28,6 +29,7 @@ from tracker.models import Membership
 
 pytestmark = pytest.mark.django_db
 EDITED, MOVED, DELETED = (WEBHOOK_EVENTS[k] for k in (Kind.ISSUE_EDITED, Kind.ISSUE_STATUS, Kind.ISSUE_DELETED))
+COMMENT_EDITED = WEBHOOK_EVENTS[Kind.COMMENT_EDITED]
 
 
 @pytest.fixture
@@ -41,12 +43,13 @@ def sends(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
-def lose_first(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], list[int]]:
-    """``lose_first("issue_update")``: the first call of that write loses its UpdateItem's answer (DynamoDB did it;
-    botocore resends, refused by the write itself). Answers the number of answers lost (filled in as it runs)."""
+def lose_first(monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[int]]:
+    """``lose_first("issue_update")``: the first call of that write (of ``ddbmodels.issues``, or ``module``) loses its
+    UpdateItem's answer (DynamoDB did it; botocore resends, refused by the write itself). Answers the number of
+    answers lost (filled in as it runs)."""
 
-    def arm(name: str) -> list[int]:
-        real, lost = getattr(ddb_issues, name), []
+    def arm(name: str, module: Any = ddb_issues) -> list[int]:
+        real, lost = getattr(module, name), []
 
         def losing(issue: Any, **kwargs: Any) -> Any:
             if lost:
@@ -58,7 +61,7 @@ def lose_first(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], list[int]]:
                 lost.append(answers.lost)
                 dynamodb_faults.disarm_all()
 
-        monkeypatch.setattr(ddb_issues, name, losing)
+        monkeypatch.setattr(module, name, losing)
         return lost
 
     return arm
@@ -77,7 +80,7 @@ def recorded_once(world: World, endpoint: ddb_webhooks.EndpointItem, kind: str, 
 
 
 def test_the_edit_form_whose_answer_was_lost_says_saved_and_records_the_edit_once(
-    world: World, sends: list[str], lose_first: Callable[[str], list[int]]
+    world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
     endpoint = register(world, "http://127.0.0.1:9/hook", events=(EDITED,))
     new_issue(world, "Old title")
@@ -99,7 +102,7 @@ def test_the_edit_form_whose_answer_was_lost_says_saved_and_records_the_edit_onc
 
 
 def test_the_status_form_and_the_board_whose_answers_were_lost_move_the_issue_and_record_it_once(
-    world: World, sends: list[str], lose_first: Callable[[str], list[int]]
+    world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
     endpoint = register(world, "http://127.0.0.1:9/hook", events=(MOVED,))
     new_issue(world, "Slow page")
@@ -126,7 +129,7 @@ def test_the_status_form_and_the_board_whose_answers_were_lost_move_the_issue_an
 
 
 def test_a_delete_whose_answer_was_lost_is_deleted_and_recorded_once(
-    world: World, sends: list[str], lose_first: Callable[[str], list[int]]
+    world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
     endpoint = register(world, "http://127.0.0.1:9/hook", events=(DELETED,))
     new_issue(world, "Spam")
@@ -144,7 +147,7 @@ def test_a_delete_whose_answer_was_lost_is_deleted_and_recorded_once(
 
 
 def test_an_api_patch_whose_answer_was_lost_answers_200_and_records_it_once(
-    world: World, sends: list[str], lose_first: Callable[[str], list[int]]
+    world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
     endpoint = register(world, "http://127.0.0.1:9/hook", events=(EDITED,))
     new_issue(world, "Old title")
@@ -163,3 +166,27 @@ def test_an_api_patch_whose_answer_was_lost_answers_200_and_records_it_once(
     assert answer.status_code == 200, answer.content
     assert (json.loads(answer.content)["title"], answer["ETag"]) == ("New title", '"2"')
     recorded_once(world, endpoint, Kind.ISSUE_EDITED, sends)
+
+
+def test_a_comment_edit_whose_answer_was_lost_is_saved_and_recorded_once(
+    world: World, sends: list[str], lose_first: Callable[..., list[int]]
+) -> None:
+    """Comments already knew their own write (the edit's time and version, ``comments.comment_edit``): kept so."""
+    endpoint = register(world, "http://127.0.0.1:9/hook", events=(COMMENT_EDITED,))
+    new_issue(world)
+    client = world.client_for(world.member)
+    client.post(world.project_url("1/comments/"), {"body": "first words"})
+    stream = ddb_comments.issue_stream(world.slug, "WEB", 1)
+    (comment,) = ddb_comments.comment_page(stream=stream).comments
+    lost = lose_first("comment_edit", ddb_comments)
+
+    url = world.project_url(f"1/comments/{ddb_comments.comment_id(comment.key)}/edit/")
+    response = client.post(url, {"body": "better words", "version": "1"})
+
+    assert lost == [1]
+    assert response.status_code == 302, response.content.decode()[:400]
+    (stored,) = ddb_comments.comment_page(stream=stream).comments
+    assert stored.body == "better words"
+    assert len(history(world, 1, Kind.COMMENT_EDITED)) == 1
+    [delivered] = deliveries(endpoint)
+    assert (delivered["type"], len(sends)) == (COMMENT_EDITED, 1)
