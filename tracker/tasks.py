@@ -101,6 +101,9 @@ def _retrying(task: Task, work: Callable[[], T], *, transient: Callable[[BaseExc
 TEAM_TASK = {"ignore_result": True}
 
 
+EMIT_MAX_RETRIES = 100  # ≈ 4 h of waits (≤ 300 s, ≈ 150 s each): emit_left stops at 1 h of the change's age
+
+
 @shared_task(acks_late=True, **TEAM_TASK)
 def refresh_project_counts(tenant: str, key: str) -> dict[str, int]:
     """Recount one project's issues by status (debounced by the writes that queue it)."""
@@ -228,9 +231,11 @@ def deliver_webhook(self: Task, tenant: str, endpoint_id: str, delivery_id: str)
     return _retrying(self, lambda: webhook_delivery.attempt(tenant, endpoint_id, delivery_id))
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=JOB_OPTIONS["max_retries"], **TEAM_TASK)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=EMIT_MAX_RETRIES, **TEAM_TASK)
 def emit_webhooks(self: Task, tenant: str, endpoint_ids: list[str] | None, type: str, event_key: str, body: str) -> int:
-    """The webhook deliveries of one change DynamoDB refused in the request (``webhooks.emit_later``), put again."""
+    """The webhook deliveries of one change DynamoDB refused in the request (``webhooks.emit_later``), put again:
+    retried (waits ≤ 300 s) until the change is ``emit.EMIT_RETRY_SECONDS`` (1 h) old, then the deliveries still
+    refused are logged as lost by name (``emit_left``); ``EMIT_MAX_RETRIES`` only backs that stop up (R2-2)."""
     return _retrying(
         self,
         lambda: webhook_emit.emit_left(

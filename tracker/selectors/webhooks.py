@@ -1,12 +1,23 @@
-"""A team's webhook endpoints (cached per team), one endpoint for its owners, and its delivery log a page at a time."""
+"""A team's webhook endpoints (cached per team), one endpoint for its owners, and its delivery log a page at a time.
+
+The cached list lives under the team's generation (``ddb:webhooks:<team>:<generation>``), and every endpoint change
+drops the generation (``webhooks_cache_key``: a Redis DEL after the write). A reader reads the generation first
+(created at random when missing: SET NX), then the list under it, and on a miss stores what it read under the
+generation it read BEFORE its Query. So a refill that read the list before a registration and stores it after the
+registration's DEL stores it under a generation nobody reads again: the stale list cannot win the race it used to
+(the registered endpoint left out, every change meanwhile undelivered). What Redis loses (a DEL that failed or was
+not sent while Redis was paused: logged by the cache) is bounded by the entry's lifetime,
+``ENDPOINTS_CACHE_SECONDS`` (60 s, shorter than the other lists' 300 s for this reason).
+"""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
@@ -18,12 +29,25 @@ from tracker.exceptions import BadCursor
 from tracker.models import Membership, Role
 
 _LOG_CURSOR = "tracker.webhooks.log"
+ENDPOINTS_CACHE_SECONDS = 60  # the bound on a change Redis lost (a failed DEL): a minute, not 5 (R2-1)
+GENERATION_SECONDS = 86_400  # an idle team's generation goes; a missing one is a new generation (a fresh miss)
 _TIMES = ("created_at", "updated_at", "failing_since")
 
 
 def webhooks_cache_key(tenant: str) -> str:
-    """The cache key of the team's endpoints (every change to one invalidates it: ``services.webhooks``)."""
+    """The key of the team's cache generation: every change to an endpoint deletes it (``tracker.cache.invalidate``
+    after the write, in ``services.webhooks``), which retires the list cached under it."""
     return f"ddb:webhooks:{tenant}"
+
+
+def _generation(tenant: str) -> str | None:
+    """The team's cache generation (a GET; missing: SET NX of a random one, then a GET); None while Redis fails."""
+    key = webhooks_cache_key(tenant)
+    found = cache.get(key)
+    if found is None:
+        cache.add(key, secrets.token_hex(8), GENERATION_SECONDS)
+        found = cache.get(key)
+    return None if found is None else str(found)
 
 
 def _dump(endpoints: list[EndpointItem]) -> list[dict[str, Any]]:
@@ -50,12 +74,17 @@ def _restore(rows: list[dict[str, Any]]) -> list[EndpointItem]:
 
 
 def team_endpoints(tenant: str) -> list[EndpointItem]:
-    """The team's live endpoints, oldest first, without their secrets: Redis, or one consistent Query (1 RCU) on a
-    miss — the refill after a registration or a change must see it, or the list cached would miss it for minutes
-    (and every change meanwhile its delivery)."""
+    """The team's live endpoints, oldest first, without their secrets: Redis (2 GETs: the generation, then the list
+    under it), or one consistent Query (1 RCU) on a miss — the refill after a registration or a change must see it,
+    or the list cached would miss it (and every change meanwhile its delivery). The refill is stored under the
+    generation read before the Query, for ``ENDPOINTS_CACHE_SECONDS``: a change made meanwhile retired it (see the
+    module's docstring). Redis failing: the Query, nothing stored."""
+    generation = _generation(tenant)
+    if generation is None:
+        return ddb_webhooks.endpoints_of(tenant, consistent=True)
     return cached(
-        webhooks_cache_key(tenant),
-        settings.PROJECT_CACHE_SECONDS,
+        f"{webhooks_cache_key(tenant)}:{generation}",
+        ENDPOINTS_CACHE_SECONDS,
         lambda: ddb_webhooks.endpoints_of(tenant, consistent=True),
         dump=_dump,
         restore=_restore,

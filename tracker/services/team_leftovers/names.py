@@ -62,6 +62,7 @@ TASK_TEAM: dict[str, tuple[str, int]] = {
     "change_label": ("tenant", 0),
     "history_unquote": ("tenant", 0),  # a removed change's notifications rewritten (a large team's)
     "deliver_webhook": ("tenant", 0),  # one webhook delivery's next attempt
+    "emit_webhooks": ("tenant", 0),  # one change's webhook deliveries DynamoDB refused in the request
 }
 TASKS_OF_NO_TEAM = frozenset(
     {

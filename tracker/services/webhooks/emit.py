@@ -6,23 +6,29 @@ subscribed to the change's type, the delivery is put in the request (PutItem ``a
 change emitted twice is one delivery) and its sending queued. A broker that does not answer loses nothing: the
 delivery is due now, and the sweep (``delivery.sweep``, every minute) sends it. No endpoint: no write, no task.
 
-DynamoDB refusing a put (throttled past botocore's retries, not answering) or the endpoint list loses nothing
-either: the rest of the emit is handed to the ``emit_webhooks`` task (the payload as built now, the endpoints
-left), which puts those deliveries, retried while refused (the tasks' full-jitter backoff, 5 retries). Only DynamoDB
-and the broker both failing loses a delivery, and that is logged.
+DynamoDB refusing a put (throttled past botocore's retries, not answering) or the endpoint list is handed to the
+``emit_webhooks`` task (the payload as built now, the endpoints left), which puts those deliveries, retried while
+refused (the tasks' full-jitter backoff, each wait at most 300 s) until the change is ``EMIT_RETRY_SECONDS`` old
+(an hour: longer than a throttle plausibly lasts). A delivery is lost, and logged as an error naming it (the
+change's delivery id, its team, type and endpoints), when DynamoDB refuses its put for that whole hour, or when
+DynamoDB and the broker both fail in the request (the hand-over is then lost: logged as a warning).
+
+Subscribers are the endpoints live when the change happened: the request's list, or, when it could not read it,
+the task's list less the endpoints registered after the change's time (``emit_left``).
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 
 from ddbmodels.core import errors
 from ddbmodels.core.errors import Unavailable
-from ddbmodels.core.keys import utcnow
-from ddbmodels.events import WEBHOOK_EVENTS
+from ddbmodels.core.keys import time_key, utcnow
+from ddbmodels.events import WEBHOOK_EVENTS, sort_key_time
 from ddbmodels.issues import IssueItem
 from ddbmodels.webhooks import delivery_id_of, delivery_put
 from tracker import enqueue, optional_redis
@@ -30,6 +36,7 @@ from tracker.selectors.webhooks import team_endpoints
 from tracker.services.webhooks.payload import payload_text
 
 log = logging.getLogger(__name__)
+EMIT_RETRY_SECONDS = 3600  # how long emit_webhooks keeps putting refused deliveries after the change (R2-2)
 
 
 def emit_later(issue: IssueItem, *, kind: str, actor: str, data: dict[str, Any], event_key: str) -> None:
@@ -94,17 +101,41 @@ def later(tenant: str, endpoint_ids: list[str] | None, type_: str, event_key: st
 
 
 def emit_left(*, tenant: str, endpoint_ids: list[str] | None, type: str, event_key: str, body: str) -> int:
-    """The task's work: put the deliveries the request could not (``None``: every endpoint subscribed to ``type``).
+    """The task's work: put the deliveries the request could not (``None``: every endpoint subscribed to ``type``
+    then, i.e. live now and registered no later than the change's time, to the millisecond: an endpoint registered
+    after the change does not receive it; one disabled or deleted since does not either, as with ``endpoint_ids``).
 
-    Raises Unavailable while some put is still refused, so the task is retried (its backoff); the number put.
-    Endpoints disabled or deleted since are left out; one put already is refused (1 WCU) and not sent twice.
+    Raises Unavailable while some put (or the list) is still refused, so the task is retried (its backoff), until
+    the change is ``EMIT_RETRY_SECONDS`` old: then the deliveries left are logged as lost (an error naming them)
+    and the number put is returned. One put already is refused (1 WCU) and not sent twice.
     """
-    live = {e.id for e in team_endpoints(tenant) if e.active and type in e.events}
-    wanted = sorted(live) if endpoint_ids is None else [e for e in endpoint_ids if e in live]
-    left = deliveries_put(tenant, wanted, type, event_key, body)
-    if left:
+    changed = sort_key_time(event_key)
+    try:
+        live = [e for e in team_endpoints(tenant) if e.active and type in e.events]
+    except Exception as error:
+        if not errors.is_unavailable(error):
+            raise
+        put, left = 0, endpoint_ids or ["(every endpoint subscribed: their list was not read)"]
+    else:
+        if endpoint_ids is None:  # the subscribers when the change happened (R2-6)
+            live = [e for e in live if time_key(e.created_at) <= time_key(changed)]
+        ids = {e.id for e in live}
+        wanted = sorted(ids) if endpoint_ids is None else [e for e in endpoint_ids if e in ids]
+        left = deliveries_put(tenant, wanted, type, event_key, body)
+        put = len(wanted) - len(left)
+    if not left:
+        return put
+    if utcnow() - changed < timedelta(seconds=EMIT_RETRY_SECONDS):
         raise Unavailable("webhook deliveries not put", tenant=tenant, endpoints=len(left))
-    return len(wanted)
+    log.error(
+        "webhook delivery %s (%s) of %s LOST for endpoints %s: DynamoDB refused its put for %s s after the change",
+        delivery_id_of(event_key),
+        type,
+        tenant,
+        ", ".join(left),
+        EMIT_RETRY_SECONDS,
+    )
+    return put
 
 
 def send_later(tenant: str, endpoint_id: str, delivery_id: str, *, countdown: float | None = None) -> bool:
