@@ -67,24 +67,29 @@ def comment_add(
             tenant=issue.tenant, project_key=issue.project_key, number=int(issue.number)
         ),
     )
-    record_added(membership, issue, added.comment)
+    # A replay of the API's request (its fingerprint kept: the same request) records the body it sent.
+    record_added(membership, issue, added.comment, body=body if added.replayed and fingerprint else None)
     return added
 
 
-def record_added(membership: Membership, issue: IssueItem, comment: CommentItem) -> None:
+def record_added(membership: Membership, issue: IssueItem, comment: CommentItem, *, body: str | None = None) -> None:
     """Record a new comment (its ``comment.added`` event and what follows it), as its add or a replay of it does
     (``comment_add``, ``services.replays.comment_replay``).
 
     A replay records it again: its first request may have written the comment and stopped before recording it (a
     lost answer, then a 503: R22-1). The comment's own key (its time and request token) makes it one event, one
     notification per person and one webhook delivery per endpoint however often it is recorded.
+
+    ``body``: what the request sent (a replay of an API request, the same by its fingerprint): the event's excerpt
+    and mentions are the comment's as added, not as edited since (R2-4); None: the comment's own.
     """
-    who = mentioned(comment.body, team_mentions(tenant=membership.tenant))
+    said = comment.body if body is None else comments.check_body(body)
+    who = mentioned(said, team_mentions(tenant=membership.tenant))
     activity.record(
         issue,
         kind=Kind.COMMENT_ADDED,
         actor=comment.author,
-        data=_event(comment, mentions=who, excerpt=comment.body),
+        data=_event(comment, mentions=who, excerpt=said),
         key=events.creation_key(comment.created_at, comment.request or f"{comment.stream}#{comment.key}"),
     )
 

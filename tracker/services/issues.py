@@ -81,11 +81,12 @@ def issue_create_claim(
         milestone=milestone or None,
         fingerprint=fingerprint,
     )
-    record_created(claimed.item)
+    # A replay of the API's request (its fingerprint kept: the same request) records the title it asked for.
+    record_created(claimed.item, title=title if claimed.replayed and fingerprint else None)
     return claimed
 
 
-def record_created(issue: IssueItem) -> None:
+def record_created(issue: IssueItem, *, title: str | None = None) -> None:
     """Record a new issue (its counts, its ``issue.created`` event and what follows it), as the create or its replay.
 
     A replay records it again: its first request may have written the issue and stopped before recording it (a
@@ -93,12 +94,18 @@ def record_created(issue: IssueItem) -> None:
     and request token), so recording twice writes one event, one notification per person, one webhook delivery
     per endpoint. A replay costs what recording costs, less the event's put (1 WCU refused instead of 2) and the
     notifications and deliveries already there (refused). A deleted issue (a tombstone) is not recorded again.
+
+    ``title``: what the request asked for (a replay of an API request, the same request by its fingerprint), so a
+    late recording tells the creation, not the issue as edited since (R2-4); None: the issue's own (the create's
+    item is what it wrote; a page form's replay carries no fingerprint, and records the title as it is now). The
+    webhook's payload is the issue as it is when the delivery is made (``activity.record``), as for every change.
     """
     if issue.is_tombstone:
         return
     schedule_counts(issue)
     key = events.creation_key(issue.created_at, issue.request or issue.pk + f"#{int(issue.number)}")
-    activity.record(issue, kind=Kind.ISSUE_CREATED, actor=issue.reporter, data={"title": issue.title}, key=key)
+    told = issue.title if title is None else issues.one_line(title)
+    activity.record(issue, kind=Kind.ISSUE_CREATED, actor=issue.reporter, data={"title": told}, key=key)
 
 
 def _check_version(issue: IssueItem, expected_version: int, *, wanted: str | None = None) -> None:

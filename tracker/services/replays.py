@@ -44,27 +44,34 @@ class IssueReplay:
 
 
 def issue_replay(
-    *, membership: Membership, project_key: str, idempotency_key: str, fingerprint: str | None
+    *, membership: Membership, project_key: str, idempotency_key: str, fingerprint: str | None, title: str | None = None
 ) -> IssueReplay | None:
     """The issue ``idempotency_key`` created in the project, recorded (``issues.record_created``: nothing doubled);
     None when it created none. Cost: the record 1 RCU, and when there is one the issue 1 RCU per 4 KB (both
-    consistent), then what recording again costs (``record_created``)."""
+    consistent), then what recording again costs (``record_created``: ``title``, the request's, is the one told)."""
     found = issues.issue_replay(
         tenant=membership.tenant.slug, project_key=project_key, idempotency_key=idempotency_key, fingerprint=fingerprint
     )
     if found is None:
         return None
-    issue_services.record_created(found.claimed.item)
+    issue_services.record_created(found.claimed.item, title=title)
     milestone = found.milestone if found.milestone else getattr(found.claimed.item, "milestone", None)
     return IssueReplay(claimed=found.claimed, milestone=milestone or None)
 
 
 def comment_replay(
-    *, membership: Membership, project_key: str, number: int, idempotency_key: str, fingerprint: str | None
+    *,
+    membership: Membership,
+    project_key: str,
+    number: int,
+    idempotency_key: str,
+    fingerprint: str | None,
+    body: str | None = None,
 ) -> Recorded | None:
     """The comment ``idempotency_key`` added to the issue: its key (id and time) and the comment now (None when
     deleted since), recorded again while both are there (``comments.record_added``); None when it added none.
-    Cost: the record 1 RCU, the comment 1 RCU per 4 KB (consistent), the issue 0.5 RCU, then recording again."""
+    Cost: the record 1 RCU, the comment 1 RCU per 4 KB (consistent), the issue 0.5 RCU, then recording again
+    (``body``, the request's, is the one told)."""
     tenant = membership.tenant.slug
     found = comments.comment_replay(
         tenant=tenant, project_key=project_key, number=number, idempotency_key=idempotency_key, fingerprint=fingerprint
@@ -72,7 +79,7 @@ def comment_replay(
     if found is not None and found.comment is not None:
         issue = issues.issue_get(tenant=tenant, project_key=project_key, number=number)
         if issue is not None and not issue.is_tombstone:
-            comment_services.record_added(membership, issue, found.comment)
+            comment_services.record_added(membership, issue, found.comment, body=body)
     return found
 
 

@@ -192,7 +192,12 @@ def comment_create(
 
     def replay(scoped: str, fingerprint: str) -> Made | None:
         found = replays.comment_replay(
-            membership=membership, project_key=key, number=number, idempotency_key=scoped, fingerprint=fingerprint
+            membership=membership,
+            project_key=key,
+            number=number,
+            idempotency_key=scoped,
+            fingerprint=fingerprint,
+            body=payload.body,
         )
         return None if found is None else Made(found.comment_id, found.added_at, replayed=True)
 

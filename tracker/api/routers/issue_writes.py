@@ -229,7 +229,7 @@ def issue_create(
 
     def replay(scoped: str, fingerprint: str) -> Made | None:
         found = replays.issue_replay(
-            membership=membership, project_key=key, idempotency_key=scoped, fingerprint=fingerprint
+            membership=membership, project_key=key, idempotency_key=scoped, fingerprint=fingerprint, title=payload.title
         )
         if found is None:
             return None
