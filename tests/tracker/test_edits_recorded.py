@@ -20,26 +20,18 @@ from ddbmodels import issues as ddb_issues
 from ddbmodels import webhooks as ddb_webhooks
 from ddbmodels.events import WEBHOOK_EVENTS, Kind
 from tests import dynamodb_faults
+from tests.tracker import test_replays_recorded as recorded
 from tests.tracker.api.conftest import client_with_token
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, load, new_issue
-from tests.tracker.test_replays_recorded import history
+from tests.tracker.test_replays_recorded import deliveries, history
 from tests.tracker.webhooks.test_deliveries import register
 from tracker.models import Membership
 
 pytestmark = pytest.mark.django_db
 EDITED, MOVED, DELETED = (WEBHOOK_EVENTS[k] for k in (Kind.ISSUE_EDITED, Kind.ISSUE_STATUS, Kind.ISSUE_DELETED))
 COMMENT_EDITED = WEBHOOK_EVENTS[Kind.COMMENT_EDITED]
-
-
-@pytest.fixture
-def sends(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The webhook deliveries queued (their ids); nothing is sent."""
-    from tracker.services.webhooks import emit
-
-    queued: list[str] = []
-    monkeypatch.setattr(emit, "send_later", lambda tenant, endpoint, delivery, **kw: queued.append(delivery) or True)
-    return queued
+sends = recorded.sends  # the fixture: the webhook deliveries queued (their ids), nothing sent
 
 
 @pytest.fixture
@@ -67,9 +59,11 @@ def lose_first(monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[int]]:
     return arm
 
 
-def deliveries(endpoint: ddb_webhooks.EndpointItem) -> list[dict[str, Any]]:
-    items, _ = ddb_webhooks.delivery_page(endpoint.tenant, endpoint.id, size=100)
-    return [json.loads(item.payload) for item in items]
+def armed(world: World, event: str, lose: Callable[..., list[int]], write: str) -> tuple[Any, list[int]]:
+    """An endpoint for ``event``, WEB-1 ("Old title"), and ``write``'s first UpdateItem answer to be lost."""
+    endpoint = register(world, "http://127.0.0.1:9/hook", events=(event,))
+    new_issue(world, "Old title")
+    return endpoint, lose(write)
 
 
 def recorded_once(world: World, endpoint: ddb_webhooks.EndpointItem, kind: str, sends: list[str]) -> None:
@@ -82,9 +76,7 @@ def recorded_once(world: World, endpoint: ddb_webhooks.EndpointItem, kind: str, 
 def test_the_edit_form_whose_answer_was_lost_says_saved_and_records_the_edit_once(
     world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
-    endpoint = register(world, "http://127.0.0.1:9/hook", events=(EDITED,))
-    new_issue(world, "Old title")
-    lost = lose_first("issue_update")
+    endpoint, lost = armed(world, EDITED, lose_first, "issue_update")
 
     response = world.client_for(world.member).post(
         world.project_url("1/edit/"), {"title": "New title", "priority": "high", "version": 1}
@@ -104,10 +96,8 @@ def test_the_edit_form_whose_answer_was_lost_says_saved_and_records_the_edit_onc
 def test_the_status_form_and_the_board_whose_answers_were_lost_move_the_issue_and_record_it_once(
     world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
-    endpoint = register(world, "http://127.0.0.1:9/hook", events=(MOVED,))
-    new_issue(world, "Slow page")
+    endpoint, lost = armed(world, MOVED, lose_first, "issue_change_status")
     client = world.client_for(world.member)
-    lost = lose_first("issue_change_status")
 
     response = client.post(world.project_url("1/status/"), {"to": "in_progress", "version": 1})
 
@@ -131,9 +121,7 @@ def test_the_status_form_and_the_board_whose_answers_were_lost_move_the_issue_an
 def test_a_delete_whose_answer_was_lost_is_deleted_and_recorded_once(
     world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
-    endpoint = register(world, "http://127.0.0.1:9/hook", events=(DELETED,))
-    new_issue(world, "Spam")
-    lost = lose_first("issue_tombstone")
+    endpoint, lost = armed(world, DELETED, lose_first, "issue_tombstone")
 
     response = world.client_for(world.owner).post(world.project_url("1/delete/"), {"version": 1})
 
@@ -149,11 +137,9 @@ def test_a_delete_whose_answer_was_lost_is_deleted_and_recorded_once(
 def test_an_api_patch_whose_answer_was_lost_answers_200_and_records_it_once(
     world: World, sends: list[str], lose_first: Callable[..., list[int]]
 ) -> None:
-    endpoint = register(world, "http://127.0.0.1:9/hook", events=(EDITED,))
-    new_issue(world, "Old title")
     membership = Membership.objects.select_related("tenant", "user").get(user=world.member, tenant=world.tenant)
     client = client_with_token(membership, scope="write")
-    lost = lose_first("issue_update")
+    endpoint, lost = armed(world, EDITED, lose_first, "issue_update")
 
     answer = client.patch(
         f"/api/v1/teams/{world.slug}/projects/WEB/issues/1",
