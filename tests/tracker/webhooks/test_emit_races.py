@@ -148,3 +148,15 @@ def test_an_endpoint_registered_after_the_change_does_not_receive_it(
     assert put == 1
     assert len(deliveries(before.id, world)) == 1
     assert deliveries(after.id, world) == []
+
+
+def test_while_redis_fails_the_list_is_read_from_dynamodb_and_nothing_is_stored(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No generation (Redis paused after a failure): the consistent Query answers, no entry is left to go stale."""
+    endpoint = register(world, URL)
+    monkeypatch.setattr(optional_redis, "paused", lambda: True)
+    assert [e.id for e in selectors.team_endpoints(world.slug)] == [endpoint.id]
+    monkeypatch.undo()
+    prefix = cache.make_key(selectors.webhooks_cache_key(world.slug))
+    assert list(optional_redis.client().keys(prefix + "*")) == []
