@@ -278,30 +278,27 @@ def shut(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
 
 
-class WatchedHTTPConnection(urllib3.connection.HTTPConnection):
-    """urllib3's connection, followed by the attempt's ``Deadline`` once connected (``deadline`` from the pool)."""
+class Watched:
+    """A urllib3 connection followed by the attempt's ``Deadline`` once connected (``deadline`` from the pool)."""
+
+    deadline: Deadline
 
     def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.deadline = deadline
 
     def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]  # the urllib3 connection it is mixed into
         self.deadline.follow(sock)
         return sock
 
 
-class WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
+class WatchedHTTPConnection(Watched, urllib3.connection.HTTPConnection):
+    """urllib3's http connection, followed by the attempt's deadline."""
+
+
+class WatchedHTTPSConnection(Watched, urllib3.connection.HTTPSConnection):
     """The same for https: followed before the TLS handshake, so a trickled handshake is cut too."""
-
-    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.deadline = deadline
-
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        self.deadline.follow(sock)
-        return sock
 
 
 def connection_pool(

@@ -23,6 +23,7 @@ from ddbmodels.core.errors import Unavailable
 from ddbmodels.events import WEBHOOK_EVENTS, Kind
 from ddbmodels.inbox import notification_page
 from tests import dynamodb_faults
+from tests.tracker import test_replays_recorded as recorded
 from tests.tracker.conftest import World
 from tests.tracker.helpers import flash, load, new_issue
 from tests.tracker.inbox_helpers import queued_fixture, run_queued_fixture  # noqa: F401  (fixtures: queued, run_queued)
@@ -37,14 +38,7 @@ pytestmark = pytest.mark.django_db
 UPDATED, LABELS_RENAMED = WEBHOOK_EVENTS[Kind.ISSUE_EDITED], WEBHOOK_EVENTS[Kind.ISSUE_LABELS_RENAMED]
 
 
-@pytest.fixture
-def sends(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The webhook deliveries queued (their ids); nothing is sent."""
-    from tracker.services.webhooks import emit
-
-    queued: list[str] = []
-    monkeypatch.setattr(emit, "send_later", lambda tenant, endpoint, delivery, **kw: queued.append(delivery) or True)
-    return queued
+sends = recorded.sends  # the fixture: the webhook deliveries queued (their ids), nothing sent
 
 
 @pytest.fixture
