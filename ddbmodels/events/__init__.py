@@ -13,6 +13,7 @@ from ddbmodels.events.lifecycle import (
 from ddbmodels.events.model import (
     BASE,
     BY_DAY_INDEX,
+    CREATION_KEYS_SINCE,
     DEFAULT_PERIOD,
     DEFAULT_SHARDS,
     EVENTS,
@@ -23,6 +24,7 @@ from ddbmodels.events.model import (
     event_from_item,
     event_item,
     from_attribute,
+    keyed_by_creation,
     new_sort_key,
     shard_of,
     sort_key_time,
@@ -43,6 +45,7 @@ from ddbmodels.events.writes import create_events_table, event_put, event_redact
 __all__ = [
     "BASE",
     "BY_DAY_INDEX",
+    "CREATION_KEYS_SINCE",
     "DEFAULT_PERIOD",
     "DEFAULT_SHARDS",
     "EVENTS",
@@ -69,6 +72,7 @@ __all__ = [
     "events_table_name",
     "from_attribute",
     "is_kind",
+    "keyed_by_creation",
     "list_event_tables",
     "new_sort_key",
     "parse_events_table_name",

@@ -40,7 +40,7 @@ import math
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -84,6 +84,19 @@ def creation_key(when: datetime, token: str) -> str:
     once, and the notifications and webhook deliveries keyed by it are not doubled either.
     """
     return f"{time_key(when)}#{hashlib.sha256(token.encode()).hexdigest()[:8]}"
+
+
+# When ``creation_key`` became the creation events' key (the release of 2026-11-26): an item created before it
+# had its creation recorded under a random key (``new_sort_key``), which a second recording under ``creation_key``
+# would not see. Replays record such items no more (``keyed_by_creation``); the idempotency keys that could replay
+# one expire 24 h after the release, so this matters for a day, and the constant is harmless after it.
+CREATION_KEYS_SINCE = datetime(2026, 11, 26, 12, 15, tzinfo=UTC)
+
+
+def keyed_by_creation(created_at: datetime) -> bool:
+    """Whether an item created at ``created_at`` had its creation recorded under ``creation_key`` (recording it
+    again is then safe: written once); False for one created before ``CREATION_KEYS_SINCE``."""
+    return as_utc(created_at) >= CREATION_KEYS_SINCE
 
 
 def sort_key_time(t: str) -> datetime:

@@ -68,11 +68,15 @@ def comment_add(
         ),
     )
     # A replay of the API's request (its fingerprint kept: the same request) records the body it sent.
-    record_added(membership, issue, added.comment, body=body if added.replayed and fingerprint else None)
+    record_added(
+        membership, issue, added.comment, body=body if added.replayed and fingerprint else None, replay=added.replayed
+    )
     return added
 
 
-def record_added(membership: Membership, issue: IssueItem, comment: CommentItem, *, body: str | None = None) -> None:
+def record_added(
+    membership: Membership, issue: IssueItem, comment: CommentItem, *, body: str | None = None, replay: bool = False
+) -> None:
     """Record a new comment (its ``comment.added`` event and what follows it), as its add or a replay of it does
     (``comment_add``, ``services.replays.comment_replay``).
 
@@ -82,7 +86,12 @@ def record_added(membership: Membership, issue: IssueItem, comment: CommentItem,
 
     ``body``: what the request sent (a replay of an API request, the same by its fingerprint): the event's excerpt
     and mentions are the comment's as added, not as edited since (R2-4); None: the comment's own.
+
+    ``replay``: a comment added before the creation events had their key (``events.keyed_by_creation``) is not
+    recorded again: its first request recorded it under another key, which a second recording would double (R2-3).
     """
+    if replay and not events.keyed_by_creation(comment.created_at):
+        return
     said = comment.body if body is None else comments.check_body(body)
     who = mentioned(said, team_mentions(tenant=membership.tenant))
     activity.record(

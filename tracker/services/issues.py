@@ -82,11 +82,11 @@ def issue_create_claim(
         fingerprint=fingerprint,
     )
     # A replay of the API's request (its fingerprint kept: the same request) records the title it asked for.
-    record_created(claimed.item, title=title if claimed.replayed and fingerprint else None)
+    record_created(claimed.item, title=title if claimed.replayed and fingerprint else None, replay=claimed.replayed)
     return claimed
 
 
-def record_created(issue: IssueItem, *, title: str | None = None) -> None:
+def record_created(issue: IssueItem, *, title: str | None = None, replay: bool = False) -> None:
     """Record a new issue (its counts, its ``issue.created`` event and what follows it), as the create or its replay.
 
     A replay records it again: its first request may have written the issue and stopped before recording it (a
@@ -99,8 +99,11 @@ def record_created(issue: IssueItem, *, title: str | None = None) -> None:
     late recording tells the creation, not the issue as edited since (R2-4); None: the issue's own (the create's
     item is what it wrote; a page form's replay carries no fingerprint, and records the title as it is now). The
     webhook's payload is the issue as it is when the delivery is made (``activity.record``), as for every change.
+
+    ``replay``: an issue created before the creation events had their key (``events.keyed_by_creation``) is not
+    recorded again: its first request recorded it under another key, which a second recording would double (R2-3).
     """
-    if issue.is_tombstone:
+    if issue.is_tombstone or (replay and not events.keyed_by_creation(issue.created_at)):
         return
     schedule_counts(issue)
     key = events.creation_key(issue.created_at, issue.request or issue.pk + f"#{int(issue.number)}")

@@ -54,7 +54,7 @@ def issue_replay(
     )
     if found is None:
         return None
-    issue_services.record_created(found.claimed.item, title=title)
+    issue_services.record_created(found.claimed.item, title=title, replay=True)
     milestone = found.milestone if found.milestone else getattr(found.claimed.item, "milestone", None)
     return IssueReplay(claimed=found.claimed, milestone=milestone or None)
 
@@ -79,7 +79,7 @@ def comment_replay(
     if found is not None and found.comment is not None:
         issue = issues.issue_get(tenant=tenant, project_key=project_key, number=number)
         if issue is not None and not issue.is_tombstone:
-            comment_services.record_added(membership, issue, found.comment, body=body)
+            comment_services.record_added(membership, issue, found.comment, body=body, replay=True)
     return found
 
 
