@@ -90,7 +90,7 @@ def creation_key(when: datetime, token: str) -> str:
 # had its creation recorded under a random key (``new_sort_key``), which a second recording under ``creation_key``
 # would not see. Replays record such items no more (``keyed_by_creation``); the idempotency keys that could replay
 # one expire 24 h after the release, so this matters for a day, and the constant is harmless after it.
-CREATION_KEYS_SINCE = datetime(2026, 11, 26, 12, 15, tzinfo=UTC)
+CREATION_KEYS_SINCE = datetime(2026, 11, 26, 12, 16, tzinfo=UTC)  # 1b11a18 (12:15:08) brought them
 
 
 def keyed_by_creation(created_at: datetime) -> bool:

@@ -33,7 +33,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
 
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, is_conditional_failure
+from ddbmodels.core.errors import ChangedSinceRead, InvalidTransition, is_conditional_failure, is_unavailable
 from ddbmodels.core.keys import utcnow
 from ddbmodels.issues.bulk import issue_labels_reconcile
 from ddbmodels.issues.guarded import guard_for, update_guarded
@@ -118,7 +118,9 @@ def update_with_entries(
     The update writes this call's token (``wf``, ≈ 20 bytes on the issue: a write that takes it past a KB boundary
     costs 1 WCU more). Refused: + 1 RCU (``_stored``'s consistent GetItem); when that finds this call's token, its
     answer was lost and botocore's resend was refused by it: the call's own success, returned as any update. Else
-    ``IssueChangedSinceRead``, carrying the issue that read found.
+    ``IssueChangedSinceRead``, carrying the issue that read found. A call that got no answer at all (every attempt's
+    lost, or DynamoDB failing past botocore's retries) makes the same read (+ 1 RCU) before failing: its token there
+    is its success too; else (or that read failing as well) the call's own failure is raised.
     """
     after = IssueItem.from_raw_data(issue.serialize(null_check=False))
     for name, value in local.items():
@@ -146,6 +148,19 @@ def update_with_entries(
         if stored is None or stored.write_fence != fence:
             raise IssueChangedSinceRead(str(error), stored=stored, pk=issue.pk, number=int(issue.number)) from error
         issue.deserialize(stored.serialize(null_check=False))  # as an update leaves the item it was given
+        updated = issue
+    except Exception as error:
+        # No answer at all (every attempt's lost, or throttled/5xx past botocore's retries): DynamoDB may have done
+        # it all the same. The same read tells: this call's token is its own success (R3-1), else the failure stands.
+        if not is_unavailable(error):
+            raise
+        try:
+            stored = _stored(issue)
+        except Exception:  # noqa: BLE001  (still no answer: the call's failure is the one to report)
+            raise error from None
+        if stored is None or stored.write_fence != fence:
+            raise
+        issue.deserialize(stored.serialize(null_check=False))
         updated = issue
     for name, value in local.items():
         setattr(updated, name, value)
@@ -226,7 +241,8 @@ def issue_change_status(issue: IssueItem, *, to: str) -> IssueItem:
 def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
     """UpdateItem to a tombstone (content removed, number kept) if version matches — 1 WCU (+ index entries removed).
 
-    Its ``labels`` entries are deleted after it (1 WCU each, guarded). Never DeleteItem:
+    Its ``labels`` entries are deleted after it (1 WCU each, guarded). A form's token and change (``bk``, ``bc``) go
+    with the content: the form sent again is refused as deleted, not replayed (R3-3). Never DeleteItem:
     the sequence reads the largest SK, so a deleted top issue's number would be handed out again.
     """
     if issue.is_tombstone:
@@ -242,6 +258,8 @@ def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
             IssueItem.description.remove(),
             IssueItem.labels.remove(),
             IssueItem.assignee.remove(),
+            IssueItem.bulk_token.remove(),  # a form's token and change (its before/after quote the content) go too
+            IssueItem.bulk_change.remove(),
         ],
         None,
         {
@@ -252,5 +270,7 @@ def issue_tombstone(issue: IssueItem, *, by: str) -> IssueItem:
             "description": None,
             "labels": None,
             "assignee": None,
+            "bulk_token": None,
+            "bulk_change": None,
         },
     )

@@ -239,3 +239,20 @@ def test_a_replay_of_a_change_stored_before_its_record_existed_is_a_bare_replay(
     old.bulk_change = None  # as an issue changed before ``bc`` was written reads
     replay = issues.issue_change(old, token="form-1", priority="high")
     assert (replay.replayed, replay.to_record, replay.event_key("x")) == (True, False, None)
+
+
+def test_a_deleted_issue_keeps_no_form_token_nor_change_so_the_form_again_is_refused_as_deleted(
+    tenant: str, web_issues: MakeIssues
+) -> None:
+    """R3-3 (third review): the tombstone removes ``bk`` and ``bc`` with the content they quote (assignee, labels),
+    so the bulk form sent again on the deleted issue is "it was deleted", never a replay recorded on a tombstone."""
+    web_issues(1, labels=["bug"])
+    stale = load(tenant, 1)
+    issues.issue_change(load(tenant, 1), token="form-1", assignee="alice", labels_add=["secret"])
+    issues.issue_tombstone(load(tenant, 1), by="owner")
+    gone = load(tenant, 1)
+    assert (gone.bulk_token, gone.bulk_change) == (None, None)
+    with pytest.raises((InvalidTransition, ChangedSinceRead)):
+        issues.issue_change(stale, token="form-1", assignee="alice", labels_add=["secret"])
+    with pytest.raises(InvalidTransition):
+        issues.issue_change(gone, token="form-1", assignee="alice", labels_add=["secret"])

@@ -15,7 +15,7 @@ import pytest
 
 from ddbmodels import issues, milestones
 from ddbmodels.core import capacity
-from ddbmodels.core.errors import ChangedSinceRead
+from ddbmodels.core.errors import ChangedSinceRead, is_unavailable
 from ddbmodels.issues.model import IssueItem
 from tests import dynamodb_faults
 from tests.ddbmodels.conftest import load
@@ -114,4 +114,40 @@ def test_another_call_s_change_is_still_changed_since_read(tenant: str, web_issu
     with capacity.measure() as meter, pytest.raises(ChangedSinceRead):
         issues.issue_update(stale, title="Mine", description="", priority="medium", assignee=None, labels=[])
     assert meter.conditional_failures == 1
+    assert (load(tenant, 1).title, int(load(tenant, 1).version)) == ("issue 1", 2)
+
+
+def test_an_edit_whose_every_attempt_lost_its_answer_is_its_own_success(tenant: str, web_issues: MakeIssues) -> None:
+    """R3-1 (third review): DynamoDB did the update, and every one of botocore's attempts lost its answer, so the
+    call ends without one (botocore gives up). The consistent GetItem after that finds the call's token: the call's
+    own success, not a 503 whose resend the person would then see refused as "changed since" (it has no key)."""
+    web_issues(1, labels=["bug"])
+    lost = dynamodb_faults.lose(dynamodb_faults.LostAnswers(frozenset({"UpdateItem"}), rate=1.0, limit=100))
+    try:
+        saved = issues.issue_update(
+            load(tenant, 1), title="Renamed", description="", priority="high", assignee=None, labels=["ui"]
+        )
+    finally:
+        dynamodb_faults.disarm_all()
+    assert lost.lost >= 2  # the first attempt and botocore's resends: none answered
+    assert (saved.title, int(saved.version)) == ("Renamed", 2)
+    assert (load(tenant, 1).title, int(load(tenant, 1).version)) == ("Renamed", 2)
+    assert [i.title for i in issues.label_list(tenant=tenant, label="ui", status="open").issues] == ["Renamed"]
+    assert refs(issues.label_list(tenant=tenant, label="bug", status="open")) == []
+
+
+def test_an_edit_that_never_reached_dynamodb_is_still_unavailable(tenant: str, web_issues: MakeIssues) -> None:
+    """The guard: when no attempt did the update, the read finds another token (or none) and the call fails as
+    before (503), with nothing written."""
+    web_issues(1)
+    issue = load(tenant, 1)
+    issues.issue_change_status(load(tenant, 1), to="in_progress")  # the stored token is another call's
+    lost = dynamodb_faults.lose(dynamodb_faults.LostAnswers(frozenset({"UpdateItem"}), rate=1.0, limit=100))
+    try:
+        with pytest.raises(Exception) as raised:  # noqa: PT011  (what botocore gives up with, wrapped by PynamoDB)
+            issues.issue_update(issue, title="Mine", description="", priority="medium", assignee=None, labels=[])
+    finally:
+        dynamodb_faults.disarm_all()
+    assert lost.lost >= 1
+    assert is_unavailable(raised.value)
     assert (load(tenant, 1).title, int(load(tenant, 1).version)) == ("issue 1", 2)
