@@ -139,8 +139,13 @@ def test_a_stale_write_is_counted_as_a_conditional_failure(two_copies: Copies) -
     with capacity.measure() as meter, pytest.raises(ChangedSinceRead):
         issues.issue_change_status(stale, to="resolved")
 
-    # A refused UpdateItem: the label entries (written after it, only when it succeeds) are not touched.
-    assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (1, 1, {"UpdateItem": 1})
+    # A refused UpdateItem, then the consistent GetItem that tells whether the refusal was this call's own write (its
+    # token: a lost answer) or another's (this); the label entries (written only after a success) are not touched.
+    assert (meter.requests, meter.conditional_failures, dict(meter.by_operation)) == (
+        2,
+        1,
+        {"UpdateItem": 1, "GetItem": 1},
+    )
 
 
 def test_a_lost_race_costs_one_more_read_and_one_failed_write(tenant: str, web_project: ProjectItem) -> None:
