@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from celery import states
 from celery.result import AsyncResult
 from django_celery_results.models import TaskResult
 
@@ -17,8 +18,8 @@ HISTORY_ROWS = 50
 def job_status(*, task_id: uuid.UUID) -> dict[str, Any]:
     """State, PROGRESS meta (stage/done/total), and the result with its capacity once finished."""
     result = AsyncResult(str(task_id), app=app)
-    state = result.state
-    data: dict[str, Any] = {"task_id": str(task_id), "state": state, "ready": result.ready()}
+    state = result.state  # read once: ``ready`` from it, not from a second read a finishing job may answer differently
+    data: dict[str, Any] = {"task_id": str(task_id), "state": state, "ready": state in states.READY_STATES}
     info = result.info
     if state == "PROGRESS" and isinstance(info, dict):
         data["progress"] = {k: info.get(k) for k in ("stage", "done", "total", "keys", "requests")}
