@@ -100,8 +100,10 @@ def test_a_trickled_body_keeps_its_status_and_ends_at_the_deadline(settings: Set
         answer = post(url, "{}", {})
         took = time.monotonic() - started
     assert answer.status == 500
-    assert 1 <= len(answer.snippet) <= 5
-    assert set(answer.snippet) == {"x"}
+    # What of the body came before the deadline: none on a machine busy enough to delay the status line (CI at
+    # 769eefa got the 500 at 2.0 s with no byte yet), never more than the drip could send in 2 s.
+    assert len(answer.snippet) <= 5
+    assert set(answer.snippet) <= {"x"}
     assert took < 5  # the drip alone takes 15 s
 
 
